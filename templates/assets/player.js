@@ -1,0 +1,579 @@
+/*
+ * Matsite.Player: wires the pieces together for one [data-matsite-player]
+ * element. FrameLoader preloads, FrameClock times, FrameOverlay draws,
+ * PlayerControl takes input, EmbedApi talks to a parent page.
+ *
+ * The root element reflects the state for scripts and tests:
+ *   data-state          loading | ready | playing | paused
+ *   data-frame          index of the frame shown
+ *   data-paused-reason  zoom | bounds | hidden | offscreen, while the player
+ *                       holds back playback the viewer asked for
+ *
+ * Root attributes read: data-manifest (URL of manifest.json), data-poster,
+ * data-embed ("true" on the embed page), data-title.
+ *
+ * Events: ready {frames}, frame {index, time}, state {state}.
+ */
+(function (L, M) {
+	'use strict';
+
+	// Priority when several reasons hold playback at once.
+	var REASONS = ['zoom', 'bounds', 'hidden', 'offscreen'];
+
+	var MESSAGES = {
+		zoom: 'Zoomed in past the animation\u2019s detail: paused, showing this frame as map tiles. Zoom out to resume.',
+		bounds: 'The view has left the animation\u2019s area: paused. Pan back to resume.',
+		hidden: '',
+		offscreen: ''
+	};
+
+	function pad4(i) { return ('000' + i).slice(-4); }
+
+	function isNum(v) { return typeof v === 'number' && isFinite(v); }
+
+	// Parses the URL parameters of the contract into player options.
+	// autoplay=0|1, loop=0|1, speed=0.5|1|2, frame=first|last|N, controls=0|1, utc=0|1
+	M.parseParams = function (search) {
+		var p = new URLSearchParams(search || '');
+		var o = {};
+		var bool = function (k) {
+			if (!p.has(k)) { return undefined; }
+			var v = p.get(k);
+			if (v === '1' || v === 'true' || v === '') { return true; }
+			if (v === '0' || v === 'false') { return false; }
+			return undefined;
+		};
+		var v;
+		if ((v = bool('autoplay')) !== undefined) { o.autoplay = v; }
+		if ((v = bool('loop')) !== undefined) { o.loop = v; }
+		if ((v = bool('controls')) !== undefined) { o.controls = v; }
+		if ((v = bool('utc')) !== undefined) { o.utc = v; }
+		if (p.has('speed') && ['0.5', '1', '2'].indexOf(p.get('speed')) >= 0) { o.speed = Number(p.get('speed')); }
+		if (p.has('frame')) {
+			var f = p.get('frame');
+			if (f === 'first' || f === 'last') { o.frame = f; } else if (/^\d{1,6}$/.test(f)) { o.frame = Number(f); }
+		}
+		return o;
+	};
+
+	// Keeps only text and <a href="http(s)://..."> from attribution HTML. The build
+	// already sanitizes it; this second pass means a hand-edited manifest cannot
+	// inject markup either.
+	M.safeAttribution = function (html) {
+		if (typeof html !== 'string' || !html) { return ''; }
+		var doc = new DOMParser().parseFromString('<body>' + html, 'text/html');
+		var out = document.createElement('div');
+		var walk = function (node, into) {
+			node.childNodes.forEach(function (n) {
+				if (n.nodeType === 3) {
+					into.appendChild(document.createTextNode(n.nodeValue));
+				} else if (n.nodeType === 1 && n.tagName === 'A' && /^https?:\/\//i.test(n.getAttribute('href') || '')) {
+					var a = document.createElement('a');
+					a.href = n.getAttribute('href');
+					a.rel = 'noopener noreferrer';
+					a.target = '_blank';
+					walk(n, a);
+					into.appendChild(a);
+				} else if (n.nodeType === 1) {
+					walk(n, into);
+				}
+			});
+		};
+		walk(doc.body, out);
+		return out.innerHTML;
+	};
+
+	function escapeText(s) {
+		var d = document.createElement('div');
+		d.textContent = String(s);
+		return d.innerHTML;
+	}
+
+	M.Player = L.Evented.extend({
+		options: {
+			// @option manifestUrl: String = 'manifest.json'
+			manifestUrl: 'manifest.json',
+			// @option posterUrl: String = ''
+			posterUrl: '',
+			// @option embed: Boolean = false
+			// Embed page: starts paused unless autoplay, enables the postMessage API.
+			embed: false,
+			// @option autoplay: Boolean = undefined
+			// Play once every frame decoded. Default: true on the full page, false embedded.
+			autoplay: undefined,
+			// @option loop: Boolean = undefined
+			// Default: the manifest's loop (true when absent).
+			loop: undefined,
+			// @option speed: Number = 1
+			speed: 1,
+			// @option frame: String|Number = undefined
+			// 'first', 'last' or an index. Default: first when autoplaying, else the newest.
+			frame: undefined,
+			// @option controls: Boolean = true
+			controls: true,
+			// @option utc: Boolean = false
+			// Show frame times in UTC instead of the viewer's time zone.
+			utc: false,
+			// @option reducedMotion: Boolean = undefined
+			// Default: the prefers-reduced-motion media query.
+			reducedMotion: undefined
+		},
+
+		initialize: function (root, options) {
+			L.setOptions(this, options);
+			this._root = root;
+			this._state = '';
+			this._ready = false;
+			this._wantPlay = false;
+			this._everPlayed = false;
+			this._reasons = {};
+			this._rangeReason = null;
+			this._override = false;
+			this._manifest = null;
+			this._pending = {};
+			if (this.options.reducedMotion === undefined) {
+				this.options.reducedMotion = !!(window.matchMedia &&
+					window.matchMedia('(prefers-reduced-motion: reduce)').matches);
+			}
+			L.DomUtil.addClass(root, 'matsite-player');
+			if (!this.options.controls) { L.DomUtil.addClass(root, 'matsite-no-controls'); }
+			this._stage = root.querySelector('.matsite-stage') || L.DomUtil.create('div', 'matsite-stage', root);
+			this._mapEl = this._stage.querySelector('.matsite-map') || L.DomUtil.create('div', 'matsite-map', this._stage);
+			this._status = root.querySelector('.matsite-status') || L.DomUtil.create('div', 'matsite-status', this._stage);
+			this._status.setAttribute('role', 'status');
+			this._status.setAttribute('aria-live', 'polite');
+			this._progress = L.DomUtil.create('span', 'matsite-progress', this._status);
+			this._message = L.DomUtil.create('span', 'matsite-message', this._status);
+			this._setState('loading');
+			if (this.options.embed) {
+				// Nothing is allowed until the manifest says which origins may command the player.
+				this._api = new M.EmbedApi(this, {allowedOrigins: []});
+			}
+		},
+
+		// Fetches the manifest and starts preloading every frame.
+		start: function () {
+			var self = this;
+			this._say('Loading\u2026');
+			fetch(this.options.manifestUrl, {credentials: 'same-origin'}).then(function (res) {
+				if (!res.ok) { throw new Error('HTTP ' + res.status); }
+				return res.json();
+			}).then(function (m) {
+				self._setup(m);
+			}).catch(function (err) {
+				self._fail('The animation could not be loaded (' + self.options.manifestUrl + ': ' +
+					(err && err.message ? err.message : 'error') + ').');
+			});
+			return this;
+		},
+
+		// Public commands, also used by the postMessage API.
+		play: function () {
+			if (!this._ready) { this._pending.play = true; return this; }
+			this._wantPlay = true;
+			if (this._rangeReason) {
+				// The viewer insists: back to the stitched frames until the view changes range.
+				this._override = true;
+				this._setRangeReason(null, true);
+			}
+			this._update();
+			return this;
+		},
+
+		pause: function () {
+			if (!this._ready) { this._pending.play = false; return this; }
+			this._wantPlay = false;
+			this._update();
+			return this;
+		},
+
+		toggle: function () {
+			return this._wantPlay && this._clock.isRunning() ? this.pause() : this.play();
+		},
+
+		seek: function (index) {
+			if (!this._ready) { this._pending.frame = index; return this; }
+			this._clock.seek(index);
+			return this;
+		},
+
+		// Seeks to the frame whose time is nearest to an ISO 8601 time.
+		seekTime: function (iso) {
+			var t = Date.parse(iso);
+			if (!isFinite(t) || !this._times) { return this; }
+			var best = -1, bestD = Infinity;
+			this._times.forEach(function (ft, i) {
+				if (ft === null) { return; }
+				var d = Math.abs(ft - t);
+				if (d < bestD) { bestD = d; best = i; }
+			});
+			if (best >= 0) { this.seek(best); }
+			return this;
+		},
+
+		state: function () { return this._state; },
+
+		frameCount: function () { return this._manifest ? this._manifest.frames.length : 0; },
+
+		index: function () { return this._clock ? this._clock.index() : this._initial; },
+
+		getMap: function () { return this._map; },
+
+		_setup: function (m) {
+			if (!m || !Array.isArray(m.frames) || !m.frames.length || !m.bounds ||
+				![m.bounds.west, m.bounds.south, m.bounds.east, m.bounds.north].every(isNum)) {
+				this._fail('The animation\u2019s manifest is not valid.');
+				return;
+			}
+			this._manifest = m;
+			var o = this.options;
+			var n = m.frames.length;
+			this._dir = o.manifestUrl.replace(/[^/]*$/, '');
+			var self = this;
+			this._urls = m.frames.map(function (f) { return self._resolve(f.url); });
+			this._times = m.frames.map(function (f) {
+				var t = typeof f.time === 'string' ? Date.parse(f.time) : NaN;
+				return isFinite(t) ? t : null;
+			});
+			this._crossfade = isNum(m.crossfade_ms) && m.crossfade_ms > 0 ? m.crossfade_ms : 0;
+			if (o.loop === undefined) { o.loop = m.loop !== false; }
+			if (o.autoplay === undefined) { o.autoplay = !o.embed; }
+			var initial = o.frame === 'first' ? 0 : o.frame === 'last' ? n - 1 :
+				isNum(o.frame) ? Math.min(n - 1, Math.max(0, o.frame)) : (o.autoplay ? 0 : n - 1);
+			this._initial = initial;
+			this._formatter = this._makeFormatter();
+			this._root.setAttribute('data-frame', String(initial));
+
+			this._buildMap(m);
+			this._overlay = new M.FrameOverlay(m.frames, this._urls, m.bounds, {
+				posterUrl: o.posterUrl ? o.posterUrl : '',
+				alt: typeof m.title === 'string' ? m.title : ''
+			}).addTo(this._map);
+			this._overlay.showInitial(initial);
+			this._frameBounds = this._overlay.getBounds();
+			this._map.fitBounds(this._frameBounds, {animate: false});
+			this._map.setMinZoom(Math.max(0, this._map.getZoom() - 3));
+
+			this._control = new M.PlayerControl(this._root, {
+				count: n,
+				label: this._label.bind(this),
+				fullscreen: true
+			});
+			this._control.update({index: initial, playing: false, speed: o.speed, loop: o.loop});
+			this._control.on('toggle', this.toggle, this);
+			this._control.on('step', function (e) { if (this._ready) { this._clock.step(e.delta); } }, this);
+			this._control.on('seek', function (e) { this.seek(e.index); }, this);
+			this._control.on('speed', function (e) { if (this._clock) { this._clock.setSpeed(e.speed); } }, this);
+			this._control.on('loop', function (e) { if (this._clock) { this._clock.setLoop(e.loop); } }, this);
+			this._control.on('fullscreen', this._toggleFullscreen, this);
+			this._root.addEventListener('keydown', this._onKey.bind(this));
+			document.addEventListener('fullscreenchange', function () {
+				self._control.setFullscreen(document.fullscreenElement === self._root);
+				self._map.invalidateSize();
+			});
+
+			if (this._api) {
+				this._api.setAllowedOrigins(m.embed && Array.isArray(m.embed.allowed_origins) ? m.embed.allowed_origins : ['*']);
+			}
+
+			this._loader = new M.FrameLoader(this._urls, {first: initial});
+			this._loader.on('progress', function (e) {
+				this._progress.textContent = e.loaded + ' / ' + e.total + ' frames';
+				this._root.setAttribute('data-loaded', String(e.loaded));
+			}, this);
+			this._loader.on('error', function (e) { this._fail(e.message); }, this);
+			this._loader.on('load', this._onLoaded, this);
+			this._say('Loading frames\u2026');
+			this._loader.start();
+		},
+
+		_buildMap: function (m) {
+			var base = m.base_map && typeof m.base_map.url === 'string' ? m.base_map : null;
+			var fb = m.fallback && (typeof m.fallback.url === 'string' || Array.isArray(m.fallback.templates)) ? m.fallback : null;
+			var deepest = Math.max(m.zoom + 4, fb && isNum(fb.max_native_zoom) ? fb.max_native_zoom + 2 : 0);
+			if (base && isNum(base.max_zoom)) { deepest = Math.max(deepest, Math.min(base.max_zoom, m.zoom + 6)); }
+			deepest = Math.min(22, deepest);
+			var map = this._map = L.map(this._mapEl, {
+				keyboard: false, // Left/Right belong to the frame stepping
+				zoomSnap: 0.5,
+				maxZoom: deepest,
+				worldCopyJump: false,
+				attributionControl: true
+			});
+			map.attributionControl.setPrefix(false);
+			var attribution = typeof m.attribution_html === 'string' ? M.safeAttribution(m.attribution_html)
+				: typeof m.attribution === 'string' && m.attribution ? escapeText(m.attribution) : '';
+			if (attribution) { map.attributionControl.addAttribution(attribution); }
+			if (base) {
+				var opts = {
+					maxZoom: deepest,
+					maxNativeZoom: isNum(base.max_native_zoom) ? base.max_native_zoom : isNum(base.max_zoom) ? base.max_zoom : 19,
+					attribution: M.safeAttribution(base.attribution_html || '') || undefined,
+					className: 'matsite-basemap',
+					errorTileUrl: L.Util.emptyImageUrl
+				};
+				if (Array.isArray(base.subdomains) && base.subdomains.length) { opts.subdomains = base.subdomains; }
+				L.tileLayer(this._resolve(base.url), opts).addTo(map);
+			}
+			this._fallback = fb;
+			map.on('zoomend moveend', this._checkRange, this);
+		},
+
+		_onLoaded: function () {
+			var o = this.options;
+			var m = this._manifest;
+			this._ready = true;
+			this._overlay.removePoster();
+			var durations = m.frames.map(function (f) { return f.duration_ms; });
+			var clock = this._clock = new M.FrameClock(durations, {speed: o.speed, loop: o.loop, index: this._initial});
+			clock.on('frame', this._onFrame, this);
+			clock.on('stop', function (e) { if (e.ended) { this._wantPlay = false; this._update(); } }, this);
+			clock.on('speed', function (e) { this._control.update({speed: e.speed}); }, this);
+			clock.on('loop', function (e) { this._control.update({loop: e.loop}); }, this);
+			this._overlay.on('shown', function () {
+				if (this._clock.isRunning()) { this._overlay.prepare(this._clock.nextIndex()); }
+			}, this);
+			this._control.setEnabled(true);
+			this._progress.textContent = '';
+			this._say('');
+			this._watchVisibility();
+			if ('frame' in this._pending) { clock.seek(this._pending.frame); }
+			var autoplay = o.autoplay && !o.reducedMotion;
+			if ('play' in this._pending) { autoplay = this._pending.play; }
+			this._wantPlay = !!autoplay;
+			this._checkRange();
+			this._update();
+			this.fire('ready', {frames: m.frames.length});
+			this._overlay.prepare(clock.nextIndex());
+		},
+
+		_onFrame: function (e) {
+			var i = e.index;
+			this._root.setAttribute('data-frame', String(i));
+			var fade = 0;
+			if (e.auto && !this.options.reducedMotion && this._crossfade > 0) {
+				// Never let a fade outlast half of the frame it reveals.
+				var shown = this._manifest.frames[i].duration_ms / this._clock.speed();
+				fade = Math.min(this._crossfade, shown / 2);
+			}
+			this._overlay.show(i, fade);
+			this._control.update({index: i});
+			if (this._fallbackLayer) { this._fallbackLayer.setUrl(this._fallbackUrl(i)); }
+			var t = this._manifest.frames[i].time;
+			this.fire('frame', {index: i, time: typeof t === 'string' ? t : undefined});
+		},
+
+		// Runs or stops the clock from what the viewer wants and what holds it back.
+		_update: function () {
+			if (!this._ready) { return; }
+			var reason = null;
+			for (var k = 0; k < REASONS.length; k++) {
+				if (this._reasons[REASONS[k]]) { reason = REASONS[k]; break; }
+			}
+			if (this._wantPlay && !reason) {
+				this._clock.run();
+				if (this._clock.isRunning()) { this._overlay.prepare(this._clock.nextIndex()); }
+			} else {
+				this._clock.stop();
+			}
+			var running = this._clock.isRunning();
+			if (running) { this._everPlayed = true; }
+			if (this._wantPlay && reason && !running) {
+				this._root.setAttribute('data-paused-reason', reason);
+			} else {
+				this._root.removeAttribute('data-paused-reason');
+			}
+			this._control.update({playing: running});
+			this._say(this._rangeReason ? MESSAGES[this._rangeReason] : '');
+			this._setState(running ? 'playing' : (this._everPlayed || this._wantPlay ? 'paused' : 'ready'));
+		},
+
+		_setReason: function (reason, on) {
+			if (!!this._reasons[reason] === !!on) { return; }
+			if (on) { this._reasons[reason] = true; } else { delete this._reasons[reason]; }
+			this._update();
+		},
+
+		_watchVisibility: function () {
+			var self = this;
+			document.addEventListener('visibilitychange', function () {
+				self._setReason('hidden', document.hidden);
+			});
+			this._setReason('hidden', document.hidden);
+			if ('IntersectionObserver' in window) {
+				new IntersectionObserver(function (entries) {
+					var e = entries[entries.length - 1];
+					self._setReason('offscreen', !e.isIntersecting);
+				}, {threshold: 0}).observe(this._root);
+			}
+		},
+
+		// Zoomed past the frames' detail or panned off them: pause on fallback tiles.
+		_checkRange: function () {
+			if (!this._ready) { return; }
+			var m = this._manifest;
+			var reason = null;
+			if (this._map.getZoom() > m.zoom + 1 + 1e-6) {
+				reason = 'zoom';
+			} else if (!this._containsCenter()) {
+				reason = 'bounds';
+			}
+			if (reason === (this._override ? this._overrideFor : this._rangeReason)) { return; }
+			this._override = false;
+			this._overrideFor = null;
+			this._setRangeReason(reason, false);
+		},
+
+		_setRangeReason: function (reason, override) {
+			if (override) { this._overrideFor = this._rangeReason; }
+			if (this._rangeReason) { delete this._reasons[this._rangeReason]; }
+			this._rangeReason = reason;
+			if (reason) { this._reasons[reason] = true; }
+			this._showFallback(!!reason);
+			this._update();
+		},
+
+		_containsCenter: function () {
+			var c = this._map.getCenter();
+			var b = this._frameBounds;
+			return [0, 360, -360].some(function (shift) { return b.contains(L.latLng(c.lat, c.lng + shift)); });
+		},
+
+		_showFallback: function (on) {
+			var fb = this._fallback;
+			if (on && fb && !this._fallbackLayer) {
+				var opts = {
+					maxZoom: this._map.getMaxZoom(),
+					className: 'matsite-fallback',
+					zIndex: 10,
+					errorTileUrl: L.Util.emptyImageUrl
+				};
+				if (isNum(fb.min_zoom)) { opts.minNativeZoom = fb.min_zoom; }
+				if (isNum(fb.max_native_zoom)) { opts.maxNativeZoom = fb.max_native_zoom; }
+				if (Array.isArray(fb.subdomains) && fb.subdomains.length) { opts.subdomains = fb.subdomains; }
+				// Published tiles exist only over the frames' bounds: do not ask for others.
+				if (!Array.isArray(fb.templates)) { opts.bounds = this._frameBounds; }
+				this._fallbackLayer = L.tileLayer(this._fallbackUrl(this._clock.index()), opts).addTo(this._map);
+			} else if (!on && this._fallbackLayer) {
+				this._fallbackLayer.remove();
+				this._fallbackLayer = null;
+			}
+			// Without fallback tiles the scaled frame is still the best there is.
+			this._overlay.setVisible(!(on && fb));
+			L.DomUtil[on && fb ? 'addClass' : 'removeClass'](this._root, 'matsite-fallback-active');
+		},
+
+		_fallbackUrl: function (index) {
+			var fb = this._fallback;
+			if (Array.isArray(fb.templates)) { return this._resolve(String(fb.templates[index] || '')); }
+			return this._resolve(fb.url.replace(/\{frame\}/g, pad4(index)));
+		},
+
+		_onKey: function (e) {
+			if (!this._ready || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) { return; }
+			var t = e.target;
+			var tag = t && t.tagName;
+			if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') { return; }
+			var n = this._manifest.frames.length;
+			switch (e.key) {
+			case ' ':
+			case 'Spacebar':
+				// A focused button handles Space itself (click).
+				if (tag === 'BUTTON') { return; }
+				this.toggle();
+				break;
+			case 'ArrowLeft':
+			case 'Left':
+				this._clock.step(-1);
+				break;
+			case 'ArrowRight':
+			case 'Right':
+				this._clock.step(1);
+				break;
+			case 'Home':
+				this._clock.seek(0);
+				break;
+			case 'End':
+				this._clock.seek(n - 1);
+				break;
+			default:
+				return;
+			}
+			e.preventDefault();
+		},
+
+		_toggleFullscreen: function () {
+			if (document.fullscreenElement) {
+				document.exitFullscreen();
+			} else if (this._root.requestFullscreen) {
+				this._root.requestFullscreen().catch(function () { /* refused by the browser */ });
+			}
+		},
+
+		_makeFormatter: function () {
+			var opts = {year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit',
+				timeZoneName: 'short'};
+			if (this.options.utc) { opts.timeZone = 'UTC'; }
+			try {
+				return new Intl.DateTimeFormat(undefined, opts);
+			} catch (e) {
+				return null;
+			}
+		},
+
+		_label: function (index) {
+			var t = this._times[index];
+			var n = this._times.length;
+			if (t === null || !this._formatter) { return 'Frame ' + (index + 1) + ' of ' + n; }
+			return this._formatter.format(new Date(t));
+		},
+
+		_resolve: function (url) {
+			url = String(url);
+			if (/^[a-z][a-z0-9+.-]*:/i.test(url) || url.charAt(0) === '/') { return url; }
+			return this._dir + url;
+		},
+
+		_setState: function (state) {
+			if (state === this._state) { return; }
+			this._state = state;
+			this._root.setAttribute('data-state', state);
+			this.fire('state', {state: state});
+		},
+
+		_say: function (text) {
+			this._message.textContent = text;
+			L.DomUtil[text || this._progress.textContent ? 'addClass' : 'removeClass'](this._status, 'matsite-status-on');
+		},
+
+		_fail: function (message) {
+			L.DomUtil.addClass(this._root, 'matsite-failed');
+			this._root.setAttribute('data-error', message);
+			this._say(message);
+		}
+	});
+
+	M.players = [];
+
+	// Starts a player on every [data-matsite-player] element of the page.
+	M.boot = function () {
+		var params = M.parseParams(window.location.search);
+		document.querySelectorAll('[data-matsite-player]').forEach(function (root) {
+			if (root._matsitePlayer) { return; }
+			var opts = L.extend({
+				manifestUrl: root.getAttribute('data-manifest') || 'manifest.json',
+				posterUrl: root.getAttribute('data-poster') || '',
+				embed: root.getAttribute('data-embed') === 'true'
+			}, params);
+			var player = root._matsitePlayer = new M.Player(root, opts);
+			M.players.push(player);
+			player.start();
+		});
+	};
+
+	if (document.readyState === 'loading') {
+		document.addEventListener('DOMContentLoaded', M.boot);
+	} else {
+		M.boot();
+	}
+}(window.L, window.Matsite = window.Matsite || {}));
