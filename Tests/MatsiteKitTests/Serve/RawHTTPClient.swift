@@ -1,0 +1,247 @@
+// A deliberately dumb HTTP/1.1 client over a raw NIO TCP connection, for the serve tests.
+//
+// Real clients (URLSession's libcurl, browsers) normalise `..` and `%2e%2e` before sending,
+// so traversal attempts need a client that sends the request line exactly as written. It
+// also reports faults precisely: a reset, a body cut short, a read that timed out.
+
+import Foundation
+import NIOCore
+import NIOPosix
+
+struct RawHTTPResponse: Sendable {
+    let status: Int
+    let headers: [(name: String, value: String)]
+    let body: [UInt8]
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    var text: String {
+        String(decoding: body, as: UTF8.self)
+    }
+}
+
+enum RawHTTPError: Error, Equatable {
+    /// The connection ended before the response was complete (`received` body bytes so far).
+    case closedEarly(received: Int)
+    /// The read failed at the socket, e.g. "connection reset by peer".
+    case connectionError(String)
+    /// Nothing (or not enough) arrived in time.
+    case timedOut
+    /// The bytes were not an HTTP response.
+    case malformed(String)
+}
+
+/// One TCP connection; use through `RawHTTP.withConnection`.
+final class RawHTTPConnection {
+    private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private let channel: Channel
+    private var buffered: [UInt8] = []
+    private var sawEnd = false
+
+    fileprivate init(channel: Channel, inbound: NIOAsyncChannelInboundStream<ByteBuffer>,
+                     outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+        self.channel = channel
+        self.iterator = inbound.makeAsyncIterator()
+        self.outbound = outbound
+    }
+
+    /// Sends bytes exactly as given.
+    func send(_ raw: String) async throws {
+        try await outbound.write(ByteBuffer(string: raw))
+    }
+
+    /// Sends `METHOD target HTTP/1.1` with a Host header and `headers`.
+    func sendRequest(_ method: String = "GET", _ target: String, headers: [(String, String)] = []) async throws {
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers {
+            text += "\(name): \(value)\r\n"
+        }
+        try await send(text + "\r\n")
+    }
+
+    /// Reads one response. `headRequest` says the response has no body whatever its headers.
+    func readResponse(headRequest: Bool = false, timeout: Duration = .seconds(5)) async throws -> RawHTTPResponse {
+        let deadline = ContinuousClock.now + timeout
+        let headEnd = try await readUntilHeadEnd(deadline: deadline)
+        let headText = String(decoding: buffered[..<headEnd], as: UTF8.self)
+        buffered.removeFirst(headEnd + 4)
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
+        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
+            throw RawHTTPError.malformed(headText)
+        }
+        let headers = lines.compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        func header(_ name: String) -> String? {
+            headers.first { $0.name.lowercased() == name }?.value
+        }
+
+        let body: [UInt8]
+        if headRequest || status == 204 || status == 304 || (100..<200).contains(status) {
+            body = []
+        } else if let length = header("content-length").flatMap(Int.init) {
+            try await fill(length, deadline: deadline)
+            body = Array(buffered.prefix(length))
+            buffered.removeFirst(length)
+        } else if header("transfer-encoding")?.lowercased() == "chunked" {
+            body = try await readChunked(deadline: deadline)
+        } else {
+            while try await readMore(deadline: deadline) {}
+            body = buffered
+            buffered = []
+        }
+        return RawHTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    /// Reads until the server closes; returns whether it did within `timeout`.
+    func waitForClose(timeout: Duration = .seconds(5)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        do {
+            while try await readMore(deadline: deadline) {}
+            return true
+        } catch RawHTTPError.timedOut {
+            return false
+        } catch {
+            return true
+        }
+    }
+
+    /// Reads whatever arrives within `timeout`, without parsing.
+    func readAvailable(timeout: Duration) async throws -> [UInt8] {
+        let deadline = ContinuousClock.now + timeout
+        do {
+            while try await readMore(deadline: deadline) {}
+        } catch RawHTTPError.timedOut {}
+        defer { buffered = [] }
+        return buffered
+    }
+
+    private func readUntilHeadEnd(deadline: ContinuousClock.Instant) async throws -> Int {
+        let marker: [UInt8] = Array("\r\n\r\n".utf8)
+        while true {
+            if buffered.count >= 4 {
+                for index in 0...(buffered.count - 4) where buffered[index..<(index + 4)].elementsEqual(marker) {
+                    return index
+                }
+            }
+            guard try await readMore(deadline: deadline) else {
+                throw RawHTTPError.closedEarly(received: 0)
+            }
+        }
+    }
+
+    private func fill(_ count: Int, deadline: ContinuousClock.Instant) async throws {
+        while buffered.count < count {
+            guard try await readMore(deadline: deadline) else {
+                throw RawHTTPError.closedEarly(received: buffered.count)
+            }
+        }
+    }
+
+    private func readChunked(deadline: ContinuousClock.Instant) async throws -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            let lineEnd = try await readLine(deadline: deadline)
+            let sizeText = String(decoding: buffered[..<lineEnd], as: UTF8.self).split(separator: ";")[0]
+            buffered.removeFirst(lineEnd + 2)
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
+                throw RawHTTPError.malformed("chunk size \(sizeText)")
+            }
+            if size == 0 {
+                _ = try await readLine(deadline: deadline)
+                buffered.removeFirst(2)
+                return body
+            }
+            do {
+                try await fill(size + 2, deadline: deadline)
+            } catch RawHTTPError.closedEarly {
+                throw RawHTTPError.closedEarly(received: body.count + buffered.count)
+            }
+            body += buffered.prefix(size)
+            buffered.removeFirst(size + 2)
+        }
+    }
+
+    private func readLine(deadline: ContinuousClock.Instant) async throws -> Int {
+        while true {
+            if let index = buffered.indices.dropLast().first(where: { buffered[$0] == 13 && buffered[$0 + 1] == 10 }) {
+                return index
+            }
+            guard try await readMore(deadline: deadline) else {
+                throw RawHTTPError.closedEarly(received: 0)
+            }
+        }
+    }
+
+    private static func nanoseconds(until deadline: ContinuousClock.Instant) -> Int64 {
+        let (seconds, attoseconds) = (deadline - ContinuousClock.now).components
+        return max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    /// Appends the next bytes to `buffered`; false at end of stream.
+    private func readMore(deadline: ContinuousClock.Instant) async throws -> Bool {
+        if sawEnd { return false }
+        // The iterator can't be raced against a timer from another task (it isn't
+        // Sendable), so a timer closes the channel instead, which ends the iteration.
+        let timedOut = TestServerLock(false)
+        let channel = self.channel
+        let timer = channel.eventLoop.scheduleTask(deadline: NIODeadline.now() + .nanoseconds(Self.nanoseconds(until: deadline))) {
+            timedOut.withLock { $0 = true }
+            channel.close(promise: nil)
+        }
+        defer { timer.cancel() }
+        do {
+            guard let chunk = try await iterator.next() else {
+                if timedOut.withLock({ $0 }) { throw RawHTTPError.timedOut }
+                sawEnd = true
+                return false
+            }
+            buffered += chunk.readableBytesView
+            return true
+        } catch let error as RawHTTPError {
+            throw error
+        } catch {
+            if timedOut.withLock({ $0 }) { throw RawHTTPError.timedOut }
+            throw RawHTTPError.connectionError("\(error)")
+        }
+    }
+}
+
+enum RawHTTP {
+    /// Opens a connection to 127.0.0.1:`port`, runs `body`, closes the connection.
+    static func withConnection<Result: Sendable>(
+        port: Int,
+        _ body: (RawHTTPConnection) async throws -> Result
+    ) async throws -> Result {
+        let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(5))
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await client.executeThenClose { inbound, outbound in
+            let connection = RawHTTPConnection(channel: client.channel, inbound: inbound, outbound: outbound)
+            return try await body(connection)
+        }
+    }
+
+    /// One request on a fresh connection.
+    static func request(
+        port: Int,
+        _ target: String,
+        method: String = "GET",
+        headers: [(String, String)] = [],
+        timeout: Duration = .seconds(5)
+    ) async throws -> RawHTTPResponse {
+        try await withConnection(port: port) { connection in
+            try await connection.sendRequest(method, target, headers: headers)
+            return try await connection.readResponse(headRequest: method == "HEAD", timeout: timeout)
+        }
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MatsiteKit
+import Testing
+
+// Proves each scripted fault looks to a client the way the fetch tests assume it does.
+@Suite("TestServer")
+struct TestServerTests {
+    private let tile: [UInt8] = [0x89, 0x50, 0x4E, 0x47] + Array(repeating: 7, count: 200)
+
+    @Test("a sequence fails twice and then serves the tile, and every request is counted")
+    func sequence() async throws {
+        let server = try await TestServer.start()
+        server.route("/t/7/30/46.png", .sequence([.status(503), .status(503), .ok(tile, contentType: "image/png")]))
+        var statuses: [Int] = []
+        for _ in 0..<4 {
+            statuses.append(try await RawHTTP.request(port: server.port, "/t/7/30/46.png").status)
+        }
+        #expect(statuses == [503, 503, 200, 200])
+        #expect(server.requestCount("/t/7/30/46.png") == 4)
+        #expect(server.requests("/t/7/30/46.png").map(\.attempt) == [1, 2, 3, 4])
+        let last = try await RawHTTP.request(port: server.port, "/t/7/30/46.png")
+        #expect(last.body == tile)
+        #expect(last.header("Content-Type") == "image/png")
+        await server.stop()
+    }
+
+    @Test("failFirst and re-routing restart the script per path, not the counts")
+    func failFirst() async throws {
+        let server = try await TestServer.start()
+        server.route(prefix: "/t/", .failFirst(1, with: .status(500), then: .ok(tile)))
+        #expect(try await RawHTTP.request(port: server.port, "/t/1/0/0.png").status == 500)
+        #expect(try await RawHTTP.request(port: server.port, "/t/1/0/0.png").status == 200)
+        // Another path under the same prefix has its own script.
+        #expect(try await RawHTTP.request(port: server.port, "/t/1/1/0.png").status == 500)
+        server.route(prefix: "/t/", .failFirst(1, with: .status(502), then: .ok(tile)))
+        #expect(try await RawHTTP.request(port: server.port, "/t/1/0/0.png").status == 502)
+        #expect(server.requestCount("/t/1/0/0.png") == 3)
+        #expect(server.requestCount(prefix: "/t/") == 4)
+        #expect(server.totalRequestCount == 4)
+        await server.stop()
+    }
+
+    @Test("each scripted status is sent as is", arguments: [500, 502, 503, 404, 204, 401, 403])
+    func statuses(code: Int) async throws {
+        let server = try await TestServer.start()
+        server.route("/x", .status(code))
+        let response = try await RawHTTP.request(port: server.port, "/x")
+        #expect(response.status == code)
+        #expect(response.body.isEmpty == (code == 204))
+        await server.stop()
+    }
+
+    @Test("429 carries Retry-After")
+    func tooManyRequests() async throws {
+        let server = try await TestServer.start()
+        server.route("/x", .tooManyRequests(retryAfter: "3"))
+        let response = try await RawHTTP.request(port: server.port, "/x")
+        #expect(response.status == 429)
+        #expect(response.header("Retry-After") == "3")
+        await server.stop()
+    }
+
+    @Test("paths without a route are 404 and still recorded with their headers")
+    func unrouted() async throws {
+        let server = try await TestServer.start()
+        let response = try await RawHTTP.request(port: server.port, "/nothing?x=1", headers: [("User-Agent", "matsite-test/1.0")])
+        #expect(response.status == 404)
+        let recorded = try #require(server.requests("/nothing").first)
+        #expect(recorded.query == "x=1")
+        #expect(recorded.header("user-agent") == "matsite-test/1.0")
+        #expect(recorded.method == "GET")
+        await server.stop()
+    }
+
+    @Test("no response leaves a client waiting until its own timeout")
+    func noResponse() async throws {
+        let server = try await TestServer.start()
+        server.route("/hang", .noResponse)
+        await #expect(throws: RawHTTPError.timedOut) {
+            try await RawHTTP.request(port: server.port, "/hang", timeout: .milliseconds(300))
+        }
+        #expect(server.requestCount("/hang") == 1)
+        await server.stop()
+    }
+
+    @Test("stopping the server cuts a request that never gets an answer")
+    func stopCutsHangingRequests() async throws {
+        let server = try await TestServer.start()
+        server.route("/hang", .noResponse)
+        let started = ContinuousClock.now
+        try await RawHTTP.withConnection(port: server.port) { connection in
+            try await connection.sendRequest("GET", "/hang")
+            for _ in 0..<100 where server.requestCount("/hang") == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            await server.stop()
+            #expect(await connection.waitForClose(timeout: .seconds(3)))
+        }
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+
+    @Test("a trickle outlasts a short timeout but completes for a patient client")
+    func trickle() async throws {
+        let server = try await TestServer.start()
+        server.route("/slow", .trickle(Array(tile.prefix(8)), chunkSize: 1, interval: .milliseconds(60)))
+        await #expect(throws: RawHTTPError.timedOut) {
+            try await RawHTTP.request(port: server.port, "/slow", timeout: .milliseconds(200))
+        }
+        let patient = try await RawHTTP.request(port: server.port, "/slow", timeout: .seconds(5))
+        #expect(patient.body == Array(tile.prefix(8)))
+        await server.stop()
+    }
+
+    @Test("a reset mid-body is seen by the client as a connection error, never as a whole tile")
+    func resetMidBody() async throws {
+        let server = try await TestServer.start()
+        server.route("/reset", .resetMidBody(tile, contentType: "image/png", after: 50))
+        do {
+            let response = try await RawHTTP.request(port: server.port, "/reset")
+            Issue.record("a reset response was read whole: \(response.body.count) bytes")
+        } catch let error as RawHTTPError {
+            switch error {
+            case .connectionError, .closedEarly: break
+            default: Issue.record("unexpected \(error)")
+            }
+        }
+        await server.stop()
+    }
+
+    @Test("a body shorter than its Content-Length ends early")
+    func shortBody() async throws {
+        let server = try await TestServer.start()
+        server.route("/short", .shortBody(tile, sent: 100))
+        await #expect(throws: RawHTTPError.closedEarly(received: 100)) {
+            try await RawHTTP.request(port: server.port, "/short")
+        }
+        await server.stop()
+    }
+
+    @Test("an HTML error page comes with status 200")
+    func htmlErrorPage() async throws {
+        let server = try await TestServer.start()
+        server.route("/t.png", .htmlErrorPage())
+        let response = try await RawHTTP.request(port: server.port, "/t.png")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(response.text.contains("<html>"))
+        await server.stop()
+    }
+
+    @Test("a huge Content-Length is announced as is")
+    func hugeContentLength() async throws {
+        let server = try await TestServer.start()
+        server.route("/huge", .hugeContentLength(1 << 40, prefix: [1, 2, 3]))
+        let head = try await RawHTTP.withConnection(port: server.port) { connection in
+            try await connection.sendRequest("GET", "/huge")
+            return String(decoding: try await connection.readAvailable(timeout: .milliseconds(300)), as: UTF8.self)
+        }
+        #expect(head.lowercased().contains("content-length: 1099511627776"))
+        await server.stop()
+    }
+
+    @Test("redirects point where scripted and a redirect loop never ends")
+    func redirects() async throws {
+        let server = try await TestServer.start()
+        server.route("/old", .redirect(to: "/new", status: 301))
+        server.route("/loop", .redirectLoop)
+        let moved = try await RawHTTP.request(port: server.port, "/old")
+        #expect(moved.status == 301)
+        #expect(moved.header("Location") == "/new")
+
+        var target = "/loop"
+        for hop in 1...5 {
+            let response = try await RawHTTP.request(port: server.port, target)
+            #expect(response.status == 302)
+            target = try #require(response.header("Location"))
+            #expect(target == "/loop?hop=\(hop)")
+        }
+        #expect(server.requestCount("/loop") == 5)
+        await server.stop()
+    }
+
+    @Test("validators give 304 to matching conditional requests and pass Cache-Control through")
+    func validators() async throws {
+        let server = try await TestServer.start()
+        let modified = "Sat, 21 Nov 2026 10:00:00 GMT"
+        server.route("/v", .ok(tile, contentType: "image/png", etag: "\"v1\"", lastModified: modified, cacheControl: "max-age=60"))
+        let full = try await RawHTTP.request(port: server.port, "/v")
+        #expect(full.status == 200)
+        #expect(full.header("ETag") == "\"v1\"")
+        #expect(full.header("Last-Modified") == modified)
+        #expect(full.header("Cache-Control") == "max-age=60")
+
+        let byTag = try await RawHTTP.request(port: server.port, "/v", headers: [("If-None-Match", "\"v1\"")])
+        #expect(byTag.status == 304)
+        #expect(byTag.body.isEmpty)
+        #expect(byTag.header("Cache-Control") == "max-age=60")
+        let otherTag = try await RawHTTP.request(port: server.port, "/v", headers: [("If-None-Match", "\"v0\"")])
+        #expect(otherTag.status == 200)
+        let byDate = try await RawHTTP.request(port: server.port, "/v", headers: [("If-Modified-Since", modified)])
+        #expect(byDate.status == 304)
+        let olderDate = try await RawHTTP.request(port: server.port, "/v", headers: [("If-Modified-Since", "Fri, 20 Nov 2026 10:00:00 GMT")])
+        #expect(olderDate.status == 200)
+        #expect(server.requests("/v")[1].header("If-None-Match") == "\"v1\"")
+        await server.stop()
+    }
+
+    @Test("url keeps template placeholders and points at this server")
+    func urls() async throws {
+        let server = try await TestServer.start()
+        #expect(server.url("/t/{z}/{x}/{y}.png") == "http://127.0.0.1:\(server.port)/t/{z}/{x}/{y}.png")
+        #expect(server.port > 0)
+        await server.stop()
+    }
+
+    @Test("URLSession sees the scripted answers too")
+    func urlSession() async throws {
+        let server = try await TestServer.start()
+        server.route("/t.png", .sequence([.status(503), .ok(tile, contentType: "image/png")]))
+        server.route("/short", .shortBody(tile))
+        let url = try #require(URL(string: server.url("/t.png")))
+        let session = URLSession(configuration: .ephemeral)
+        let (_, first) = try await session.data(from: url)
+        #expect((first as? HTTPURLResponse)?.statusCode == 503)
+        let (body, second) = try await session.data(from: url)
+        #expect((second as? HTTPURLResponse)?.statusCode == 200)
+        #expect(Array(body) == tile)
+        let short = try #require(URL(string: server.url("/short")))
+        await #expect(throws: (any Error).self) {
+            _ = try await session.data(from: short)
+        }
+        session.invalidateAndCancel()
+        await server.stop()
+    }
+}

@@ -1,0 +1,400 @@
+// TestServer: a scriptable, fault-injecting tile server on 127.0.0.1 for tests.
+//
+// Routes map a request path (exact, or a prefix) to a `Behaviour`: a healthy answer with
+// validators, an error status, or a fault (no answer, trickle, reset mid-body, short body,
+// huge Content-Length, redirect loop...). `.sequence` and `.failFirst` script what the
+// 1st, 2nd, ... request to a path gets, so "fails twice then works" is one line. Every
+// request is recorded (method, path, query, headers), so tests can assert on counts,
+// User-Agent, If-None-Match and so on. Paths that match no route get 404.
+//
+//     let server = try await TestServer.start()
+//     defer { Task { await server.stop() } }          // or `await server.stop()` at the end
+//     server.route("/t/7/30/46.png", .sequence([.status(503), .status(503), .ok(png, contentType: "image/png")]))
+//     server.route(prefix: "/t/", .ok(png, contentType: "image/png", etag: "\"v1\"", cacheControl: "max-age=60"))
+//     let template = server.url("/t/{z}/{x}/{y}.png")  // "http://127.0.0.1:PORT/t/{z}/{x}/{y}.png"
+//     ... run the code under test ...
+//     #expect(server.requestCount("/t/7/30/46.png") == 3)
+//     #expect(server.requests("/t/7/30/46.png").last?.header("If-None-Match") == nil)
+//     await server.stop()
+//
+// Exact routes win over prefix routes; among prefixes the longest wins. Re-routing a path
+// restarts its script (the attempt count used by `.sequence`) but not its request count.
+
+import Foundation
+import MatsiteKit
+import NIOCore
+import NIOHTTP1
+
+final class TestServer: Sendable {
+    /// One request as the server saw it.
+    struct RecordedRequest: Sendable {
+        let method: String
+        /// The path, still percent-encoded, without the query.
+        let path: String
+        /// The query without `?`, or nil.
+        let query: String?
+        let headers: HTTPHeaders
+        /// 1 for the first request this route answered at this path, 2 for the next...
+        let attempt: Int
+
+        /// The first value of a header (case-insensitive).
+        func header(_ name: String) -> String? {
+            headers.first(name: name)
+        }
+    }
+
+    typealias Writer = LoopbackHTTPServer.ResponseWriter
+
+    /// What the server does with one request.
+    struct Behaviour: Sendable {
+        let run: @Sendable (RecordedRequest, Writer) async throws -> Void
+
+        init(_ run: @escaping @Sendable (RecordedRequest, Writer) async throws -> Void) {
+            self.run = run
+        }
+    }
+
+    private let server: LoopbackHTTPServer
+    private let state: ServerState
+
+    private init(server: LoopbackHTTPServer, state: ServerState) {
+        self.server = server
+        self.state = state
+    }
+
+    /// Starts a server on a free port of 127.0.0.1.
+    static func start() async throws -> TestServer {
+        let state = ServerState()
+        let server = LoopbackHTTPServer { request, writer in
+            try await state.answer(request, writer)
+        }
+        try await server.start()
+        return TestServer(server: server, state: state)
+    }
+
+    /// Stops the server, cutting any request still hanging or trickling.
+    func stop() async {
+        try? await server.stop()
+    }
+
+    /// The bound port.
+    var port: Int { server.port }
+
+    /// `http://127.0.0.1:PORT`.
+    var baseURL: String { server.baseURL }
+
+    /// `baseURL + path`; placeholders such as `{z}` are left as they are.
+    func url(_ path: String) -> String {
+        baseURL + (path.hasPrefix("/") ? path : "/" + path)
+    }
+
+    /// Answers requests for exactly `path` (query ignored) with `behaviour`.
+    func route(_ path: String, _ behaviour: Behaviour) {
+        state.setRoute(.exact(path), behaviour)
+    }
+
+    /// Answers requests for every path starting with `prefix` that has no exact route.
+    func route(prefix: String, _ behaviour: Behaviour) {
+        state.setRoute(.prefix(prefix), behaviour)
+    }
+
+    /// Requests received for `path` (query ignored), answered or not.
+    func requestCount(_ path: String) -> Int {
+        state.locked.withLock { $0.log.filter { $0.path == path }.count }
+    }
+
+    /// Requests received for paths starting with `prefix`.
+    func requestCount(prefix: String) -> Int {
+        state.locked.withLock { $0.log.filter { $0.path.hasPrefix(prefix) }.count }
+    }
+
+    /// All requests received, in order of arrival.
+    var totalRequestCount: Int {
+        state.locked.withLock { $0.log.count }
+    }
+
+    /// The requests received for `path`, oldest first.
+    func requests(_ path: String) -> [RecordedRequest] {
+        state.locked.withLock { $0.log.filter { $0.path == path } }
+    }
+
+    /// Every request received, oldest first.
+    var allRequests: [RecordedRequest] {
+        state.locked.withLock { $0.log }
+    }
+
+    /// Forgets recorded requests and restarts every route's script.
+    func resetCounts() {
+        state.locked.withLock { state in
+            state.log.removeAll()
+            state.attempts.removeAll()
+        }
+    }
+}
+
+// MARK: - Behaviours
+
+extension TestServer.Behaviour {
+    /// 200 with `body`. With `etag` or `lastModified`, a matching `If-None-Match` or an
+    /// `If-Modified-Since` at or after `lastModified` gets 304 with the same validators.
+    static func ok(
+        _ body: [UInt8],
+        contentType: String = "application/octet-stream",
+        etag: String? = nil,
+        lastModified: String? = nil,
+        cacheControl: String? = nil,
+        headers: [(String, String)] = []
+    ) -> Self {
+        Self { request, writer in
+            var common = HTTPHeaders()
+            if let etag { common.add(name: "ETag", value: etag) }
+            if let lastModified { common.add(name: "Last-Modified", value: lastModified) }
+            if let cacheControl { common.add(name: "Cache-Control", value: cacheControl) }
+            common.add(contentsOf: headers)
+            if Self.isNotModified(request, etag: etag, lastModified: lastModified) {
+                return try await writer.respond(status: 304, headers: common)
+            }
+            common.add(name: "Content-Type", value: contentType)
+            try await writer.respond(status: 200, headers: common, body: body)
+        }
+    }
+
+    /// 200 with a UTF-8 text body.
+    static func text(_ text: String, contentType: String = "text/plain; charset=utf-8", headers: [(String, String)] = []) -> Self {
+        .ok(Array(text.utf8), contentType: contentType, headers: headers)
+    }
+
+    /// Any status (500, 502, 503, 404, 204, 401, 403...) with a short text body (none for
+    /// 204 and 304).
+    static func status(_ code: Int, body: String? = nil, headers: [(String, String)] = []) -> Self {
+        Self { _, writer in
+            var all = HTTPHeaders(headers)
+            let noBody = code == 204 || code == 304 || (100..<200).contains(code)
+            if noBody {
+                return try await writer.respond(status: code, headers: all)
+            }
+            if !all.contains(name: "content-type") {
+                all.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+            }
+            try await writer.respond(status: code, headers: all, body: Array((body ?? "status \(code)\n").utf8))
+        }
+    }
+
+    /// 429 with `Retry-After` (seconds, or an HTTP date).
+    static func tooManyRequests(retryAfter: String = "1") -> Self {
+        .status(429, body: "slow down\n", headers: [("Retry-After", retryAfter)])
+    }
+
+    /// Reads the request and never answers; the connection stays open until the client
+    /// gives up or the server stops.
+    static var noResponse: Self {
+        Self { _, writer in await writer.neverAnswer() }
+    }
+
+    /// Waits, then behaves as `then`.
+    static func delayed(_ delay: Duration, _ then: Self) -> Self {
+        Self { request, writer in
+            try await writer.delay(delay)
+            try await then.run(request, writer)
+        }
+    }
+
+    /// 200 with a correct `Content-Length`, sending `chunkSize` bytes every `interval`:
+    /// slower than a client's timeout when `body.count / chunkSize * interval` exceeds it.
+    static func trickle(
+        _ body: [UInt8],
+        contentType: String = "application/octet-stream",
+        chunkSize: Int = 1,
+        interval: Duration = .milliseconds(250)
+    ) -> Self {
+        Self { _, writer in
+            try await writer.writeHead(status: 200, headers: [
+                "Content-Type": contentType, "Content-Length": String(body.count),
+            ])
+            var offset = 0
+            while offset < body.count {
+                try await writer.delay(interval)
+                let end = min(offset + max(1, chunkSize), body.count)
+                try await writer.writeBody(body[offset..<end])
+                offset = end
+            }
+            try await writer.end()
+        }
+    }
+
+    /// 200 announcing the full length, sends the first `after` bytes (default: half), then
+    /// resets the connection (RST): the client sees a connection error mid-body.
+    static func resetMidBody(_ body: [UInt8], contentType: String = "application/octet-stream", after: Int? = nil) -> Self {
+        Self { _, writer in
+            try await writer.writeHead(status: 200, headers: [
+                "Content-Type": contentType, "Content-Length": String(body.count),
+            ])
+            try await writer.writeBody(body.prefix(after ?? body.count / 2))
+            // Let the bytes leave before the reset discards the socket's send buffer.
+            try await writer.delay(.milliseconds(50))
+            await writer.resetConnection()
+        }
+    }
+
+    /// 200 announcing `Content-Length: body.count` but sending only `sent` bytes (default:
+    /// half), then closing cleanly (FIN): the client reads a truncated body.
+    static func shortBody(_ body: [UInt8], contentType: String = "application/octet-stream", sent: Int? = nil) -> Self {
+        Self { _, writer in
+            try await writer.writeHead(status: 200, headers: [
+                "Content-Type": contentType, "Content-Length": String(body.count),
+            ])
+            try await writer.writeBody(body.prefix(sent ?? body.count / 2))
+            await writer.closeConnection()
+        }
+    }
+
+    /// An HTML error page served with status 200, as some tile servers and captive portals do.
+    static func htmlErrorPage(
+        _ html: String = "<!doctype html><html><body><h1>Service unavailable</h1><p>Try again later.</p></body></html>\n"
+    ) -> Self {
+        .ok(Array(html.utf8), contentType: "text/html; charset=utf-8")
+    }
+
+    /// 200 claiming a huge `Content-Length` (default 1 TiB), sending `prefix`, then waiting
+    /// until the client gives up: a client must refuse it from the header.
+    static func hugeContentLength(_ length: Int64 = 1 << 40, contentType: String = "image/png", prefix: [UInt8] = []) -> Self {
+        Self { _, writer in
+            try await writer.writeHead(status: 200, headers: [
+                "Content-Type": contentType, "Content-Length": String(length),
+            ])
+            try await writer.writeBody(prefix)
+            await writer.neverAnswer()
+        }
+    }
+
+    /// A redirect to `location` (a path on this server or a full URL).
+    static func redirect(to location: String, status: Int = 302) -> Self {
+        .status(status, body: "see \(location)\n", headers: [("Location", location)])
+    }
+
+    /// A redirect to the same path with `?hop=N+1`: every hop is a new URL, so only a
+    /// client's redirect limit ends it.
+    static var redirectLoop: Self {
+        Self { request, writer in
+            let hop = request.query.flatMap { $0.hasPrefix("hop=") ? Int($0.dropFirst(4)) : nil } ?? 0
+            try await redirect(to: "\(request.path)?hop=\(hop + 1)").run(request, writer)
+        }
+    }
+
+    /// The Nth request (per path) gets the Nth behaviour; the last one repeats.
+    static func sequence(_ behaviours: [Self]) -> Self {
+        Self { request, writer in
+            guard let last = behaviours.last else {
+                return try await status(500, body: "empty sequence\n").run(request, writer)
+            }
+            let index = request.attempt - 1
+            try await (index < behaviours.count ? behaviours[index] : last).run(request, writer)
+        }
+    }
+
+    /// The first `count` requests (per path) get `failure`, later ones `then`.
+    static func failFirst(_ count: Int, with failure: Self, then: Self) -> Self {
+        Self { request, writer in
+            try await (request.attempt <= count ? failure : then).run(request, writer)
+        }
+    }
+
+    /// Full control over the response.
+    static func custom(_ run: @escaping @Sendable (TestServer.RecordedRequest, TestServer.Writer) async throws -> Void) -> Self {
+        Self(run)
+    }
+
+    private static func isNotModified(_ request: TestServer.RecordedRequest, etag: String?, lastModified: String?) -> Bool {
+        if let etag, let ifNoneMatch = request.header("If-None-Match") {
+            return StaticSiteServer.ifNoneMatch(ifNoneMatch, matches: etag)
+        }
+        if let lastModified,
+           let modified = StaticSiteServer.parseHTTPDate(lastModified),
+           let since = request.header("If-Modified-Since").flatMap(StaticSiteServer.parseHTTPDate) {
+            return modified <= since
+        }
+        return false
+    }
+}
+
+// MARK: - Internals
+
+private final class ServerState: Sendable {
+    enum Key: Hashable, Sendable {
+        case exact(String)
+        case prefix(String)
+    }
+
+    struct Routes: Sendable {
+        var routes: [Key: TestServer.Behaviour] = [:]
+        var log: [TestServer.RecordedRequest] = []
+        /// Per route and concrete path: how many requests that route has answered there.
+        var attempts: [String: Int] = [:]
+    }
+
+    let locked = TestServerLock(Routes())
+
+    func setRoute(_ key: Key, _ behaviour: TestServer.Behaviour) {
+        locked.withLock { state in
+            state.routes[key] = behaviour
+            let routeName = Self.name(key)
+            state.attempts = state.attempts.filter { !$0.key.hasPrefix(routeName + "\u{0}") }
+        }
+    }
+
+    func answer(_ request: LoopbackHTTPServer.Request, _ writer: TestServer.Writer) async throws {
+        let (recorded, behaviour) = locked.withLock { state -> (TestServer.RecordedRequest, TestServer.Behaviour?) in
+            let key = Self.match(request.path, in: state.routes)
+            var attempt = 0
+            if let key {
+                let counter = Self.name(key) + "\u{0}" + request.path
+                attempt = state.attempts[counter, default: 0] + 1
+                state.attempts[counter] = attempt
+            }
+            let recorded = TestServer.RecordedRequest(
+                method: request.method, path: request.path, query: request.query,
+                headers: request.headers, attempt: attempt
+            )
+            state.log.append(recorded)
+            return (recorded, key.flatMap { state.routes[$0] })
+        }
+        guard let behaviour else {
+            return try await TestServer.Behaviour.status(404, body: "no route for \(request.path)\n").run(recorded, writer)
+        }
+        try await behaviour.run(recorded, writer)
+    }
+
+    static func match(_ path: String, in routes: [Key: TestServer.Behaviour]) -> Key? {
+        if routes[.exact(path)] != nil {
+            return .exact(path)
+        }
+        let prefixes = routes.keys.compactMap { key -> String? in
+            if case let .prefix(prefix) = key, path.hasPrefix(prefix) { return prefix }
+            return nil
+        }
+        return prefixes.max(by: { $0.count < $1.count }).map(Key.prefix)
+    }
+
+    static func name(_ key: Key) -> String {
+        switch key {
+        case let .exact(path): "=" + path
+        case let .prefix(prefix): "^" + prefix
+        }
+    }
+}
+
+/// A value behind a lock (tests can't see MatsiteKit's internal one without @testable).
+final class TestServerLock<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
