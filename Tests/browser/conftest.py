@@ -1,0 +1,180 @@
+"""Fixtures for the player's real-browser tests.
+
+The site under test is built by the real binary: `$MATSITE_BIN build --config
+<tmp>/matsite.yml --output <tmp>/site` (MATSITE_BIN defaults to
+.build/debug/matsite) from the offline `demo` source. Set MATSITE_TEST_SITE to
+an already built site folder to skip the build (handy while editing the player:
+the folder must hold an animation with id `radar`).
+
+Every page runs in a context whose requests are all routed: anything not for
+127.0.0.1 is aborted and recorded, and a test fails if one happened.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from helpers import SiteServer
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium")
+XSS_TITLE = "</script><script>alert(1)</script>"
+
+DEMO_CONFIG = """\
+title: Test site
+base_map: { demo: true }
+animations:
+  - id: radar
+    title: Demo radar
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 5
+    frame_duration_ms: 200
+    last_frame_duration_ms: 600
+    crossfade_ms: 100
+    source: { demo: radar }
+    frames: { count: 6 }
+    fallback: { levels: 1 }
+"""
+
+XSS_CONFIG = """\
+title: '{t}'
+base_map: {{ demo: true }}
+animations:
+  - id: radar
+    title: '{t}'
+    attribution: '<img src=x onerror=alert(2)> <a href="javascript:alert(3)">js</a> <a href="https://example.org/">ok</a>'
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 4
+    frame_duration_ms: 200
+    crossfade_ms: 100
+    source: {{ demo: radar }}
+    frames: {{ count: 3 }}
+""".format(t=XSS_TITLE)
+
+
+def _build(tmp: Path, config: str) -> Path:
+    binary = os.environ.get("MATSITE_BIN", str(REPO / ".build" / "debug" / "matsite"))
+    if not os.path.exists(binary):
+        pytest.fail(f"matsite binary not found at {binary}: run `swift build --product matsite` "
+                    "or set MATSITE_BIN", pytrace=False)
+    tmp.mkdir(parents=True, exist_ok=True)
+    (tmp / "matsite.yml").write_text(config, encoding="utf-8")
+    site = tmp / "site"
+    proc = subprocess.run([binary, "build", "--config", str(tmp / "matsite.yml"), "--output", str(site), "--quiet"],
+                          cwd=tmp, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        pytest.fail(f"matsite build failed ({proc.returncode}):\n{proc.stderr}", pytrace=False)
+    return site
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory) -> Path:
+    prebuilt = os.environ.get("MATSITE_TEST_SITE")
+    if prebuilt:
+        return Path(prebuilt)
+    return _build(tmp_path_factory.mktemp("demo"), DEMO_CONFIG)
+
+
+@pytest.fixture(scope="session")
+def xss_site_dir(tmp_path_factory) -> Path:
+    prebuilt = os.environ.get("MATSITE_TEST_XSS_SITE")
+    if prebuilt:
+        return Path(prebuilt)
+    return _build(tmp_path_factory.mktemp("xss"), XSS_CONFIG)
+
+
+@pytest.fixture(scope="session")
+def server(site_dir):
+    srv = SiteServer(str(site_dir))
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_server(request):
+    yield
+    if "server" in request.fixturenames:
+        request.getfixturevalue("server").clear()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM)
+        yield b
+        b.close()
+
+
+@dataclass
+class Tab:
+    """A page plus everything it logged: console errors, page errors, dialogs
+    and requests to hosts other than 127.0.0.1 (aborted)."""
+    page: object
+    context: object
+    console_errors: list = field(default_factory=list)
+    page_errors: list = field(default_factory=list)
+    dialogs: list = field(default_factory=list)
+    foreign: list = field(default_factory=list)
+
+
+class Tabs:
+    def __init__(self, browser):
+        self._browser = browser
+        self.tabs: list[Tab] = []
+
+    def open(self, **context_options) -> Tab:
+        opts = {"viewport": {"width": 1280, "height": 800}, "locale": "en-US", "timezone_id": "UTC"}
+        opts.update(context_options)
+        context = self._browser.new_context(**opts)
+        page = context.new_page()
+        tab = Tab(page=page, context=context)
+
+        def guard(route):
+            host = urlsplit(route.request.url).hostname
+            if host == "127.0.0.1":
+                route.continue_()
+            else:
+                tab.foreign.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", guard)
+        page.on("console", lambda m: tab.console_errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: tab.page_errors.append(str(e)))
+
+        def on_dialog(d):
+            tab.dialogs.append(d.message)
+            d.dismiss()
+
+        page.on("dialog", on_dialog)
+        self.tabs.append(tab)
+        return tab
+
+    def close(self):
+        for t in self.tabs:
+            t.context.close()
+
+
+@pytest.fixture
+def tabs(browser):
+    t = Tabs(browser)
+    yield t
+    foreign = [u for tab in t.tabs for u in tab.foreign]
+    t.close()
+    assert not foreign, f"requests to hosts other than 127.0.0.1: {foreign}"
+
+
+@pytest.fixture
+def tab(tabs) -> Tab:
+    return tabs.open()
+
+
+def pytest_report_header(config):
+    return [textwrap.shorten(f"chromium: {CHROMIUM}; MATSITE_BIN={os.environ.get('MATSITE_BIN', '.build/debug/matsite')}",
+                             200)]

@@ -1,0 +1,165 @@
+"""Helpers for the player's browser tests: a static server on 127.0.0.1 that can
+hold back a response, add a CSP header, serve extra pages and log requests, and
+a few page-side probes.
+"""
+from __future__ import annotations
+
+import base64
+import functools
+import http.server
+import json
+import os
+import threading
+from urllib.parse import urlsplit
+
+STRICT_CSP = "default-src 'self'; img-src 'self' data:"
+
+
+class SiteServer:
+    """Serves a site folder on 127.0.0.1 on a free port, in a background thread."""
+
+    def __init__(self, root: str, csp: str | None = None):
+        self.root = root
+        self.csp = csp
+        self.requests: list[str] = []
+        self._holds: dict[str, threading.Event] = {}
+        self._overrides: dict[str, tuple[bytes, str]] = {}
+        self._lock = threading.Lock()
+        handler = functools.partial(_Handler, directory=root)
+        self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._httpd.site = self  # type: ignore[attr-defined]
+        self.port = self._httpd.server_address[1]
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+
+    def url(self, path: str) -> str:
+        return f"{self.origin}/{path.lstrip('/')}"
+
+    def hold(self, path_part: str) -> threading.Event:
+        """Holds back every response whose path contains `path_part` until the
+        returned event is set."""
+        event = threading.Event()
+        with self._lock:
+            self._holds[path_part] = event
+        return event
+
+    def release_all(self) -> None:
+        with self._lock:
+            for event in self._holds.values():
+                event.set()
+            self._holds.clear()
+
+    def override(self, path: str, body: bytes, content_type: str) -> None:
+        """Serves `body` at `path` (e.g. a test parent page or a changed manifest)."""
+        with self._lock:
+            self._overrides["/" + path.lstrip("/")] = (body, content_type)
+
+    def clear(self) -> None:
+        self.release_all()
+        with self._lock:
+            self._overrides.clear()
+            self.requests.clear()
+
+    def requested(self, path_part: str) -> int:
+        with self._lock:
+            return sum(1 for p in self.requests if path_part in p)
+
+    def stop(self) -> None:
+        self.release_all()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - quiet test output
+        pass
+
+    @property
+    def site(self) -> SiteServer:
+        return self.server.site  # type: ignore[attr-defined]
+
+    def end_headers(self):
+        if self.site.csp:
+            self.send_header("Content-Security-Policy", self.site.csp)
+        super().end_headers()
+
+    def do_GET(self):  # noqa: N802
+        self._common(send_body=True)
+
+    def do_HEAD(self):  # noqa: N802
+        self._common(send_body=False)
+
+    def _common(self, send_body: bool):
+        path = urlsplit(self.path).path
+        site = self.site
+        with site._lock:
+            site.requests.append(path)
+            holds = [e for part, e in site._holds.items() if part in path]
+            override = site._overrides.get(path)
+        for event in holds:
+            event.wait(60)
+        if override is not None:
+            body, ctype = override
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if send_body:
+                self.wfile.write(body)
+            return
+        if send_body:
+            super().do_GET()
+        else:
+            super().do_HEAD()
+
+
+def read_manifest(site_dir: str, anim_id: str = "radar") -> dict:
+    with open(os.path.join(site_dir, anim_id, "manifest.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def player_state(page) -> dict:
+    """The root element's data attributes and a few control facts."""
+    return page.evaluate(
+        """() => {
+            const r = document.querySelector('[data-matsite-player]');
+            const play = r.querySelector('button[aria-label="Play"], button[aria-label="Pause"]');
+            return {
+                state: r.dataset.state, frame: r.dataset.frame === undefined ? null : Number(r.dataset.frame),
+                reason: r.dataset.pausedReason || null, error: r.dataset.error || null,
+                progress: (r.querySelector('.matsite-progress') || {}).textContent || '',
+                playLabel: play ? play.getAttribute('aria-label') : null,
+                playDisabled: play ? play.disabled : null,
+            };
+        }"""
+    )
+
+
+def wait_state(page, states, timeout=20000):
+    if isinstance(states, str):
+        states = [states]
+    page.wait_for_function(
+        "(s) => { const r = document.querySelector('[data-matsite-player]'); return r && s.includes(r.dataset.state); }",
+        arg=list(states), timeout=timeout,
+    )
+
+
+def decode_png(page, png: bytes):
+    """Decodes PNG bytes with the browser itself (no imaging library needed).
+    Returns (width, height, flat RGBA bytes). `page` should be a blank page."""
+    data_url = "data:image/png;base64," + base64.b64encode(png).decode()
+    res = page.evaluate(
+        """async (u) => {
+            const img = new Image(); img.src = u; await img.decode();
+            const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
+            const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+            const d = g.getImageData(0, 0, c.width, c.height).data;
+            let s = ''; const step = 0x8000;
+            for (let i = 0; i < d.length; i += step) s += String.fromCharCode.apply(null, d.subarray(i, i + step));
+            return [c.width, c.height, btoa(s)];
+        }""",
+        data_url,
+    )
+    return res[0], res[1], base64.b64decode(res[2])

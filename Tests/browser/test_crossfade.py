@@ -1,0 +1,64 @@
+"""Issue 3, test 2: the crossfade never uncovers the map, frames come in
+manifest order, and each stays on screen for its duration at 1x."""
+import statistics
+
+from helpers import read_manifest, wait_state
+
+SAMPLER = """async (ms) => {
+    const root = document.querySelector('[data-matsite-player]');
+    const imgs = [...root.querySelectorAll('img.matsite-frame')];
+    const changes = [];
+    const mo = new MutationObserver(() => changes.push([performance.now(), Number(root.dataset.frame)]));
+    mo.observe(root, {attributes: true, attributeFilter: ['data-frame']});
+    let minCov = 1, worst = null, samples = 0, undrawn = 0, last = null;
+    const deltas = [];
+    const t0 = performance.now();
+    await new Promise((done) => {
+        const tick = (ts) => {
+            const a = Number(getComputedStyle(imgs[0]).opacity), b = Number(getComputedStyle(imgs[1]).opacity);
+            const cov = 1 - (1 - a) * (1 - b);
+            samples++;
+            if (cov < minCov) { minCov = cov; worst = {a, b, t: ts - t0}; }
+            // The layers that give the coverage must hold a decoded image.
+            const opaque = imgs.filter((i) => Number(getComputedStyle(i).opacity) >= 0.99);
+            if (!opaque.some((i) => i.complete && i.naturalWidth > 0)) undrawn++;
+            if (last !== null) deltas.push(ts - last);
+            last = ts;
+            if (performance.now() - t0 < ms) requestAnimationFrame(tick); else done();
+        };
+        requestAnimationFrame(tick);
+    });
+    mo.disconnect();
+    return {minCov, worst, samples, undrawn, deltas, changes, layers: imgs.length};
+}"""
+
+
+def test_crossfade_keeps_full_coverage_order_and_timing_over_three_loops(tab, server, site_dir):
+    manifest = read_manifest(str(site_dir))
+    frames = manifest["frames"]
+    n = len(frames)
+    durations = [f["duration_ms"] for f in frames]
+    loop_ms = sum(durations)
+    page = tab.page
+    page.goto(server.url("radar/index.html"))
+    wait_state(page, "playing")
+    r = page.evaluate(SAMPLER, 3 * loop_ms + max(durations) + 400)
+
+    assert r["layers"] == 2
+    assert r["minCov"] >= 0.99, f"coverage dipped to {r['minCov']}: {r['worst']}"
+    assert r["undrawn"] == 0, f"{r['undrawn']} samples had no decoded image at full opacity"
+
+    changes = r["changes"]
+    assert len(changes) >= 3 * n + 1, f"only {len(changes)} frame changes in three loops"
+    for (_, a), (_, b) in zip(changes, changes[1:]):
+        assert b == (a + 1) % n, f"frame {b} followed frame {a}"
+
+    display = statistics.median(r["deltas"])
+    assert 4 < display < 40, f"odd display frame interval {display} ms"
+    tolerance = 1.5 * display
+    errors = []
+    for (t0, index), (t1, _) in zip(changes, changes[1:]):
+        shown = t1 - t0
+        if abs(shown - durations[index]) > tolerance:
+            errors.append((index, round(shown, 1), durations[index]))
+    assert not errors, f"frames shown too long or short (index, ms, expected), tolerance {tolerance:.1f} ms: {errors}"
