@@ -35,16 +35,20 @@ enum RawHTTPError: Error, Equatable {
 
 /// One TCP connection; use through `RawHTTP.withConnection`.
 final class RawHTTPConnection {
-    private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
-    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-    private let channel: Channel
-    private var buffered: [UInt8] = []
-    private var sawEnd = false
+    /// What a background reader has received so far. Reads poll it, so a read can time
+    /// out and the connection still be read from afterwards.
+    struct Inbox: Sendable {
+        var bytes: [UInt8] = []
+        var ended = false
+        var error: String?
+    }
 
-    fileprivate init(channel: Channel, inbound: NIOAsyncChannelInboundStream<ByteBuffer>,
-                     outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
-        self.channel = channel
-        self.iterator = inbound.makeAsyncIterator()
+    private let inbox: TestServerLock<Inbox>
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private var buffered: [UInt8] = []
+
+    fileprivate init(inbox: TestServerLock<Inbox>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+        self.inbox = inbox
         self.outbound = outbound
     }
 
@@ -178,36 +182,27 @@ final class RawHTTPConnection {
         }
     }
 
-    private static func nanoseconds(until deadline: ContinuousClock.Instant) -> Int64 {
-        let (seconds, attoseconds) = (deadline - ContinuousClock.now).components
-        return max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-
     /// Appends the next bytes to `buffered`; false at end of stream.
     private func readMore(deadline: ContinuousClock.Instant) async throws -> Bool {
-        if sawEnd { return false }
-        // The iterator can't be raced against a timer from another task (it isn't
-        // Sendable), so a timer closes the channel instead, which ends the iteration.
-        let timedOut = TestServerLock(false)
-        let channel = self.channel
-        let timer = channel.eventLoop.scheduleTask(deadline: NIODeadline.now() + .nanoseconds(Self.nanoseconds(until: deadline))) {
-            timedOut.withLock { $0 = true }
-            channel.close(promise: nil)
-        }
-        defer { timer.cancel() }
-        do {
-            guard let chunk = try await iterator.next() else {
-                if timedOut.withLock({ $0 }) { throw RawHTTPError.timedOut }
-                sawEnd = true
+        while true {
+            let (bytes, ended, error) = inbox.withLock { inbox in
+                defer { inbox.bytes = [] }
+                return (inbox.bytes, inbox.ended, inbox.error)
+            }
+            if !bytes.isEmpty {
+                buffered += bytes
+                return true
+            }
+            if let error {
+                throw RawHTTPError.connectionError(error)
+            }
+            if ended {
                 return false
             }
-            buffered += chunk.readableBytesView
-            return true
-        } catch let error as RawHTTPError {
-            throw error
-        } catch {
-            if timedOut.withLock({ $0 }) { throw RawHTTPError.timedOut }
-            throw RawHTTPError.connectionError("\(error)")
+            if ContinuousClock.now >= deadline {
+                throw RawHTTPError.timedOut
+            }
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 }
@@ -226,8 +221,19 @@ enum RawHTTP {
                 }
             }
         return try await client.executeThenClose { inbound, outbound in
-            let connection = RawHTTPConnection(channel: client.channel, inbound: inbound, outbound: outbound)
-            return try await body(connection)
+            let inbox = TestServerLock(RawHTTPConnection.Inbox())
+            let reader = Task {
+                do {
+                    for try await chunk in inbound {
+                        inbox.withLock { $0.bytes += chunk.readableBytesView }
+                    }
+                    inbox.withLock { $0.ended = true }
+                } catch {
+                    inbox.withLock { $0.error = "\(error)" }
+                }
+            }
+            defer { reader.cancel() }
+            return try await body(RawHTTPConnection(inbox: inbox, outbound: outbound))
         }
     }
 
