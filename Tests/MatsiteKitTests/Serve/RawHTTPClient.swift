@@ -115,14 +115,15 @@ final class RawHTTPConnection {
         }
     }
 
-    /// Reads whatever arrives within `timeout`, without parsing.
-    func readAvailable(timeout: Duration) async throws -> [UInt8] {
+    /// Reads, without parsing, until the bytes received contain `marker` (or the
+    /// connection ends, or `timeout` passes), and returns them as text.
+    func readText(until marker: String, timeout: Duration = .seconds(5)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         do {
-            while try await readMore(deadline: deadline) {}
+            while !String(decoding: buffered, as: UTF8.self).contains(marker), try await readMore(deadline: deadline) {}
         } catch RawHTTPError.timedOut {}
         defer { buffered = [] }
-        return buffered
+        return String(decoding: buffered, as: UTF8.self)
     }
 
     private func readUntilHeadEnd(deadline: ContinuousClock.Instant) async throws -> Int {
@@ -249,5 +250,16 @@ enum RawHTTP {
             try await connection.sendRequest(method, target, headers: headers)
             return try await connection.readResponse(headRequest: method == "HEAD", timeout: timeout)
         }
+    }
+
+    /// Polls `condition` until it holds or `timeout` passes: the tests run in parallel on a
+    /// small machine, so "by now" must mean "within a generous bound", never a fixed sleep.
+    static func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
     }
 }

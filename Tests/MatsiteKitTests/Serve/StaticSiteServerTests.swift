@@ -311,19 +311,16 @@ struct StaticSiteServerTests {
 
             try await RawHTTP.withConnection(port: server.port) { connection in
                 try await connection.sendRequest("GET", StaticSiteServer.eventsPath, headers: [("Accept", "text/event-stream")])
-                let opening = String(decoding: try await connection.readAvailable(timeout: .milliseconds(300)), as: UTF8.self)
+                let opening = try await connection.readText(until: ": connected")
                 #expect(opening.contains("200 OK"))
                 #expect(opening.lowercased().contains("content-type: text/event-stream"))
                 #expect(server.reloadListenerCount == 1)
                 server.notifyReload()
-                let event = String(decoding: try await connection.readAvailable(timeout: .milliseconds(300)), as: UTF8.self)
+                let event = try await connection.readText(until: "data: reload")
                 #expect(event.contains("event: reload"))
             }
             // The listener goes away with its connection.
-            for _ in 0..<50 where server.reloadListenerCount > 0 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(server.reloadListenerCount == 0)
+            #expect(await RawHTTP.eventually { server.reloadListenerCount == 0 })
         }
     }
 

@@ -2,10 +2,12 @@
 //
 // Routes map a request path (exact, or a prefix) to a `Behaviour`: a healthy answer with
 // validators, an error status, or a fault (no answer, trickle, reset mid-body, short body,
-// huge Content-Length, redirect loop...). `.sequence` and `.failFirst` script what the
+// huge Content-Length, redirect loop, close or reset before answering, a PNG with a bad
+// CRC or a truncated IDAT...). `.sequence` and `.failFirst` script what the
 // 1st, 2nd, ... request to a path gets, so "fails twice then works" is one line. Every
 // request is recorded (method, path, query, headers), so tests can assert on counts,
-// User-Agent, If-None-Match and so on. Paths that match no route get 404.
+// User-Agent, If-None-Match and so on, and the peak number of requests in flight shows a
+// client's concurrency limit. Paths that match no route get 404.
 //
 //     let server = try await TestServer.start()
 //     defer { Task { await server.stop() } }          // or `await server.stop()` at the end
@@ -34,8 +36,12 @@ final class TestServer: Sendable {
         /// The query without `?`, or nil.
         let query: String?
         let headers: HTTPHeaders
+        /// The request body (empty for GET).
+        let body: [UInt8]
         /// 1 for the first request this route answered at this path, 2 for the next...
         let attempt: Int
+        /// When the request arrived (e.g. to check that a client waited for `Retry-After`).
+        let receivedAt: ContinuousClock.Instant
 
         /// The first value of a header (case-insensitive).
         func header(_ name: String) -> String? {
@@ -123,11 +129,23 @@ final class TestServer: Sendable {
         state.locked.withLock { $0.log }
     }
 
+    /// Requests being answered right now.
+    var requestsInFlight: Int {
+        state.locked.withLock { $0.inFlight }
+    }
+
+    /// The most requests answered at once since start (or `resetCounts()`): a client's
+    /// concurrency limit shows here, given behaviours slow enough to overlap.
+    var peakRequestsInFlight: Int {
+        state.locked.withLock { $0.peakInFlight }
+    }
+
     /// Forgets recorded requests and restarts every route's script.
     func resetCounts() {
         state.locked.withLock { state in
             state.log.removeAll()
             state.attempts.removeAll()
+            state.peakInFlight = state.inFlight
         }
     }
 }
@@ -267,6 +285,27 @@ extension TestServer.Behaviour {
         }
     }
 
+    /// Closes the connection as soon as the request arrived, without a byte of response.
+    static var closeWithoutAnswer: Self {
+        Self { _, writer in await writer.closeConnection() }
+    }
+
+    /// Resets the connection as soon as the request arrived (RST, no response).
+    static var resetWithoutAnswer: Self {
+        Self { _, writer in await writer.resetConnection() }
+    }
+
+    /// A PNG whose first chunk (IHDR) has a wrong CRC; everything else as `png`.
+    static func pngWithBadCRC(_ png: [UInt8]) -> Self {
+        .ok(TestServer.corruptingFirstCRC(of: png), contentType: "image/png")
+    }
+
+    /// A PNG cut off in the middle of its first IDAT chunk (no IEND), served with a
+    /// matching Content-Length: the transfer is fine, the image is not.
+    static func pngWithTruncatedIDAT(_ png: [UInt8]) -> Self {
+        .ok(TestServer.truncatingFirstIDAT(of: png), contentType: "image/png")
+    }
+
     /// A redirect to `location` (a path on this server or a full URL).
     static func redirect(to location: String, status: Int = 302) -> Self {
         .status(status, body: "see \(location)\n", headers: [("Location", location)])
@@ -317,6 +356,33 @@ extension TestServer.Behaviour {
     }
 }
 
+// MARK: - Broken images
+
+extension TestServer {
+    /// `png` with one bit of its IHDR chunk's CRC flipped (unchanged if it is not a PNG).
+    static func corruptingFirstCRC(of png: [UInt8]) -> [UInt8] {
+        // Signature (8), then IHDR: length (4), type (4), data (13), CRC (4).
+        guard png.count >= 33 else { return png }
+        var bytes = png
+        bytes[32] ^= 0x01
+        return bytes
+    }
+
+    /// `png` up to the middle of its first IDAT chunk's data (unchanged without one).
+    static func truncatingFirstIDAT(of png: [UInt8]) -> [UInt8] {
+        var offset = 8
+        while offset + 8 <= png.count {
+            let length = png[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: png[(offset + 4)..<(offset + 8)], as: UTF8.self)
+            if type == "IDAT" {
+                return Array(png.prefix(offset + 8 + length / 2))
+            }
+            offset += 12 + length
+        }
+        return png
+    }
+}
+
 // MARK: - Internals
 
 private final class ServerState: Sendable {
@@ -330,6 +396,8 @@ private final class ServerState: Sendable {
         var log: [TestServer.RecordedRequest] = []
         /// Per route and concrete path: how many requests that route has answered there.
         var attempts: [String: Int] = [:]
+        var inFlight = 0
+        var peakInFlight = 0
     }
 
     let locked = TestServerLock(Routes())
@@ -353,11 +421,14 @@ private final class ServerState: Sendable {
             }
             let recorded = TestServer.RecordedRequest(
                 method: request.method, path: request.path, query: request.query,
-                headers: request.headers, attempt: attempt
+                headers: request.headers, body: request.body, attempt: attempt, receivedAt: .now
             )
             state.log.append(recorded)
+            state.inFlight += 1
+            state.peakInFlight = max(state.peakInFlight, state.inFlight)
             return (recorded, key.flatMap { state.routes[$0] })
         }
+        defer { locked.withLock { $0.inFlight -= 1 } }
         guard let behaviour else {
             return try await TestServer.Behaviour.status(404, body: "no route for \(request.path)\n").run(recorded, writer)
         }
