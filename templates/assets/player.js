@@ -58,29 +58,42 @@
 
 	// Keeps only text and <a href="http(s)://..."> from attribution HTML. The build
 	// already sanitizes it; this second pass means a hand-edited manifest cannot
-	// inject markup either.
+	// inject markup either. It is a plain scan rather than DOMParser, which would
+	// raise CSP reports for any handler attribute it merely parses.
 	M.safeAttribution = function (html) {
 		if (typeof html !== 'string' || !html) { return ''; }
-		var doc = new DOMParser().parseFromString('<body>' + html, 'text/html');
-		var out = document.createElement('div');
-		var walk = function (node, into) {
-			node.childNodes.forEach(function (n) {
-				if (n.nodeType === 3) {
-					into.appendChild(document.createTextNode(n.nodeValue));
-				} else if (n.nodeType === 1 && n.tagName === 'A' && /^https?:\/\//i.test(n.getAttribute('href') || '')) {
-					var a = document.createElement('a');
-					a.href = n.getAttribute('href');
-					a.rel = 'noopener noreferrer';
-					a.target = '_blank';
-					walk(n, a);
-					into.appendChild(a);
-				} else if (n.nodeType === 1) {
-					walk(n, into);
-				}
-			});
+		var text = function (s) {
+			return s.replace(/&(?!(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,31});)/gi, '&amp;')
+				.replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 		};
-		walk(doc.body, out);
-		return out.innerHTML;
+		var attr = function (s) {
+			return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
+				.replace(/</g, '&lt;').replace(/>/g, '&gt;');
+		};
+		var out = '';
+		var open = 0;
+		var last = 0;
+		var re = /<[^>]*>?/g;
+		var m;
+		while ((m = re.exec(html)) !== null) {
+			out += text(html.slice(last, m.index));
+			last = re.lastIndex;
+			var a = /^<a\s(?:[^>]*?\s)?href\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)')[^>]*>$/i.exec(m[0]);
+			if (a) {
+				var href = (a[1] !== undefined ? a[1] : a[2]).replace(/&quot;/g, '"').replace(/&#39;/g, '\'')
+					.replace(/&amp;/g, '&');
+				if (/^https?:\/\/[^\s"'<>`]+$/i.test(href)) {
+					out += '<a href="' + attr(href) + '" rel="noopener noreferrer" target="_blank">';
+					open++;
+				}
+			} else if (/^<\/a\s*>$/i.test(m[0]) && open > 0) {
+				out += '</a>';
+				open--;
+			}
+		}
+		out += text(html.slice(last));
+		while (open-- > 0) { out += '</a>'; }
+		return out;
 	};
 
 	function escapeText(s) {
