@@ -12,7 +12,6 @@ Every page runs in a context whose requests are all routed: anything not for
 from __future__ import annotations
 
 import os
-import subprocess
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,57 +20,16 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import sync_playwright
 
-from helpers import SiteServer
+from helpers import XSS_CONFIG, DEMO_CONFIG, XSS_TITLE, BuildFailed, SiteServer, build_site  # noqa: F401
 
-REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium")
-XSS_TITLE = "</script><script>alert(1)</script>"
-
-DEMO_CONFIG = """\
-title: Test site
-base_map: { demo: true }
-animations:
-  - id: radar
-    title: Demo radar
-    bbox: [-10.0, 40.0, 10.0, 52.0]
-    zoom: 5
-    frame_duration_ms: 200
-    last_frame_duration_ms: 600
-    crossfade_ms: 100
-    source: { demo: radar }
-    frames: { count: 6 }
-    fallback: { levels: 1 }
-"""
-
-XSS_CONFIG = """\
-title: '{t}'
-base_map: {{ demo: true }}
-animations:
-  - id: radar
-    title: '{t}'
-    attribution: '<img src=x onerror=alert(2)> <a href="javascript:alert(3)">js</a> <a href="https://example.org/">ok</a>'
-    bbox: [-10.0, 40.0, 10.0, 52.0]
-    zoom: 4
-    frame_duration_ms: 200
-    crossfade_ms: 100
-    source: {{ demo: radar }}
-    frames: {{ count: 3 }}
-""".format(t=XSS_TITLE)
 
 
 def _build(tmp: Path, config: str) -> Path:
-    binary = os.environ.get("MATSITE_BIN", str(REPO / ".build" / "debug" / "matsite"))
-    if not os.path.exists(binary):
-        pytest.fail(f"matsite binary not found at {binary}: run `swift build --product matsite` "
-                    "or set MATSITE_BIN", pytrace=False)
-    tmp.mkdir(parents=True, exist_ok=True)
-    (tmp / "matsite.yml").write_text(config, encoding="utf-8")
-    site = tmp / "site"
-    proc = subprocess.run([binary, "build", "--config", str(tmp / "matsite.yml"), "--output", str(site), "--quiet"],
-                          cwd=tmp, capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        pytest.fail(f"matsite build failed ({proc.returncode}):\n{proc.stderr}", pytrace=False)
-    return site
+    try:
+        return build_site(tmp, config)
+    except BuildFailed as e:
+        pytest.fail(str(e), pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -9,10 +9,68 @@ import functools
 import http.server
 import json
 import os
+import subprocess
 import threading
+from pathlib import Path
 from urllib.parse import urlsplit
 
 STRICT_CSP = "default-src 'self'; img-src 'self' data:"
+REPO = Path(__file__).resolve().parents[2]
+XSS_TITLE = "</script><script>alert(1)</script>"
+
+DEMO_CONFIG = """\
+title: Test site
+base_map: { demo: true }
+animations:
+  - id: radar
+    title: Demo radar
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 5
+    frame_duration_ms: 200
+    last_frame_duration_ms: 600
+    crossfade_ms: 100
+    source: { demo: radar }
+    frames: { count: 6 }
+    fallback: { levels: 1 }
+"""
+
+XSS_CONFIG = """\
+title: '{t}'
+base_map: {{ demo: true }}
+animations:
+  - id: radar
+    title: '{t}'
+    attribution: '<img src=x onerror=alert(2)> <a href="javascript:alert(3)">js</a> <a href="https://example.org/">ok</a>'
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 4
+    frame_duration_ms: 200
+    crossfade_ms: 100
+    source: {{ demo: radar }}
+    frames: {{ count: 3 }}
+""".format(t=XSS_TITLE)
+
+
+
+
+class BuildFailed(Exception):
+    pass
+
+
+def build_site(folder: Path, config: str) -> Path:
+    """Writes `config` to folder/matsite.yml and runs `$MATSITE_BIN build` into folder/site."""
+    binary = os.environ.get("MATSITE_BIN", str(REPO / ".build" / "debug" / "matsite"))
+    if not os.path.exists(binary):
+        raise BuildFailed(f"matsite binary not found at {binary}: run `swift build --product matsite` or set MATSITE_BIN")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "matsite.yml").write_text(config, encoding="utf-8")
+    site = folder / "site"
+    proc = subprocess.run([binary, "build", "--config", str(folder / "matsite.yml"), "--output", str(site), "--quiet"],
+                          cwd=folder, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise BuildFailed(f"matsite build failed ({proc.returncode}):\n{proc.stderr}")
+    if not (site / "radar" / "manifest.json").exists():
+        raise BuildFailed(f"matsite build wrote no radar/manifest.json into {site}")
+    return site
 
 
 class SiteServer:

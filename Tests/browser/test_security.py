@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import XSS_TITLE
+from helpers import XSS_TITLE
 from helpers import STRICT_CSP, SiteServer, player_state, wait_state
 
 PAGES = ["index.html", "radar/index.html", "radar/embed.html"]
