@@ -251,8 +251,9 @@
 			this._crossfade = isNum(m.crossfade_ms) && m.crossfade_ms > 0 ? m.crossfade_ms : 0;
 			if (o.loop === undefined) { o.loop = m.loop !== false; }
 			if (o.autoplay === undefined) { o.autoplay = !o.embed; }
+			var autoplay = o.autoplay && !o.reducedMotion;
 			var initial = o.frame === 'first' ? 0 : o.frame === 'last' ? n - 1 :
-				isNum(o.frame) ? Math.min(n - 1, Math.max(0, o.frame)) : (o.autoplay ? 0 : n - 1);
+				isNum(o.frame) ? Math.min(n - 1, Math.max(0, o.frame)) : (autoplay ? 0 : n - 1);
 			this._initial = initial;
 			this._formatter = this._makeFormatter();
 			this._root.setAttribute('data-frame', String(initial));
@@ -289,6 +290,8 @@
 				this._api.setAllowedOrigins(m.embed && Array.isArray(m.embed.allowed_origins) ? m.embed.allowed_origins : ['*']);
 			}
 
+			// Known before loading ends, so a player off screen never starts playing first.
+			this._watchVisibility();
 			this._loader = new M.FrameLoader(this._urls, {first: initial});
 			this._loader.on('progress', function (e) {
 				this._progress.textContent = e.loaded + ' / ' + e.total + ' frames';
@@ -349,7 +352,6 @@
 			this._control.setEnabled(true);
 			this._progress.textContent = '';
 			this._say('');
-			this._watchVisibility();
 			if ('frame' in this._pending) { clock.seek(this._pending.frame); }
 			var autoplay = o.autoplay && !o.reducedMotion;
 			if ('play' in this._pending) { autoplay = this._pending.play; }
