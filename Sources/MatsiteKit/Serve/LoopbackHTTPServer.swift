@@ -148,6 +148,16 @@ public final class LoopbackHTTPServer: Sendable {
         await acceptTask.value
     }
 
+    /// Suspends until the server has stopped (by ``stop()`` or because its socket failed);
+    /// returns at once if it is not running.
+    public func waitUntilStopped() async {
+        let task: Task<Void, Never>? = state.withLock { state in
+            if case let .running(_, acceptTask) = state.phase { return acceptTask }
+            return nil
+        }
+        await task?.value
+    }
+
     /// Same as ``stop()``: the name NIO users reach for.
     public func shutdown() async throws {
         try await stop()

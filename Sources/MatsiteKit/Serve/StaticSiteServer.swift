@@ -35,6 +35,11 @@ public final class StaticSiteServer: Sendable {
     public let extraHeaders: [(name: String, value: String)]
     /// Whether pages get the live-reload script and ``eventsPath`` is served.
     public let liveReload: Bool
+    /// Host names (without port) accepted in the `Host` header; others get 403.
+    public let allowedHosts: Set<String>
+
+    /// The names a browser uses for this machine's loopback interface.
+    public static let loopbackHosts: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
 
     private let subscribers = ServeLockedBox([UUID: AsyncStream<Void>.Continuation]())
     private let http: ServeLockedBox<LoopbackHTTPServer?> = ServeLockedBox(nil)
@@ -48,16 +53,20 @@ public final class StaticSiteServer: Sendable {
     ///   - port: 0 picks a free port (read ``port`` after ``start()``).
     ///   - extraHeaders: added to every response, after the server's own.
     ///   - liveReload: inject the reload script into pages and serve ``eventsPath``.
+    ///   - allowedHosts: `Host` names to answer. Checking them stops DNS rebinding: a web
+    ///     page whose domain re-resolves to 127.0.0.1 would otherwise read the preview.
     public init(
         root: URL,
         port: Int = 0,
         extraHeaders: [(name: String, value: String)] = [],
-        liveReload: Bool = false
+        liveReload: Bool = false,
+        allowedHosts: Set<String> = StaticSiteServer.loopbackHosts
     ) {
         self.root = root
         self.requestedPort = port
         self.extraHeaders = extraHeaders
         self.liveReload = liveReload
+        self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
     }
 
     /// The bound port once started, else the port asked for.
@@ -93,6 +102,18 @@ public final class StaticSiteServer: Sendable {
         } catch {
             http.withLock { $0 = nil }
             throw error
+        }
+    }
+
+    /// Starts, then serves until ``stop()`` is called or the calling task is cancelled
+    /// (what `matsite serve` does until Ctrl-C).
+    public func run() async throws {
+        try await start()
+        let server = http.withLock { $0 }
+        await withTaskCancellationHandler {
+            await server?.waitUntilStopped()
+        } onCancel: {
+            Task { try? await self.stop() }
         }
     }
 
@@ -148,6 +169,9 @@ private extension StaticSiteServer {
     }
 
     func handle(_ request: LoopbackHTTPServer.Request, _ response: LoopbackHTTPServer.ResponseWriter) async throws {
+        guard hostIsAllowed(request.header("host")) else {
+            return try await respondError(403, "This preview answers only to \(LoopbackHTTPServer.host) and localhost.", response)
+        }
         if liveReload, request.path == Self.eventsPath {
             return try await streamReloadEvents(request, response)
         }
@@ -357,6 +381,19 @@ private extension StaticSiteServer {
         headers.add(name: "Cache-Control", value: "no-cache")
         addExtraHeaders(to: &headers)
         try await response.respond(status: 301, headers: headers)
+    }
+
+    /// HTTP/1.1 requires a Host header; a request without one comes from no browser, so
+    /// it is let through rather than guessed at.
+    func hostIsAllowed(_ host: String?) -> Bool {
+        guard let host = host?.lowercased() else { return true }
+        let name: Substring
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            name = host[...close]
+        } else {
+            name = host.split(separator: ":", maxSplits: 1).first ?? ""
+        }
+        return allowedHosts.contains(String(name))
     }
 
     func addExtraHeaders(to headers: inout HTTPHeaders) {

@@ -334,6 +334,47 @@ struct StaticSiteServerTests {
         }
     }
 
+    @Test("requests naming another host are refused, so DNS rebinding can't read the preview")
+    func hostCheck() async throws {
+        try await withSite { server, _ in
+            for host in ["127.0.0.1", "127.0.0.1:\(server.port)", "localhost:\(server.port)", "LOCALHOST", "[::1]:\(server.port)"] {
+                let response = try await RawHTTP.withConnection(port: server.port) { connection in
+                    try await connection.send("GET /notes.txt HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+                    return try await connection.readResponse()
+                }
+                #expect(response.status == 200, "\(host)")
+            }
+            for host in ["evil.example", "evil.example:\(server.port)", "127.0.0.1.evil.example", "[::2]"] {
+                let response = try await RawHTTP.withConnection(port: server.port) { connection in
+                    try await connection.send("GET /notes.txt HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+                    return try await connection.readResponse()
+                }
+                #expect(response.status == 403, "\(host)")
+                #expect(!response.text.contains("notes"))
+            }
+        }
+    }
+
+    @Test("run serves until its task is cancelled, then stops")
+    func runUntilCancelled() async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        try Data("hello".utf8).write(to: base.appendingPathComponent("index.html"))
+
+        let server = StaticSiteServer(root: base)
+        let running = Task { try await server.run() }
+        #expect(await RawHTTP.eventually { server.port != 0 })
+        let response = try await RawHTTP.request(port: server.port, "/")
+        #expect(response.text == "hello")
+        let port = server.port
+        running.cancel()
+        try await running.value
+        await #expect(throws: (any Error).self) {
+            try await RawHTTP.request(port: port, "/")
+        }
+    }
+
     @Test("starting on a folder that does not exist fails with a message naming it")
     func missingRoot() async throws {
         let server = StaticSiteServer(root: URL(fileURLWithPath: "/nonexistent/matsite-site"))
