@@ -23,6 +23,9 @@ typedef struct matsite_xml_guard {
     char error_message[512];
 } matsite_xml_guard;
 
+/* Declared in parserInternals.h, which drags in ICU headers that clash with Foundation's. */
+xmlParserCtxtPtr xmlCreateMemoryParserCtxt(const char *buffer, int size);
+
 static inline void matsite_xml_refuse_entity(void *ctx) {
     xmlParserCtxtPtr ctxt = (xmlParserCtxtPtr)ctx;
     if (ctxt == NULL) return;

@@ -268,8 +268,11 @@ private func malformed(_ state: matsite_xml_guard, bytes: [UInt8]) -> XMLDocumen
     if looksLikeHTML(bytes, anywhereInFirst: 2048) {
         return .html
     }
-    let truncated = state.error_code == Int32(XML_ERR_TAG_NOT_FINISHED.rawValue)
-        || state.error_code == Int32(XML_ERR_DOCUMENT_EMPTY.rawValue)
+    // An error on the last line means the input ran out: the usual sign of a cut download.
+    let lastLine = bytes.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+    let opensLikeXML = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 } == UInt8(ascii: "<")
+    let truncated = opensLikeXML && (state.error_code == Int32(XML_ERR_TAG_NOT_FINISHED.rawValue)
+        || Int(state.error_line) >= lastLine)
     return .malformed(
         line: Int(state.error_line), column: Int(state.error_column),
         message: message, truncated: truncated)
