@@ -1,0 +1,86 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The pipeline, by target:
+//   MatsiteImaging      PNG decode/encode and band-by-band stitching (owns libpng, via CPNGShim)
+//   MatsiteCapabilities WMTS/WMS capabilities and ISO 8601 time dimensions (owns libxml2)
+//   MatsiteKit          config -> plan -> fetch -> stitch -> publish, pages, cache, serve
+//   matsite             the thin command line over MatsiteKit
+let package = Package(
+    name: "matsite",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "matsite", targets: ["matsite"]),
+        .library(name: "MatsiteKit", targets: ["MatsiteKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        // setjmp/longjmp stays inside these C functions: libpng never unwinds Swift frames.
+        .target(
+            name: "CPNGShim",
+            dependencies: ["CPNG"],
+            cSettings: [.unsafeFlags(["-O2"])]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .target(name: "MatsiteImaging", dependencies: ["CPNGShim"]),
+        // Atomic directory exchange (renameat2) for publishing.
+        .target(name: "CMatsiteSystem"),
+        .target(name: "MatsiteCapabilities", dependencies: ["CLibXML2"]),
+        .target(
+            name: "MatsiteKit",
+            dependencies: [
+                "MatsiteImaging",
+                "MatsiteCapabilities",
+                "CMatsiteSystem",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            plugins: ["EmbedTemplates"]
+        ),
+        // Compiles templates/ into MatsiteKit, so the binary carries its default pages.
+        .executableTarget(name: "embed-templates", path: "Sources/EmbedTemplatesTool"),
+        .plugin(name: "EmbedTemplates", capability: .buildTool(), dependencies: ["embed-templates"]),
+        .executableTarget(
+            name: "matsite",
+            dependencies: [
+                "MatsiteKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "MatsiteImagingTests", dependencies: ["MatsiteImaging"]),
+        .testTarget(name: "MatsiteCapabilitiesTests", dependencies: ["MatsiteCapabilities"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "MatsiteKitTests",
+            dependencies: [
+                "MatsiteKit", "MatsiteImaging",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,11 @@
+#ifndef MATSITE_SYSTEM_H
+#define MATSITE_SYSTEM_H
+
+/// Atomically swaps two paths (Linux renameat2 RENAME_EXCHANGE). Returns 0 on success,
+/// else -1 with errno set (EINVAL/ENOSYS where the file system or kernel cannot).
+int matsite_exchange_paths(const char *a, const char *b);
+
+/// Flushes a directory's entries to disk.
+int matsite_fsync_directory(const char *path);
+
+#endif

@@ -1,0 +1,67 @@
+#ifndef MATSITE_CPNG_SHIM_H
+#define MATSITE_CPNG_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// A thin, longjmp-free face of libpng for Swift. Every setjmp lives inside these
+// functions; errors and warnings come back as return codes plus a message.
+
+#define MPNG_OK 0
+#define MPNG_ERROR 1
+#define MPNG_NEED_BUFFER 2
+
+/// What decode may accept.
+typedef struct mpng_limits {
+    uint32_t max_width;
+    uint32_t max_height;
+    size_t max_chunk_bytes;     /* largest ancillary chunk libpng will buffer */
+} mpng_limits;
+
+/// What a PNG is, and how the decoded pixels are laid out.
+typedef struct mpng_info {
+    uint32_t width;
+    uint32_t height;
+    int bit_depth;
+    int color_type;
+    int interlaced;
+    int channels;               /* of the decoded pixels: 1 = palette indices, 4 = RGBA8 */
+    int palette_size;           /* entries in palette, 0 when not a palette image */
+    uint8_t palette[256 * 4];   /* RGBA; alpha from tRNS, 255 where tRNS is short */
+} mpng_info;
+
+/// Decodes a PNG held in memory.
+/// With want_indexed != 0 a palette image keeps its indices (1 byte per pixel); every other
+/// image becomes 8-bit RGBA. Pass out == NULL to read only the header: the result is then
+/// MPNG_NEED_BUFFER with info filled in. Rows are written `out_stride` bytes apart.
+/// Any libpng warning fails the decode (ancillary chunks matsite does not use are skipped).
+int mpng_decode(const uint8_t *data, size_t size, int want_indexed, const mpng_limits *limits,
+                mpng_info *info, uint8_t *out, size_t out_capacity, size_t out_stride,
+                char *message, size_t message_size);
+
+typedef struct mpng_writer mpng_writer;
+
+/// Opens a streaming PNG writer: to `path` when non-NULL, else into memory.
+/// channels: 1 (palette indices; palette_rgba/palette_size required), 3 (RGB) or 4 (RGBA).
+/// level: zlib level 0-9. Returns NULL with `message` filled on failure.
+mpng_writer *mpng_writer_open(const char *path, uint32_t width, uint32_t height, int channels,
+                              const uint8_t *palette_rgba, int palette_size, int level,
+                              char *message, size_t message_size);
+
+/// Writes `count` rows, `stride` bytes apart. Rows beyond the image height are an error.
+int mpng_writer_write_rows(mpng_writer *writer, const uint8_t *rows, uint32_t count, size_t stride,
+                           char *message, size_t message_size);
+
+/// Writes the end of the image and flushes. After this, memory output can be read.
+int mpng_writer_finish(mpng_writer *writer, char *message, size_t message_size);
+
+/// The bytes written so far (memory writers only).
+const uint8_t *mpng_writer_bytes(const mpng_writer *writer, size_t *size);
+
+/// Bytes written so far (file or memory).
+uint64_t mpng_writer_bytes_written(const mpng_writer *writer);
+
+/// Releases the writer; an unfinished file is closed (the caller removes it).
+void mpng_writer_free(mpng_writer *writer);
+
+#endif

@@ -1,0 +1,132 @@
+import CPNGShim
+
+/// The pixel layout a PNG is written in.
+public enum PixelFormat: Equatable, Sendable {
+    /// One byte per pixel, an index into the palette.
+    case indexed(Palette)
+    /// Four bytes per pixel.
+    case rgba
+
+    /// Bytes per pixel in memory.
+    public var bytesPerPixel: Int {
+        switch self {
+        case .indexed: 1
+        case .rgba: 4
+        }
+    }
+
+    /// The byte pattern of a fully transparent pixel, or nil when the palette has none.
+    public var transparentPixel: [UInt8]? {
+        switch self {
+        case .indexed(let palette): palette.transparentIndex.map { [$0] }
+        case .rgba: [0, 0, 0, 0]
+        }
+    }
+}
+
+/// Writes a PNG row by row through libpng, to a file or to memory.
+///
+/// Memory stays at one zlib window plus the caller's rows: a frame of any height is
+/// written without holding it whole.
+public final class PNGWriter {
+    private var writer: OpaquePointer?
+    /// Image width in pixels.
+    public let width: Int
+    /// Image height in pixels.
+    public let height: Int
+    /// The layout rows must be given in.
+    public let format: PixelFormat
+    private var rowsWritten = 0
+
+    /// Opens a writer. `path` nil writes to memory (read it back from `finish()`).
+    /// `level` is zlib's compression level, 0-9.
+    public init(path: String?, width: Int, height: Int, format: PixelFormat, level: Int = 6) throws(PNGError) {
+        guard width > 0, height > 0, width <= Int(UInt32.max), height <= Int(UInt32.max) else {
+            throw PNGError(.encode, "invalid image size \(width)x\(height)")
+        }
+        self.width = width
+        self.height = height
+        self.format = format
+        var message = [CChar](repeating: 0, count: 256)
+        let channels: Int32 = format == .rgba ? 4 : 1
+        var paletteBytes: [UInt8] = []
+        var paletteCount: Int32 = 0
+        if case .indexed(let palette) = format {
+            paletteBytes = palette.rgba
+            paletteCount = Int32(palette.count)
+        }
+        let opened: OpaquePointer? = paletteBytes.withUnsafeBufferPointer { palette in
+            message.withUnsafeMutableBufferPointer { text in
+                if let path {
+                    return mpng_writer_open(path, UInt32(width), UInt32(height), channels, palette.baseAddress,
+                                            paletteCount, Int32(level), text.baseAddress, text.count)
+                }
+                return mpng_writer_open(nil, UInt32(width), UInt32(height), channels, palette.baseAddress,
+                                        paletteCount, Int32(level), text.baseAddress, text.count)
+            }
+        }
+        guard let opened else { throw PNGError(.encode, Self.text(message)) }
+        writer = opened
+    }
+
+    deinit {
+        mpng_writer_free(writer)
+    }
+
+    /// Writes `count` rows starting at `rows`, each `stride` bytes after the last.
+    public func write(rows: UnsafeRawPointer, count: Int, stride: Int) throws(PNGError) {
+        guard count > 0 else { return }
+        var message = [CChar](repeating: 0, count: 256)
+        let code = message.withUnsafeMutableBufferPointer { text in
+            mpng_writer_write_rows(writer, rows.assumingMemoryBound(to: UInt8.self), UInt32(count), stride,
+                                   text.baseAddress, text.count)
+        }
+        guard code == MPNG_OK else { throw PNGError(.encode, Self.text(message)) }
+        rowsWritten += count
+    }
+
+    /// Writes rows held in an array (packed, `width * bytesPerPixel` bytes each).
+    public func write(rows: [UInt8]) throws(PNGError) {
+        let stride = width * format.bytesPerPixel
+        guard rows.count % stride == 0 else { throw PNGError(.encode, "row data is not a whole number of rows") }
+        let result: Result<Void, PNGError> = rows.withUnsafeBytes { raw in
+            do throws(PNGError) {
+                try write(rows: raw.baseAddress!, count: rows.count / stride, stride: stride)
+                return .success(())
+            } catch { return .failure(error) }
+        }
+        try result.get()
+    }
+
+    /// Ends the image. Returns the PNG's bytes for a memory writer, nil for a file.
+    @discardableResult
+    public func finish() throws(PNGError) -> [UInt8]? {
+        var message = [CChar](repeating: 0, count: 256)
+        let code = message.withUnsafeMutableBufferPointer { text in
+            mpng_writer_finish(writer, text.baseAddress, text.count)
+        }
+        guard code == MPNG_OK else { throw PNGError(.encode, Self.text(message)) }
+        var size = 0
+        guard let bytes = mpng_writer_bytes(writer, &size), size > 0 else { return nil }
+        return Array(UnsafeBufferPointer(start: bytes, count: size))
+    }
+
+    /// Encoded bytes produced so far.
+    public var bytesWritten: UInt64 { mpng_writer_bytes_written(writer) }
+
+    /// Encodes a whole image held in memory.
+    public static func encode(width: Int, height: Int, format: PixelFormat, pixels: [UInt8],
+                              level: Int = 6) throws(PNGError) -> [UInt8] {
+        let writer = try PNGWriter(path: nil, width: width, height: height, format: format, level: level)
+        try writer.write(rows: pixels)
+        guard let bytes = try writer.finish() else { throw PNGError(.encode, "no output") }
+        return bytes
+    }
+}
+
+private extension PNGWriter {
+    static func text(_ message: [CChar]) -> String {
+        let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return text.isEmpty ? "unknown libpng error" : text
+    }
+}

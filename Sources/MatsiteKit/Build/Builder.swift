@@ -1,0 +1,163 @@
+import Foundation
+import MatsiteImaging
+
+/// Options of one build run, beyond the config.
+public struct BuildOptions: Sendable {
+    /// Output folder overriding the config's `output`.
+    public var output: String?
+    /// Use the tile cache (`--no-cache` turns it off).
+    public var useCache = true
+    /// Seconds to wait for another build holding the output's lock.
+    public var lockWait: Double = 120
+
+    /// Default options.
+    public init() {}
+}
+
+/// `matsite build`: config -> plan -> fetch -> stitch -> publish.
+///
+/// `run()` reads top to bottom as the pipeline: resolve each source and plan its frames,
+/// render every animation (fetching overlaps stitching; frames run across cores) into a
+/// staging folder, render pages, then swap the staging folder in for the output. Any
+/// failure before the swap leaves the previous site exactly as it was.
+public struct Builder: Sendable {
+    /// The validated config.
+    public let config: SiteConfig
+    /// Run options.
+    public let options: BuildOptions
+    /// Where progress goes.
+    public let reporter: any BuildReporter
+
+    /// Creates a builder.
+    public init(config: SiteConfig, options: BuildOptions = BuildOptions(), reporter: any BuildReporter = SilentReporter()) {
+        self.config = config
+        self.options = options
+        self.reporter = reporter
+    }
+
+    /// Builds and publishes the site.
+    public func run() async throws -> BuildSummary {
+        let deadline = config.deadlineSeconds
+        return try await withThrowingTaskGroup(of: BuildSummary?.self) { group in
+            group.addTask { try await self.build() }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(deadline * 1_000_000_000))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let summary = first else { throw BuildError.deadline(deadline) }
+            return summary
+        }
+    }
+}
+
+private extension Builder {
+    func build() async throws -> BuildSummary {
+        let started = Date()
+        let output = config.resolve(options.output ?? config.output).standardizedFileURL
+        let lock = try await OutputLock.acquire(for: output, wait: options.lockWait)
+        Staging.recover(output: output)
+        let fetcher = needsHTTP ? HTTPFetcher(options: config.http, cache: cache()) : nil
+        do {
+            let summary = try await build(output: output, fetcher: fetcher, started: started)
+            await fetcher?.shutdown()
+            withExtendedLifetime(lock) {}
+            return summary
+        } catch {
+            await fetcher?.shutdown()
+            throw error
+        }
+    }
+
+    func build(output: URL, fetcher: HTTPFetcher?, started: Date) async throws -> BuildSummary {
+        warnAboutPoliteness()
+        // Plan: which tiles make which frame.
+        let resolver = SourceResolver(config: config, fetcher: fetcher)
+        var plans: [AnimationPlan] = []
+        for animation in config.animations {
+            let plan = Planner.plan(animation, source: try await resolver.resolve(animation))
+            guard !plan.frames.isEmpty else { throw BuildError.stage("plan", "animation \(animation.id) has no frames") }
+            guard plan.frames.count <= config.limits.maxFrames else {
+                throw BuildError.stage("plan", "animation \(animation.id) has \(plan.frames.count) frames, over limits.max_frames (\(config.limits.maxFrames))")
+            }
+            reporter.planned(animation: animation.id, frames: plan.frames.count, tiles: plan.frames.count * plan.layout.tileCount)
+            plans.append(plan)
+        }
+
+        let staging = try Staging.create(beside: output)
+        do {
+            let loader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
+            let previous = PreviousSite(output: output)
+            let pages = try PageRenderer(overrides: config.templates.map(config.resolve))
+            let assets = try SiteAssets.publish(into: staging.url, pages: pages, leaflet: config.resolve(config.leaflet),
+                                                demoBaseMap: config.baseMap?.demo == true)
+            // Fetch + stitch, animation by animation.
+            var manifests: [AnimationManifest] = []
+            var failures: [FailedTile] = []
+            var reused = 0
+            for plan in plans {
+                let renderer = AnimationRenderer(plan: plan, site: config, staging: staging.url, loader: loader,
+                                                 previous: previous, reporter: reporter)
+                let result = try await renderer.render()
+                failures += result.failures
+                reused += result.reused
+                if let manifest = result.manifest { manifests.append(manifest) }
+            }
+            guard failures.isEmpty else { throw BuildError.tilesFailed(failures) }
+            // Pages and manifests.
+            try SitePages(config: config, pages: pages, assets: assets).write(manifests, into: staging.url)
+            // Publish.
+            var summary = BuildSummary()
+            summary.unchanged = TreeComparison.equal(staging.url, output)
+            if summary.unchanged { staging.discard() } else { try staging.publish() }
+            summary.animations = manifests.count
+            summary.frames = manifests.reduce(0) { $0 + $1.frames.count }
+            summary.framesReused = reused
+            summary.tiles = plans.reduce(0) { $0 + $1.frames.count * $1.layout.tileCount }
+            if let stats = fetcher?.statistics {
+                summary.requests = stats.requests
+                summary.bytesFetched = stats.bytes
+                summary.notModified = stats.notModified
+            }
+            summary.outputBytes = TreeComparison.size(of: output)
+            summary.seconds = Date().timeIntervalSince(started)
+            summary.output = output.path
+            if config.cache.enabled && options.useCache { cache()?.trim() }
+            return summary
+        } catch {
+            staging.discard()
+            throw error
+        }
+    }
+
+    var needsHTTP: Bool {
+        config.animations.contains { animation in
+            switch animation.source.kind {
+            case .url, .wmts, .wms: return true
+            case .perFrame:
+                if case .templates(let list) = animation.frames { return list.contains { $0.hasPrefix("http") } }
+                return false
+            case .path, .mbtiles, .demo: return false
+            }
+        }
+    }
+
+    func cache() -> HTTPCache? {
+        guard config.cache.enabled, options.useCache else { return nil }
+        return HTTPCache(directory: config.resolve(config.cache.path), maxSize: config.cache.maxSize, varyHeaders: config.http.headers)
+    }
+
+    func warnAboutPoliteness() {
+        for animation in config.animations {
+            var urls: [String] = []
+            switch animation.source.kind {
+            case .url(let url): urls = [url]
+            case .perFrame: if case .templates(let list) = animation.frames { urls = list }
+            default: break
+            }
+            if urls.contains(where: { $0.contains("tile.openstreetmap.org") }) {
+                reporter.warning("animations \(animation.id): tile.openstreetmap.org's usage policy forbids bulk downloading of its tiles; use it only as base_map (loaded by viewers' browsers), or a provider that allows this")
+            }
+        }
+    }
+}

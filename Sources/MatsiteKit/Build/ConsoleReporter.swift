@@ -1,0 +1,133 @@
+import Foundation
+
+/// Progress on stderr: a live bar on a terminal, plain lines otherwise, nothing but
+/// errors when quiet.
+public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
+    /// How much to say.
+    public enum Mode: Sendable { case live, plain, quiet }
+
+    private let mode: Mode
+    private let verbose: Bool
+    private let lock = NSLock()
+    private let started = Date()
+    private var tilesTotal = 0, tilesDone = 0, framesTotal = 0, framesDone = 0, framesReused = 0
+    private var bytes = 0
+    private var lastDraw = Date.distantPast
+    private var lastPlainPercent = -1
+    private var barShown = false
+    private var warnings: [String] = []
+
+    /// A reporter; `mode` nil picks live on a terminal, plain otherwise.
+    public init(mode: Mode? = nil, verbose: Bool = false) {
+        self.mode = mode ?? (isatty(STDERR_FILENO) == 1 ? .live : .plain)
+        self.verbose = verbose
+    }
+
+    /// Warnings given so far.
+    public var givenWarnings: [String] {
+        lock.lock(); defer { lock.unlock() }
+        return warnings
+    }
+
+    public func planned(animation: String, frames: Int, tiles: Int) {
+        lock.lock(); defer { lock.unlock() }
+        framesTotal += frames
+        tilesTotal += tiles
+        if mode == .plain || verbose { emit("\(animation): \(frames) frames, \(tiles) tiles") }
+    }
+
+    public func tileLoaded(bytes count: Int) {
+        lock.lock(); defer { lock.unlock() }
+        tilesDone += 1
+        bytes += count
+        progress()
+    }
+
+    public func frameDone(animation: String, index: Int, reused: Bool) {
+        lock.lock(); defer { lock.unlock() }
+        framesDone += 1
+        if reused { framesReused += 1 }
+        if verbose { emit("\(animation): frame \(index) \(reused ? "unchanged, kept" : "stitched")") }
+        progress()
+    }
+
+    public func warning(_ message: String) {
+        lock.lock(); defer { lock.unlock() }
+        warnings.append(message)
+        if mode != .quiet { emit("warning: \(message)") }
+    }
+
+    public func detail(_ message: String) {
+        lock.lock(); defer { lock.unlock() }
+        if verbose { emit(message) }
+    }
+
+    /// Clears the live bar (call before printing the summary or an error).
+    public func finish() {
+        lock.lock(); defer { lock.unlock() }
+        if barShown { write("\r\u{1B}[K") }
+        barShown = false
+    }
+
+    /// Writes a line to stderr unless quiet.
+    public func say(_ line: String) {
+        lock.lock(); defer { lock.unlock() }
+        if mode != .quiet { emit(line) }
+    }
+}
+
+private extension ConsoleReporter {
+    func progress() {
+        switch mode {
+        case .quiet:
+            return
+        case .live:
+            let now = Date()
+            guard now.timeIntervalSince(lastDraw) >= 0.1 || tilesDone == tilesTotal else { return }
+            lastDraw = now
+            write("\r\u{1B}[K" + line())
+            barShown = true
+        case .plain:
+            guard tilesTotal + framesTotal > 0 else { return }
+            let percent = (tilesDone + framesDone) * 100 / (tilesTotal + framesTotal)
+            guard percent / 10 != lastPlainPercent / 10 else { return }
+            lastPlainPercent = percent
+            write(line() + "\n")
+        }
+    }
+
+    func line() -> String {
+        let elapsed = max(0.001, Date().timeIntervalSince(started))
+        let fraction = tilesTotal + framesTotal == 0 ? 0 : Double(tilesDone + framesDone) / Double(tilesTotal + framesTotal)
+        let width = 24
+        let filled = Int(fraction * Double(width))
+        let bar = mode == .live ? "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] " : ""
+        let rate = Double(tilesDone) / elapsed
+        let eta = fraction > 0.02 ? " ETA \(Self.duration(elapsed / fraction - elapsed))" : ""
+        return "\(bar)tiles \(tilesDone)/\(tilesTotal) (\(Self.size(bytes)), \(Int(rate))/s) frames \(framesDone)/\(framesTotal)\(eta)"
+    }
+
+    func emit(_ text: String) {
+        if barShown { write("\r\u{1B}[K") }
+        write(text + "\n")
+        barShown = false
+    }
+
+    func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        seconds < 60 ? "\(Int(seconds.rounded()))s" : "\(Int(seconds) / 60)m\(Int(seconds) % 60)s"
+    }
+}
+
+extension ConsoleReporter {
+    /// Bytes for people: 1.2 MB.
+    public static func size(_ bytes: Int) -> String {
+        let units = ["B", "KB", "MB", "GB"]
+        var value = Double(bytes), unit = 0
+        while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+
+/// A whole `matsite.yml`: the site and its animations, with every default filled in.
+///
+/// `ConfigLoader` builds it and has validated every value by then; the pipeline never
+/// re-checks what this type promises.
+public struct SiteConfig: Sendable {
+    /// Site title (index page, manifest).
+    public var title = "matsite"
+    /// Where the site will be served; pages link relatively either way.
+    public var baseURL = "/"
+    /// Output folder (relative paths resolve against the config file's folder).
+    public var output = "site"
+    /// Tile cache settings.
+    public var cache = CacheOptions()
+    /// Folder whose files override the default templates, if any.
+    public var templates: String?
+    /// Folder holding Debian's libjs-leaflet files.
+    public var leaflet = "/usr/share/javascript/leaflet"
+    /// Background layer shown under the frames by the player (never fetched at build time).
+    public var baseMap: BaseMapConfig?
+    /// Fetching options.
+    public var http = HTTPOptions()
+    /// Size limits checked before anything is fetched.
+    public var limits = Limits()
+    /// Embed page options.
+    public var embed = EmbedOptions()
+    /// Whole-build deadline in seconds.
+    public var deadlineSeconds: Double = 1800
+    /// The animations, in config order.
+    public var animations: [AnimationConfig] = []
+    /// Folder of the config file: relative paths resolve against it.
+    public var directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    /// Display name of the config file, for messages.
+    public var file = "matsite.yml"
+
+    /// A config with every default and no animations.
+    public init() {}
+
+    /// Resolves a config-relative path.
+    public func resolve(_ path: String) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
+    }
+}
+
+/// Tile cache settings (`cache:` as a folder name, or a mapping).
+public struct CacheOptions: Sendable, Equatable {
+    /// Cache folder.
+    public var path = ".matsite-cache"
+    /// Size cap in bytes; least recently used entries go first.
+    public var maxSize: Int64 = 2 << 30
+    /// False with `--no-cache`.
+    public var enabled = true
+}
+
+/// A base map for the player.
+public struct BaseMapConfig: Sendable, Equatable {
+    /// XYZ template fetched by the viewer's browser; nil for the demo base map.
+    public var url: String?
+    /// Attribution text (may hold http(s) links).
+    public var attribution = ""
+    /// Deepest zoom the server has.
+    public var maxZoom = 19
+    /// Subdomains for `{s}`.
+    public var subdomains: [String] = []
+    /// The built-in offline land/sea background.
+    public var demo = false
+}
+
+/// HTTP client options.
+public struct HTTPOptions: Sendable, Equatable {
+    /// User-Agent; the default names matsite and its version.
+    public var userAgent = "matsite/\(Matsite.version) (+https://github.com/matsite/matsite)"
+    /// Requests in flight per host.
+    public var concurrency = 6
+    /// Per-request timeout in seconds.
+    public var timeoutSeconds: Double = 30
+    /// Retries after the first attempt, for transient failures only.
+    public var retries = 4
+    /// Base delay of the exponential backoff, in milliseconds.
+    public var retryDelayMilliseconds = 500
+    /// Longest `Retry-After` honoured, in seconds.
+    public var maxRetryAfterSeconds: Double = 120
+    /// Largest tile body accepted, in bytes.
+    public var maxTileBytes = 8 << 20
+    /// Extra request headers.
+    public var headers: [String: String] = [:]
+}
+
+/// Limits that protect the machine from a config asking too much.
+public struct Limits: Sendable, Equatable {
+    /// Largest frame edge in pixels.
+    public var maxFrameWidth = 16384
+    /// Largest frame height in pixels.
+    public var maxFrameHeight = 16384
+    /// Most frames per animation.
+    public var maxFrames = 500
+}
+
+/// Embed page options.
+public struct EmbedOptions: Sendable, Equatable {
+    /// Origins allowed to drive the player by postMessage; `*` means any.
+    public var allowedOrigins = ["*"]
+}
+
+/// What a tile that cannot be had becomes.
+public enum MissingPolicy: String, Sendable, Equatable {
+    /// The build fails, listing every such tile.
+    case fail
+    /// The tile is drawn transparent and listed in the frame's manifest entry.
+    case transparent
+}
+
+/// Tile row numbering.
+public enum TileScheme: String, Sendable, Equatable {
+    /// Row 0 at the top (Google/OSM).
+    case xyz
+    /// Row 0 at the bottom (TMS, MBTiles).
+    case tms
+}
+
+/// One animation's settings.
+public struct AnimationConfig: Sendable {
+    /// Folder name and manifest id.
+    public var id: String
+    /// Title shown to viewers.
+    public var title: String
+    /// The requested box.
+    public var bbox: BoundingBox
+    /// Zoom the frames are rendered at.
+    public var zoom: Int
+    /// Time each frame is shown.
+    public var frameDurationMs = 500
+    /// Time the last frame is shown.
+    public var lastFrameDurationMs: Int?
+    /// Crossfade between frames.
+    public var crossfadeMs = 250
+    /// Loop playback.
+    public var loop = true
+    /// What a missing tile becomes.
+    public var missing = MissingPolicy.fail
+    /// Attribution (may hold http(s) links).
+    public var attribution = ""
+    /// Where tiles come from.
+    public var source: SourceConfig
+    /// Which frames there are.
+    public var frames: FramesConfig
+    /// How `{time}` is written into URLs (strftime-style).
+    public var timeFormat = "%Y-%m-%dT%H:%M:%SZ"
+    /// Published tiles for the player's zoom fallback.
+    public var fallback = FallbackConfig()
+    /// zlib level for frames.
+    public var compressionLevel = 6
+    /// Line of the animation's entry in the config, for messages.
+    public var line: Int?
+}
+
+/// A box in WGS84 degrees. `west > east` crosses the antimeridian.
+public struct BoundingBox: Sendable, Equatable, Codable {
+    public var west: Double
+    public var south: Double
+    public var east: Double
+    public var north: Double
+
+    /// Creates a box.
+    public init(west: Double, south: Double, east: Double, north: Double) {
+        self.west = west
+        self.south = south
+        self.east = east
+        self.north = north
+    }
+}
+
+/// Where tiles come from, with the options every kind shares.
+public struct SourceConfig: Sendable {
+    /// The kind of source.
+    public var kind: SourceKind
+    /// Subdomains for `{s}`.
+    public var subdomains: [String] = []
+    /// Row numbering.
+    public var scheme = TileScheme.xyz
+    /// Deepest zoom the source has; deeper frames are scaled up from it.
+    public var maxZoom: Int?
+    /// Tile edge in pixels.
+    public var tileSize = 256
+}
+
+/// The kinds of tile source.
+public enum SourceKind: Sendable {
+    /// An XYZ/TMS URL template.
+    case url(String)
+    /// A local file template, relative to the config.
+    case path(String)
+    /// A local MBTiles file template (one archive per frame via `{frame}`/`{time}`, or one for all).
+    case mbtiles(String)
+    /// The built-in offline radar-like source.
+    case demo(String)
+    /// An OGC WMTS layer.
+    case wmts(WMTSSourceConfig)
+    /// An OGC WMS layer.
+    case wms(WMSSourceConfig)
+    /// Only options: each frame carries its own template (`frames.templates`).
+    case perFrame
+}
+
+/// `source.wmts`.
+public struct WMTSSourceConfig: Sendable, Equatable {
+    public var capabilities: String
+    public var layer: String
+    public var style: String?
+    public var tileMatrixSet: String?
+    public var format: String?
+}
+
+/// `source.wms`.
+public struct WMSSourceConfig: Sendable, Equatable {
+    public var url: String
+    public var layers: String
+    public var version = "1.3.0"
+    public var styles = ""
+    public var format = "image/png"
+}
+
+/// Which frames an animation has.
+public enum FramesConfig: Sendable {
+    /// One full template per frame.
+    case templates([String])
+    /// Explicit instants, filling `{time}`.
+    case times([Date])
+    /// `{frame}` from 0 to count - 1.
+    case count(Int)
+    /// The newest N instants the source advertises.
+    case latest(Int)
+    /// Instants from start to end by step (ISO 8601 duration).
+    case range(start: Date, end: Date, step: String)
+}
+
+/// Published fallback tiles for zooming past the frames' detail.
+public struct FallbackConfig: Sendable, Equatable {
+    /// Zoom levels deeper than the frames' zoom to publish (0: none).
+    public var levels = 1
+    /// Let the player load tiles straight from the source's URL instead.
+    public var fromSource = false
+}

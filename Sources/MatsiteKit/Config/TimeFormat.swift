@@ -1,0 +1,76 @@
+import Foundation
+
+/// How `{time}` is written into URLs: a strftime-style pattern, always in UTC.
+///
+/// Supported: `%Y %y %m %d %H %M %S %j %s %%` and `%Q` (milliseconds). Anything else is
+/// refused when the config is read, not discovered mid-build.
+public struct TimeFormat: Sendable, Equatable {
+    /// The pattern as written.
+    public let pattern: String
+
+    /// Checks and keeps a pattern.
+    public init(_ pattern: String) throws(TemplateError) {
+        var chars = pattern.makeIterator()
+        while let c = chars.next() {
+            guard c == "%" else { continue }
+            guard let code = chars.next(), "YymdHMSjsQ%".contains(code) else {
+                throw TemplateError(template: pattern, message: "unsupported time format code; use %Y %y %m %d %H %M %S %j %s %Q %%")
+            }
+        }
+        self.pattern = pattern
+    }
+
+    /// Writes an instant.
+    public func format(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)
+        func pad(_ v: Int?, _ n: Int) -> String {
+            let s = String(v ?? 0)
+            return String(repeating: "0", count: max(0, n - s.count)) + s
+        }
+        var out = ""
+        var chars = pattern.makeIterator()
+        while let ch = chars.next() {
+            guard ch == "%", let code = chars.next() else { out.append(ch); continue }
+            switch code {
+            case "Y": out += pad(c.year, 4)
+            case "y": out += pad((c.year ?? 0) % 100, 2)
+            case "m": out += pad(c.month, 2)
+            case "d": out += pad(c.day, 2)
+            case "H": out += pad(c.hour, 2)
+            case "M": out += pad(c.minute, 2)
+            case "S": out += pad(c.second, 2)
+            case "j": out += pad(calendar.ordinality(of: .day, in: .year, for: date), 3)
+            case "s": out += String(Int(date.timeIntervalSince1970.rounded(.down)))
+            case "Q": out += pad(Int(((c.nanosecond ?? 0) + 500_000) / 1_000_000) % 1000, 3)
+            default: out.append(code)
+            }
+        }
+        return out
+    }
+
+    /// ISO 8601 in UTC, seconds precision (`2026-11-21T10:00:00Z`): the manifest's form.
+    public static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// Parses ISO 8601 instants: with `Z` or an offset, fractional seconds, or a bare date.
+    public static func parseISO(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let full = ISO8601DateFormatter()
+        full.formatOptions = [.withInternetDateTime]
+        if let date = full.date(from: trimmed) { return date }
+        full.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = full.date(from: trimmed) { return date }
+        // YAML timestamps may use a space instead of T.
+        if trimmed.count > 10, trimmed.dropFirst(10).first == " " {
+            return parseISO(String(trimmed.prefix(10)) + "T" + trimmed.dropFirst(11))
+        }
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        return day.date(from: trimmed)
+    }
+}

@@ -1,0 +1,245 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One finished HTTP exchange (after redirects), or why there was none.
+public struct HTTPResponseData: Sendable {
+    /// Status code.
+    public var status: Int
+    /// Response headers.
+    public var headers: HTTPHeaders
+    /// The complete body.
+    public var body: [UInt8]
+    /// Requests made for it, retries included.
+    public var attempts: Int
+    /// True when the body came from the cache without a request, or after a 304.
+    public var fromCache = false
+}
+
+/// A request that failed for good, with every fact a user needs to act.
+public struct FetchFailure: Swift.Error, Sendable, CustomStringConvertible {
+    /// The URL asked for.
+    public var url: String
+    /// The last status seen, if any.
+    public var status: Int?
+    /// Why it failed.
+    public var reason: String
+    /// Requests made.
+    public var attempts: Int
+
+    public var description: String {
+        let tries = attempts > 1 ? " after \(attempts) attempts" : ""
+        return "\(url): \(reason)\(tries)"
+    }
+}
+
+/// Fetches over HTTP with one shared client, bounded concurrency per host, timeouts,
+/// size caps and retries with exponential backoff and jitter for transient failures only.
+public final class HTTPFetcher: Sendable {
+    private let client: HTTPClient
+    private let options: HTTPOptions
+    private let hosts: HostLimiter
+    private let cache: HTTPCache?
+    private let counters = Counters()
+
+    /// Opens a client. Call `shutdown()` when done.
+    public init(options: HTTPOptions, cache: HTTPCache? = nil) {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        let timeout = TimeAmount.milliseconds(Int64(options.timeoutSeconds * 1000))
+        configuration.timeout = .init(connect: timeout, read: timeout)
+        configuration.connectionPool = .init(idleTimeout: .seconds(30),
+                                             concurrentHTTP1ConnectionsPerHostSoftLimit: options.concurrency)
+        configuration.decompression = .disabled
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.options = options
+        self.cache = cache
+        hosts = HostLimiter(limit: options.concurrency)
+    }
+
+    /// Closes the client's connections.
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    /// Requests made and body bytes received so far.
+    public var statistics: (requests: Int, bytes: Int, notModified: Int) {
+        counters.read()
+    }
+
+    /// GETs `url`, retrying transient failures. A non-retryable status is returned as a
+    /// response, not thrown: the caller decides what 404 means.
+    public func get(_ url: String, accept: String, maxBytes: Int? = nil) async throws(FetchFailure) -> HTTPResponseData {
+        let cap = maxBytes ?? options.maxTileBytes
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = parsed.host else {
+            throw FetchFailure(url: url, status: nil, reason: "not an http(s) URL", attempts: 0)
+        }
+        let cached = cache?.lookup(url)
+        if let cached, cached.isFresh() {
+            return HTTPResponseData(status: 200, headers: cached.headers, body: cached.body, attempts: 0, fromCache: true)
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            let outcome = await hosts.withPermit(host) { await self.once(url, accept: accept, cap: cap, validators: cached) }
+            switch outcome {
+            case .response(var response):
+                response.attempts = attempt
+                if response.status == 304, let cached {
+                    counters.add(notModified: 1)
+                    cache?.refresh(url, with: response.headers, entry: cached)
+                    return HTTPResponseData(status: 200, headers: cached.headers, body: cached.body, attempts: attempt, fromCache: true)
+                }
+                let retryable = [408, 429, 500, 502, 503, 504].contains(response.status)
+                if retryable, attempt <= options.retries {
+                    await pause(attempt: attempt, retryAfter: response.headers.first(name: "Retry-After"))
+                    continue
+                }
+                if retryable {
+                    throw FetchFailure(url: url, status: response.status, reason: "HTTP \(response.status)", attempts: attempt)
+                }
+                if response.status == 200 { cache?.store(url, headers: response.headers, body: response.body) }
+                return response
+            case .transient(let reason):
+                if attempt <= options.retries {
+                    await pause(attempt: attempt, retryAfter: nil)
+                    continue
+                }
+                throw FetchFailure(url: url, status: nil, reason: reason, attempts: attempt)
+            case .permanent(let reason, let status):
+                throw FetchFailure(url: url, status: status, reason: reason, attempts: attempt)
+            }
+        }
+    }
+}
+
+private enum Attempt: Sendable {
+    case response(HTTPResponseData)
+    case transient(String)
+    case permanent(String, Int?)
+}
+
+private extension HTTPFetcher {
+    func once(_ url: String, accept: String, cap: Int, validators: HTTPCache.Entry?) async -> Attempt {
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers.add(name: "User-Agent", value: options.userAgent)
+        request.headers.add(name: "Accept", value: accept)
+        for (name, value) in options.headers.sorted(by: { $0.key < $1.key }) { request.headers.replaceOrAdd(name: name, value: value) }
+        if let validators {
+            if let etag = validators.etag { request.headers.add(name: "If-None-Match", value: etag) }
+            if let modified = validators.lastModified { request.headers.add(name: "If-Modified-Since", value: modified) }
+        }
+        do {
+            let timeout = TimeAmount.milliseconds(Int64(options.timeoutSeconds * 1000))
+            let response = try await client.execute(request, timeout: timeout)
+            counters.add(requests: 1)
+            let status = Int(response.status.code)
+            if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > cap {
+                return .permanent("the response declares \(declared) bytes, over the \(cap)-byte limit (http.max_tile_bytes)", status)
+            }
+            let buffer: ByteBuffer
+            do { buffer = try await response.body.collect(upTo: cap) } catch is NIOTooManyBytesError {
+                return .permanent("the body is larger than the \(cap)-byte limit (http.max_tile_bytes)", status)
+            }
+            let body = Array(buffer.readableBytesView)
+            counters.add(bytes: body.count)
+            if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared != body.count {
+                return .transient("short body: \(body.count) of \(declared) bytes")
+            }
+            return .response(HTTPResponseData(status: status, headers: response.headers, body: body, attempts: 1))
+        } catch let error as HTTPClientError {
+            switch error {
+            case .redirectLimitReached: return .permanent("too many redirects (more than 5)", nil)
+            case .redirectCycleDetected: return .permanent("redirect loop", nil)
+            case .invalidURL, .emptyHost, .emptyScheme: return .permanent("invalid URL (\(error))", nil)
+            case .readTimeout, .deadlineExceeded: return .transient("timed out after \(options.timeoutSeconds) s")
+            case .connectTimeout: return .transient("connection timed out after \(options.timeoutSeconds) s")
+            case .remoteConnectionClosed: return .transient("the server closed the connection mid-response")
+            default: return .transient("\(error)")
+            }
+        } catch {
+            return .transient(Self.describe(error))
+        }
+    }
+
+    func pause(attempt: Int, retryAfter: String?) async {
+        var seconds: Double
+        if let retryAfter, let wait = Self.retryAfterSeconds(retryAfter, now: Date()) {
+            seconds = min(wait, options.maxRetryAfterSeconds)
+        } else {
+            let base = Double(options.retryDelayMilliseconds) / 1000 * pow(2, Double(attempt - 1))
+            seconds = min(base, 30) * Double.random(in: 0.5...1.0)
+        }
+        if seconds > 0 { try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) }
+    }
+
+    static func describe(_ error: any Swift.Error) -> String {
+        let text = String(describing: error)
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        return text
+    }
+}
+
+extension HTTPFetcher {
+    /// Seconds to wait from a `Retry-After` value: delta-seconds or an HTTP date.
+    static func retryAfterSeconds(_ value: String, now: Date) -> Double? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Double(trimmed), seconds >= 0 { return seconds }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for pattern in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = pattern
+            if let date = formatter.date(from: trimmed) { return max(0, date.timeIntervalSince(now)) }
+        }
+        return nil
+    }
+}
+
+/// A semaphore per host, created on first use.
+private actor HostLimiter {
+    private let limit: Int
+    private var semaphores: [String: AsyncSemaphore] = [:]
+
+    init(limit: Int) { self.limit = limit }
+
+    func semaphore(for host: String) -> AsyncSemaphore {
+        if let existing = semaphores[host] { return existing }
+        let created = AsyncSemaphore(limit: limit)
+        semaphores[host] = created
+        return created
+    }
+
+    nonisolated func withPermit<T: Sendable>(_ host: String, _ body: @Sendable () async -> T) async -> T {
+        let semaphore = await semaphore(for: host)
+        await semaphore.acquire()
+        let result = await body()
+        await semaphore.release()
+        return result
+    }
+}
+
+/// Thread-safe request and byte counts.
+private final class Counters: @unchecked Sendable {
+    private let lock = NSLock()
+    private var requests = 0
+    private var bytes = 0
+    private var notModified = 0
+
+    func add(requests: Int = 0, bytes: Int = 0, notModified: Int = 0) {
+        lock.lock()
+        self.requests += requests
+        self.bytes += bytes
+        self.notModified += notModified
+        lock.unlock()
+    }
+
+    func read() -> (requests: Int, bytes: Int, notModified: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (requests, bytes, notModified)
+    }
+}

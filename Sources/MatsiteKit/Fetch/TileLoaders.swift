@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import NIOHTTP1
+
+/// Loads any locator: HTTP through the shared fetcher, files, MBTiles rows, demo tiles.
+public struct TileSourceLoader: TileLoader {
+    private let fetcher: HTTPFetcher?
+    private let archives = MBTilesArchives()
+    /// Recognises an OGC exception document in place of an image (WMS/WMTS).
+    private let exceptionMessage: (@Sendable ([UInt8]) -> String?)?
+    private let refusedHosts = RefusedHosts()
+
+    /// A loader; `fetcher` nil refuses http locators.
+    public init(fetcher: HTTPFetcher?, exceptionMessage: (@Sendable ([UInt8]) -> String?)? = nil) {
+        self.fetcher = fetcher
+        self.exceptionMessage = exceptionMessage
+    }
+
+    public func load(_ locator: TileLocator) async -> TileOutcome {
+        switch locator {
+        case .http(let url): return await loadHTTP(url)
+        case .file(let path): return loadFile(path)
+        case .mbtiles(let path, let z, let x, let y): return archives.tile(path: path, z: z, x: x, tmsY: y)
+        case .demo(let tile):
+            let bytes = (try? await CPUPool.shared.run { DemoRadar.tile(tile) }) ?? []
+            return bytes.isEmpty ? .failed("the demo tile could not be drawn") : .tile(bytes)
+        }
+    }
+}
+
+private extension TileSourceLoader {
+    func loadHTTP(_ url: String) async -> TileOutcome {
+        guard let fetcher else { return .failed("no HTTP client") }
+        let host = URL(string: url)?.host ?? ""
+        if let refusal = refusedHosts.refusal(for: host) { return .failed(refusal) }
+        let response: HTTPResponseData
+        do {
+            response = try await fetcher.get(url, accept: "image/png,image/*;q=0.8,*/*;q=0.1")
+        } catch {
+            return .failed(error.reason + (error.attempts > 1 ? " (after \(error.attempts) attempts)" : ""))
+        }
+        switch response.status {
+        case 200, 203:
+            break
+        case 204, 404:
+            return .absent("HTTP \(response.status) (no tile here)")
+        case 401, 403:
+            let message = "access refused (HTTP \(response.status)): the server does not allow this client; check http.headers, an API key in the URL, or the service's terms"
+            refusedHosts.refuse(host, message)
+            return .failed(message)
+        default:
+            return .failed("HTTP \(response.status)" + firstLine(response.body))
+        }
+        let contentType = response.headers.first(name: "Content-Type")
+        if let problem = TileCheck.problem(with: response.body, contentType: contentType) {
+            if let exception = exceptionMessage?(response.body) { return .failed("service exception: \(exception)") }
+            return .failed(problem)
+        }
+        return .tile(response.body)
+    }
+
+    func loadFile(_ path: String) -> TileOutcome {
+        guard FileManager.default.fileExists(atPath: path) else { return .absent("no file \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else { return .failed("cannot read \(path)") }
+        let bytes = [UInt8](data)
+        if let problem = TileCheck.problem(with: bytes) { return .failed(problem) }
+        return .tile(bytes)
+    }
+
+    func firstLine(_ body: [UInt8]) -> String {
+        let text = String(decoding: body.prefix(300), as: UTF8.self)
+        guard let line = text.split(whereSeparator: \.isNewline).first?.trimmingCharacters(in: .whitespaces), !line.isEmpty else { return "" }
+        return ": \"\(line.prefix(160))\""
+    }
+}
+
+/// Hosts that answered 401/403: the rest of their tiles fail at once with the same words.
+private final class RefusedHosts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var refused: [String: String] = [:]
+
+    func refusal(for host: String) -> String? {
+        lock.lock(); defer { lock.unlock() }
+        return refused[host]
+    }
+
+    func refuse(_ host: String, _ message: String) {
+        lock.lock(); defer { lock.unlock() }
+        refused[host] = message
+    }
+}
+
+/// Open MBTiles archives (SQLite, read-only), one queue per file.
+final class MBTilesArchives: @unchecked Sendable {
+    private let lock = NSLock()
+    private var queues: [String: Result<DatabaseQueue, any Swift.Error>] = [:]
+
+    func tile(path: String, z: Int, x: Int, tmsY: Int) -> TileOutcome {
+        let queue: DatabaseQueue
+        switch open(path) {
+        case .success(let opened): queue = opened
+        case .failure(let error): return .failed("cannot open MBTiles archive \(path): \(error)")
+        }
+        do {
+            let data = try queue.read { db in
+                try Data.fetchOne(db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
+                                  arguments: [z, x, tmsY])
+            }
+            guard let data else { return .absent("no row in \(path)") }
+            let bytes = [UInt8](data)
+            if let problem = TileCheck.problem(with: bytes) { return .failed(problem) }
+            return .tile(bytes)
+        } catch {
+            return .failed("MBTiles query failed in \(path): \(error)")
+        }
+    }
+
+    private func open(_ path: String) -> Result<DatabaseQueue, any Swift.Error> {
+        lock.lock(); defer { lock.unlock() }
+        if let existing = queues[path] { return existing }
+        let result: Result<DatabaseQueue, any Swift.Error>
+        if !FileManager.default.fileExists(atPath: path) {
+            result = .failure(MBTilesMissing(path: path))
+        } else {
+            var configuration = Configuration()
+            configuration.readonly = true
+            result = Result { try DatabaseQueue(path: path, configuration: configuration) }
+        }
+        queues[path] = result
+        return result
+    }
+}
+
+private struct MBTilesMissing: Swift.Error, CustomStringConvertible {
+    let path: String
+    var description: String { "no such file" }
+}

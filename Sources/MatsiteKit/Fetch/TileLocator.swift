@@ -1,0 +1,72 @@
+/// Where one source tile's bytes live.
+public enum TileLocator: Sendable, Hashable, CustomStringConvertible {
+    /// An http(s) URL.
+    case http(String)
+    /// A file on disk.
+    case file(String)
+    /// A row of an MBTiles archive (row in TMS order, as MBTiles stores it).
+    case mbtiles(path: String, z: Int, x: Int, tmsY: Int)
+    /// A procedurally drawn demo tile.
+    case demo(DemoTile)
+
+    public var description: String {
+        switch self {
+        case .http(let url): url
+        case .file(let path): path
+        case .mbtiles(let path, let z, let x, let y): "\(path) (zoom_level \(z), tile_column \(x), tile_row \(y))"
+        case .demo(let tile): "demo:\(tile.layer)/\(tile.frame)/\(tile.z)/\(tile.x)/\(tile.y)"
+        }
+    }
+}
+
+/// Coordinates of a procedural demo tile.
+public struct DemoTile: Sendable, Hashable {
+    /// Which demo layer.
+    public var layer: String
+    /// Frame index and count (the weather moves with the frame).
+    public var frame: Int
+    public var frameCount: Int
+    public var z: Int
+    public var x: Int
+    public var y: Int
+}
+
+/// What loading a tile gave.
+public enum TileOutcome: Sendable {
+    /// The tile's bytes, checked to be a PNG.
+    case tile([UInt8])
+    /// The source has no tile here (HTTP 204/404, no file, no row).
+    case absent(String)
+    /// The tile could not be had.
+    case failed(String)
+}
+
+/// Loads tiles from one kind of place.
+public protocol TileLoader: Sendable {
+    /// Loads one tile; never throws: every problem is an outcome, so one tile's failure
+    /// never stops the others.
+    func load(_ locator: TileLocator) async -> TileOutcome
+}
+
+/// Checks that bytes are a PNG tile before anything trusts them.
+enum TileCheck {
+    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// nil when the bytes start like a PNG; otherwise what they look like instead.
+    static func problem(with bytes: [UInt8], contentType: String? = nil) -> String? {
+        if bytes.isEmpty { return "empty body (0 bytes)" }
+        if bytes.starts(with: pngSignature) { return nil }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "a JPEG, not a PNG (matsite stitches PNG tiles)" }
+        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
+            return "a WebP image, not a PNG (matsite stitches PNG tiles)"
+        }
+        if bytes.starts(with: Array("GIF8".utf8)) { return "a GIF, not a PNG (matsite stitches PNG tiles)" }
+        let text = String(decoding: bytes.prefix(512), as: UTF8.self)
+        let firstLine = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { !$0.isEmpty } ?? ""
+        let kind = text.lowercased().contains("<html") || text.lowercased().contains("<!doctype html") ? "an HTML page"
+            : text.hasPrefix("<") ? "an XML document" : "not a PNG"
+        let type = contentType.map { " (\($0))" } ?? ""
+        return "\(kind)\(type) instead of a PNG: \"\(firstLine.prefix(160))\""
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import MatsiteImaging
+
+/// One frame: when it is, how long it shows, and where each of its tiles comes from.
+public struct FramePlan: Sendable {
+    /// Position in the animation.
+    public let index: Int
+    /// The instant the frame shows, when the source is timed.
+    public let time: Date?
+    /// How long the player shows it.
+    public let durationMs: Int
+    /// Row-major over the layout's rows x columns.
+    public let tiles: [TileLocator]
+    /// The source template of this frame with `{time}`/`{frame}` filled, for the player's
+    /// straight-from-source fallback (URL sources only).
+    public let sourceTemplate: String?
+}
+
+/// Everything the fetch and stitch stages need for one animation.
+public struct AnimationPlan: Sendable {
+    /// The animation's settings.
+    public let config: AnimationConfig
+    /// Frame geometry.
+    public let layout: FrameLayout
+    /// Zoom the source tiles are fetched at (the frame zoom, or `max_zoom` when lower).
+    public let sourceZoom: Int
+    /// The frames, oldest first.
+    public let frames: [FramePlan]
+    /// Where a tile of any zoom comes from for a frame (used for published fallback tiles).
+    public let locate: @Sendable (_ frame: Int, _ z: Int, _ x: Int, _ y: Int) -> TileLocator
+    /// Deepest zoom the source has, if known.
+    public let sourceMaxZoom: Int?
+
+    /// The tile coordinates (z, x, y) of grid cell `i`, wrapped into the world.
+    public func tileCoordinate(_ i: Int) -> (z: Int, x: Int, y: Int) {
+        let columns = layout.columns
+        let column = columns.lowerBound + i % columns.count
+        let row = layout.rows.lowerBound + i / columns.count
+        let n = 1 << sourceZoom
+        return (sourceZoom, ((column % n) + n) % n, row)
+    }
+}
+
+/// A frame of a source before its tiles are planned: its index, time and time text.
+public struct SourceFrame: Sendable {
+    public var index: Int
+    public var time: Date?
+    /// `{time}` as written into URLs.
+    public var timeText: String?
+}
+
+/// A source with its frames known: what the planner turns into tile locators.
+public struct ResolvedSource: Sendable {
+    /// The frames it offers for this animation.
+    public var frames: [SourceFrame]
+    /// Deepest zoom, if the source says.
+    public var maxZoom: Int?
+    /// Locator of tile (z, x, y) of a frame (x wrapped, y in XYZ order).
+    public var locate: @Sendable (_ frame: SourceFrame, _ z: Int, _ x: Int, _ y: Int) -> TileLocator
+    /// Template for the player's from-source fallback, per frame (URL sources).
+    public var playerTemplate: (@Sendable (_ frame: SourceFrame) -> String)?
+}
+
+/// Turns an animation and its resolved source into frames of tile locators.
+public enum Planner {
+    /// Plans an animation.
+    public static func plan(_ animation: AnimationConfig, source: ResolvedSource) -> AnimationPlan {
+        let maxZoom = animation.source.maxZoom ?? source.maxZoom
+        let sourceZoom = min(animation.zoom, maxZoom ?? animation.zoom)
+        let layout = WebMercator.layout(of: animation.bbox, zoom: animation.zoom, sourceZoom: sourceZoom,
+                                        tileSize: animation.source.tileSize)
+        let n = 1 << sourceZoom
+        let frames = source.frames.enumerated().map { position, frame in
+            var tiles: [TileLocator] = []
+            tiles.reserveCapacity(layout.tileCount)
+            for row in layout.rows {
+                for column in layout.columns {
+                    tiles.append(source.locate(frame, sourceZoom, ((column % n) + n) % n, row))
+                }
+            }
+            let last = position == source.frames.count - 1
+            return FramePlan(index: position, time: frame.time,
+                             durationMs: last ? (animation.lastFrameDurationMs ?? animation.frameDurationMs) : animation.frameDurationMs,
+                             tiles: tiles, sourceTemplate: source.playerTemplate?(frame))
+        }
+        let frameList = source.frames
+        return AnimationPlan(config: animation, layout: layout, sourceZoom: sourceZoom, frames: frames,
+                             locate: { index, z, x, y in source.locate(frameList[index], z, x, y) },
+                             sourceMaxZoom: maxZoom)
+    }
+}

@@ -1,0 +1,108 @@
+/// `site/manifest.json`: the site index.
+public struct SiteManifest: Codable, Sendable, Equatable {
+    public var version = 1
+    public var title: String
+    public var generator: String
+    public var animations: [Entry]
+
+    /// One animation in the index.
+    public struct Entry: Codable, Sendable, Equatable {
+        public var id: String
+        public var title: String
+        public var page: String
+        public var embed: String
+        public var manifest: String
+        public var poster: String
+    }
+}
+
+/// `site/<id>/manifest.json`: one animation, as the player reads it.
+public struct AnimationManifest: Codable, Sendable, Equatable {
+    public var version = 1
+    public var id: String
+    public var title: String
+    public var bounds: BoundingBox
+    public var zoom: Int
+    public var width: Int
+    public var height: Int
+    public var tileSize: Int
+    public var attribution: String
+    /// `attribution` with only text and http(s) links kept, safe to insert as HTML.
+    public var attributionHTML: String
+    public var crossfadeMs: Int
+    public var loop: Bool
+    public var poster: String
+    public var baseMap: BaseMap?
+    public var fallback: Fallback?
+    public var embed: Embed
+    public var frames: [Frame]
+
+    /// The player's background layer.
+    public struct BaseMap: Codable, Sendable, Equatable {
+        public var url: String
+        public var attributionHTML: String
+        public var maxZoom: Int
+        public var maxNativeZoom: Int
+        public var subdomains: [String]
+    }
+
+    /// Tiles for zooming past the frames' detail.
+    public struct Fallback: Codable, Sendable, Equatable {
+        /// Published tiles, `{frame}` = zero-padded frame index.
+        public var url: String?
+        /// Or one source template per frame.
+        public var templates: [String]?
+        public var minZoom: Int
+        public var maxNativeZoom: Int
+        public var subdomains: [String]
+    }
+
+    /// Embed page settings.
+    public struct Embed: Codable, Sendable, Equatable {
+        public var allowedOrigins: [String]
+    }
+
+    /// One pre-stitched frame.
+    public struct Frame: Codable, Sendable, Equatable {
+        public var index: Int
+        public var url: String
+        public var time: String?
+        public var durationMs: Int
+        public var bytes: Int
+        public var sha256: String
+        /// Tiles drawn transparent because they could not be had (`missing: transparent`).
+        public var missingTiles: [MissingTile]?
+        /// Hash of everything the frame was made from: equal means the frame can be reused.
+        public var inputHash: String
+    }
+
+    /// A tile the frame lacks.
+    public struct MissingTile: Codable, Sendable, Equatable {
+        public var z: Int
+        public var x: Int
+        public var y: Int
+        public var bounds: BoundingBox
+        public var reason: String
+    }
+}
+
+import Foundation
+
+extension JSONEncoder {
+    /// The manifests' encoder: snake_case keys, sorted, readable, stable across builds.
+    static var manifest: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    /// The manifests' decoder.
+    static var manifest: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Mustache
+
+/// Renders the site's pages from Mustache templates: the defaults compiled into matsite
+/// from `templates/`, overridden file by file by a project's `templates:` folder.
+///
+/// Every `*.mustache` file is a template named by its path without the extension (so
+/// partials work); files under `assets/` are published content-hashed.
+public struct PageRenderer: Sendable {
+    private let library: MustacheLibrary
+    /// Asset files by name (e.g. `player.js`), text.
+    public let assets: [String: String]
+
+    /// Loads the templates, applying overrides from `overrides` when given.
+    public init(overrides: URL?) throws {
+        var files = EmbeddedTemplates.files
+        if let overrides {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: overrides.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw BuildError.stage("pages", "the templates folder \(overrides.path) does not exist (config key templates)")
+            }
+            let root = overrides.standardizedFileURL.resolvingSymlinksInPath()
+            if let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey]) {
+                for case let file as URL in walker {
+                    let values = try? file.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey])
+                    guard values?.isRegularFile == true, values?.isSymbolicLink != true else { continue }
+                    let relative = String(file.standardizedFileURL.path.dropFirst(root.path.count + 1))
+                    guard let data = FileManager.default.contents(atPath: file.path), let text = String(data: data, encoding: .utf8) else {
+                        throw BuildError.stage("pages", "template \(file.path) is not UTF-8 text")
+                    }
+                    files[relative] = text
+                }
+            }
+        }
+        var library = MustacheLibrary()
+        var assets: [String: String] = [:]
+        for (name, text) in files {
+            if name.hasPrefix("assets/") {
+                let assetName = String(name.dropFirst("assets/".count))
+                guard !assetName.contains("/") else { continue }
+                assets[assetName] = text
+            } else if name.hasSuffix(".mustache") {
+                do { try library.register(text, named: String(name.dropLast(".mustache".count))) } catch {
+                    throw BuildError.stage("pages", "template \(name) does not parse: \(error)")
+                }
+            }
+        }
+        for required in ["index", "player", "embed"] where library.getTemplate(named: required) == nil {
+            throw BuildError.stage("pages", "template \(required).mustache is missing")
+        }
+        self.library = library
+        self.assets = assets
+    }
+
+    /// Renders template `name` with `context`.
+    public func render(_ name: String, _ context: [String: Any]) throws -> String {
+        guard let text = library.render(context, withTemplate: name) else {
+            throw BuildError.stage("pages", "template \(name).mustache is missing")
+        }
+        return text
+    }
+}

@@ -1,0 +1,106 @@
+import CMatsiteSystem
+import Foundation
+
+/// A build's private folder beside the output, swapped in only when complete.
+///
+/// The swap is one `renameat2(RENAME_EXCHANGE)`: at every instant the output path holds
+/// either the old site or the new one. Where the file system cannot exchange, two
+/// renames are used and a later build restores the old site if it finds it stranded.
+public struct Staging: Sendable {
+    /// The staging folder.
+    public let url: URL
+    /// The output it will replace.
+    public let output: URL
+
+    /// Creates an empty staging folder beside `output`.
+    public static func create(beside output: URL) throws -> Staging {
+        let parent = output.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        let url = parent.appendingPathComponent(".\(output.lastPathComponent).matsite-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        return Staging(url: url, output: output)
+    }
+
+    /// Removes leftovers of earlier builds that were killed (call while holding the lock),
+    /// and brings back a site stranded between the two renames of the fallback swap.
+    public static func recover(output: URL) {
+        let parent = output.deletingLastPathComponent()
+        let name = output.lastPathComponent
+        guard let siblings = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
+        let old = siblings.filter { $0.hasPrefix(".\(name).matsite-old-") }
+        if !FileManager.default.fileExists(atPath: output.path), let stranded = old.first {
+            _ = rename(parent.appendingPathComponent(stranded).path, output.path)
+        }
+        for sibling in siblings where sibling.hasPrefix(".\(name).matsite-tmp-") || sibling.hasPrefix(".\(name).matsite-old-") {
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(sibling))
+        }
+    }
+
+    /// Makes the staged site the output, atomically, and removes the old one.
+    public func publish() throws {
+        _ = matsite_fsync_directory(url.path)
+        if !FileManager.default.fileExists(atPath: output.path) {
+            guard rename(url.path, output.path) == 0 else { throw publishError("cannot move the new site into place") }
+            _ = matsite_fsync_directory(output.deletingLastPathComponent().path)
+            return
+        }
+        if matsite_exchange_paths(url.path, output.path) == 0 {
+            _ = matsite_fsync_directory(output.deletingLastPathComponent().path)
+            try? FileManager.default.removeItem(at: url)
+            return
+        }
+        let old = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).matsite-old-\(getpid())")
+        guard rename(output.path, old.path) == 0 else { throw publishError("cannot move the old site aside") }
+        guard rename(url.path, output.path) == 0 else {
+            _ = rename(old.path, output.path)
+            throw publishError("cannot move the new site into place")
+        }
+        try? FileManager.default.removeItem(at: old)
+    }
+
+    /// Deletes the staging folder (a failed build).
+    public func discard() {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    private func publishError(_ what: String) -> BuildError {
+        .stage("publish", "\(what) at \(output.path): \(String(cString: strerror(errno)))")
+    }
+}
+
+/// An exclusive lock on an output folder, so overlapping builds (cron) never collide.
+/// It is an `flock` on a file beside the output: the kernel drops it when a build dies,
+/// so a killed build never leaves a stale lock behind.
+public final class OutputLock: Sendable {
+    private let descriptor: Int32
+    /// The lock file.
+    public let path: String
+
+    private init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+
+    /// Takes the lock, waiting up to `wait` seconds for another build to finish.
+    public static func acquire(for output: URL, wait: Double) async throws -> OutputLock {
+        let parent = output.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        let path = parent.appendingPathComponent(".\(output.lastPathComponent).matsite-lock").path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw BuildError.stage("publish", "cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
+        let start = Date()
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard Date().timeIntervalSince(start) < wait else {
+                close(fd)
+                throw BuildError.locked("another matsite build is writing \(output.path) (lock \(path)); waited \(Int(wait)) s. Try again when it has finished.")
+            }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        return OutputLock(descriptor: fd, path: path)
+    }
+}
