@@ -47,8 +47,7 @@ public struct TimeDimension: Sendable, Hashable {
         var precision = TimeStyle.Precision.year
         var zulu = false
         var isCurrent = current
-        var needsTimeOfDay = false
-        var needsMilliseconds = false
+        var periodPrecision = TimeStyle.Precision.day
 
         func note(_ parsed: ParsedTime) {
             precision = max(precision, parsed.style.precision)
@@ -95,8 +94,15 @@ public struct TimeDimension: Sendable, Hashable {
                         if !parsedPeriod.isZero { period = parsedPeriod }
                     }
                     if let period {
-                        if period.milliseconds % 86_400_000 != 0 { needsTimeOfDay = true }
-                        if period.milliseconds % 1000 != 0 { needsMilliseconds = true }
+                        let needed: TimeStyle.Precision
+                        switch period.milliseconds {
+                        case let ms where ms % 1000 != 0: needed = .millisecond
+                        case let ms where ms % 60_000 != 0: needed = .second
+                        case let ms where ms % 3_600_000 != 0: needed = .minute
+                        case let ms where ms % 86_400_000 != 0: needed = .hour
+                        default: needed = .day
+                        }
+                        periodPrecision = max(periodPrecision, needed)
                     }
                     extents.append(.interval(start: start.instant, end: end, period: period))
                 default:
@@ -107,11 +113,13 @@ public struct TimeDimension: Sendable, Hashable {
         if !instants.isEmpty {
             extents.insert(.instants(Array(Set(instants)).sorted()), at: 0)
         }
-        if needsTimeOfDay && precision < .second {
-            precision = .second
+        // Dates alone cannot name sub-daily steps: write full times then.
+        if periodPrecision > .day && precision < .hour {
+            precision = max(.second, periodPrecision)
             zulu = true
+        } else {
+            precision = max(precision, periodPrecision)
         }
-        if needsMilliseconds { precision = .millisecond }
         if precision < .day { precision = .day }
         return TimeDimension(
             extents: extents, values: values, defaultValue: defaultValue, current: isCurrent,
