@@ -1,8 +1,7 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import AsyncHTTPClient
 import MatsiteKit
+import NIOCore
 import Testing
 
 // Proves each scripted fault looks to a client the way the fetch tests assume it does.
@@ -273,23 +272,31 @@ struct TestServerTests {
         await server.stop()
     }
 
-    @Test("URLSession sees the scripted answers too")
-    func urlSession() async throws {
+    @Test("AsyncHTTPClient sees retries succeed and mid-body faults fail")
+    func asyncHTTPClient() async throws {
         let server = try await TestServer.start()
         server.route("/t.png", .sequence([.status(503), .ok(tile, contentType: "image/png")]))
         server.route("/short", .shortBody(tile))
-        let url = try #require(URL(string: server.url("/t.png")))
-        let session = URLSession(configuration: .ephemeral)
-        let (_, first) = try await session.data(from: url)
-        #expect((first as? HTTPURLResponse)?.statusCode == 503)
-        let (body, second) = try await session.data(from: url)
-        #expect((second as? HTTPURLResponse)?.statusCode == 200)
-        #expect(Array(body) == tile)
-        let short = try #require(URL(string: server.url("/short")))
-        await #expect(throws: (any Error).self) {
-            _ = try await session.data(from: short)
+        server.route("/reset", .resetMidBody(tile))
+        server.route("/hang", .noResponse)
+        let client = HTTPClient.shared
+
+        let first = try await client.execute(HTTPClientRequest(url: server.url("/t.png")), timeout: .seconds(5))
+        #expect(first.status.code == 503)
+        _ = try await first.body.collect(upTo: 1 << 20)
+        let second = try await client.execute(HTTPClientRequest(url: server.url("/t.png")), timeout: .seconds(5))
+        #expect(second.status.code == 200)
+        #expect(Array(buffer: try await second.body.collect(upTo: 1 << 20)) == tile)
+
+        for path in ["/short", "/reset"] {
+            await #expect(throws: (any Error).self, "\(path)") {
+                let response = try await client.execute(HTTPClientRequest(url: server.url(path)), timeout: .seconds(5))
+                _ = try await response.body.collect(upTo: 1 << 20)
+            }
         }
-        session.invalidateAndCancel()
+        await #expect(throws: HTTPClientError.deadlineExceeded) {
+            _ = try await client.execute(HTTPClientRequest(url: server.url("/hang")), timeout: .milliseconds(300))
+        }
         await server.stop()
     }
 }
