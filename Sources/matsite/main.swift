@@ -18,14 +18,14 @@ struct Matsite: AsyncParsableCommand {
         Exit codes: 0 success; 1 the build failed (fetch, decode, write); 2 bad config or usage.
 
         Examples:
-          matsite build                      build ./matsite.yml (or the offline demo) into ./site
-          matsite build --config radar.yml --output public
-          matsite init my-loops              start a project that builds offline
-          matsite serve --watch              preview ./site on http://127.0.0.1:8000
-          matsite check                      validate the config and probe every source
+          matsite build                  # ./matsite.yml (or the demo) -> ./site
+          matsite build -c radar.yml -o public
+          matsite init my-loops          # a project that builds offline
+          matsite serve --watch          # preview on http://127.0.0.1:8000
+          matsite check                  # validate and probe every source
         """,
         version: "matsite \(MatsiteKit.Matsite.version)",
-        subcommands: [Build.self],
+        subcommands: [Build.self, Init.self, Serve.self, Check.self],
         defaultSubcommand: nil
     )
 }
@@ -119,5 +119,150 @@ enum ProjectConfig {
         let file = cwd.appendingPathComponent("matsite.yml")
         if FileManager.default.fileExists(atPath: file.path) { return try ConfigLoader.load(file: file) }
         return ConfigLoader.demo(directory: cwd)
+    }
+}
+
+extension Matsite {
+    struct Init: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Start a project: a commented matsite.yml that builds offline, templates/, a README.",
+            discussion: "Refuses to overwrite existing files. Then: cd DIR && matsite build."
+        )
+
+        @Argument(help: "Folder for the project (created if missing; default: the current folder).")
+        var directory: String = "."
+
+        func run() async throws {
+            let folder = URL(fileURLWithPath: directory).standardizedFileURL
+            do {
+                let written = try Scaffold.create(in: folder)
+                print("created \(written.map { folder.appendingPathComponent($0).path }.joined(separator: ", "))")
+                print("next: cd \(directory) && matsite build && matsite serve")
+            } catch {
+                throw Exit.fail(error)
+            }
+        }
+    }
+
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Preview the built site on http://127.0.0.1 (never other interfaces).",
+            discussion: """
+            Serves the output folder with correct MIME types, immutable caching for \
+            content-hashed files and no-cache for pages and manifests. With --watch, \
+            rebuilds when the config or templates change and reloads open pages. Ctrl-C stops.
+            """
+        )
+
+        @Option(name: .shortAndLong, help: "Port on 127.0.0.1 (0 picks a free one).")
+        var port: Int = 8000
+
+        @Option(name: .shortAndLong, help: "Folder to serve (default: the config's output:, else ./site).")
+        var output: String?
+
+        @Option(name: .shortAndLong, help: "The config file, for --watch and the default output (default: ./matsite.yml).")
+        var config: String?
+
+        @Flag(name: .shortAndLong, help: "Rebuild when the config or templates change, and reload open pages.")
+        var watch = false
+
+        func validate() throws {
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        }
+
+        func run() async throws {
+            let siteConfig: SiteConfig
+            do { siteConfig = try ProjectConfig.load(config) } catch { throw Exit.fail(error) }
+            let folder = siteConfig.resolve(output ?? siteConfig.output).standardizedFileURL
+            let reporter = ConsoleReporter(verbose: false)
+            if watch || !FileManager.default.fileExists(atPath: folder.path) {
+                var options = BuildOptions()
+                options.output = folder.path
+                do { _ = try await Builder(config: siteConfig, options: options, reporter: reporter).run(); reporter.finish() } catch {
+                    _ = Exit.fail(error, reporter: reporter)
+                    if !watch { throw ExitCode(Exit.code(for: error)) }
+                }
+            }
+            let server = StaticSiteServer(root: folder, port: port, liveReload: watch)
+            do { try await server.start() } catch { throw Exit.fail(error) }
+            reporter.say("serving \(folder.path) on \(server.baseURL)/ (Ctrl-C to stop)")
+            if watch {
+                let watcher = Task { await Self.watchLoop(config: config, output: folder.path, server: server, reporter: reporter) }
+                defer { watcher.cancel() }
+                try await server.run()
+            } else {
+                try await server.run()
+            }
+        }
+
+        /// Polls the config and templates; rebuilds and reloads pages when they change.
+        static func watchLoop(config: String?, output: String, server: StaticSiteServer, reporter: ConsoleReporter) async {
+            var last = fingerprint(config: config)
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 500_000_000)
+                let now = fingerprint(config: config)
+                guard now != last else { continue }
+                last = now
+                reporter.say("change seen: rebuilding")
+                do {
+                    let siteConfig = try ProjectConfig.load(config)
+                    var options = BuildOptions()
+                    options.output = output
+                    let summary = try await Builder(config: siteConfig, options: options, reporter: reporter).run()
+                    reporter.finish()
+                    reporter.say(Build.describe(summary))
+                    server.notifyReload()
+                } catch {
+                    reporter.finish()
+                    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                }
+            }
+        }
+
+        static func fingerprint(config: String?) -> [String: Date] {
+            var marks: [String: Date] = [:]
+            let cwd = FileManager.default.currentDirectoryPath
+            let file = config ?? "matsite.yml"
+            var paths = [file]
+            if let loaded = try? ProjectConfig.load(config), let templates = loaded.templates {
+                let folder = loaded.resolve(templates)
+                if let walker = FileManager.default.enumerator(atPath: folder.path) {
+                    for case let name as String in walker { paths.append(folder.appendingPathComponent(name).path) }
+                }
+            }
+            for path in paths {
+                let full = path.hasPrefix("/") ? path : cwd + "/" + path
+                if let date = (try? FileManager.default.attributesOfItem(atPath: full))?[.modificationDate] as? Date { marks[full] = date }
+            }
+            return marks
+        }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate the config and probe every source (one tile per frame); writes nothing.",
+            discussion: "Exit 0 when every probe succeeds, 1 when a source is broken, 2 for a bad config."
+        )
+
+        @Option(name: .shortAndLong, help: "The config file (default: ./matsite.yml).")
+        var config: String?
+
+        func run() async throws {
+            let siteConfig: SiteConfig
+            do { siteConfig = try ProjectConfig.load(config) } catch { throw Exit.fail(error) }
+            print("config \(siteConfig.file): ok, \(siteConfig.animations.count) animation(s)")
+            let findings = await Checker(config: siteConfig).run()
+            var broken = false
+            for finding in findings {
+                print("\(finding.id):")
+                for line in finding.lines { print("  \(line)") }
+                for problem in finding.problems { print("  problem: \(problem)") }
+                broken = broken || !finding.problems.isEmpty
+            }
+            if broken {
+                FileHandle.standardError.write(Data("error: some sources could not be probed (see problems above)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
     }
 }

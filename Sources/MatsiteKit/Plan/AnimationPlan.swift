@@ -59,6 +59,19 @@ public struct ResolvedSource: Sendable {
     public var locate: @Sendable (_ frame: SourceFrame, _ z: Int, _ x: Int, _ y: Int) -> TileLocator
     /// Template for the player's from-source fallback, per frame (URL sources).
     public var playerTemplate: (@Sendable (_ frame: SourceFrame) -> String)?
+
+    /// A resolved source.
+    public init(frames: [SourceFrame], maxZoom: Int? = nil,
+                locate: @escaping @Sendable (_ frame: SourceFrame, _ z: Int, _ x: Int, _ y: Int) -> TileLocator,
+                playerTemplate: (@Sendable (_ frame: SourceFrame) -> String)? = nil, notes: [String] = []) {
+        self.frames = frames
+        self.maxZoom = maxZoom
+        self.locate = locate
+        self.playerTemplate = playerTemplate
+        self.notes = notes
+    }
+    /// What resolving found, for `matsite check` (layer, tile matrix set, time extent).
+    public var notes: [String] = []
 }
 
 /// Turns an animation and its resolved source into frames of tile locators.
