@@ -55,17 +55,20 @@ public struct ResolvedSource: Sendable {
     public var frames: [SourceFrame]
     /// Deepest zoom, if the source says.
     public var maxZoom: Int?
+    /// Tile edge in pixels, if the source says (WMTS); else the config's.
+    public var tileSize: Int?
     /// Locator of tile (z, x, y) of a frame (x wrapped, y in XYZ order).
     public var locate: @Sendable (_ frame: SourceFrame, _ z: Int, _ x: Int, _ y: Int) -> TileLocator
     /// Template for the player's from-source fallback, per frame (URL sources).
     public var playerTemplate: (@Sendable (_ frame: SourceFrame) -> String)?
 
     /// A resolved source.
-    public init(frames: [SourceFrame], maxZoom: Int? = nil,
+    public init(frames: [SourceFrame], maxZoom: Int? = nil, tileSize: Int? = nil,
                 locate: @escaping @Sendable (_ frame: SourceFrame, _ z: Int, _ x: Int, _ y: Int) -> TileLocator,
                 playerTemplate: (@Sendable (_ frame: SourceFrame) -> String)? = nil, notes: [String] = []) {
         self.frames = frames
         self.maxZoom = maxZoom
+        self.tileSize = tileSize
         self.locate = locate
         self.playerTemplate = playerTemplate
         self.notes = notes
@@ -81,7 +84,7 @@ public enum Planner {
         let maxZoom = animation.source.maxZoom ?? source.maxZoom
         let sourceZoom = min(animation.zoom, maxZoom ?? animation.zoom)
         let layout = WebMercator.layout(of: animation.bbox, zoom: animation.zoom, sourceZoom: sourceZoom,
-                                        tileSize: animation.source.tileSize)
+                                        tileSize: source.tileSize ?? animation.source.tileSize)
         let n = 1 << sourceZoom
         let frames = source.frames.enumerated().map { position, frame in
             var tiles: [TileLocator] = []

@@ -1,15 +1,139 @@
 import Foundation
+import MatsiteCapabilities
 
-/// WMTS and WMS sources: capabilities are read, then frames and tile URLs follow from them.
+/// WMTS and WMS sources: the capabilities document is read (through the same fetcher,
+/// cache and retries as tiles), then frames and tile URLs follow from it.
 enum OGCSources {
     /// The message of an OGC exception document sent instead of an image, if it is one.
-    static let exceptionMessage: @Sendable ([UInt8]) -> String? = { _ in nil }
+    static let exceptionMessage: @Sendable ([UInt8]) -> String? = { body in ServiceException.message(in: body) }
 
-    static func resolveWMTS(_ config: WMTSSourceConfig, animation: AnimationConfig, fetcher: HTTPFetcher) async throws -> ResolvedSource {
-        throw BuildError.stage("plan", "WMTS sources are not wired yet")
+    static func resolveWMTS(_ config: WMTSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher) async throws -> ResolvedSource {
+        let path = "animations.\(animation.id).source.wmts"
+        let body = try await capabilities(config.capabilities, fetcher: fetcher, kvp: "SERVICE=WMTS&REQUEST=GetCapabilities")
+        let source: WMTSTileSource
+        do {
+            let document = try WMTSCapabilities.parse(body, url: config.capabilities)
+            source = try document.tileSource(layer: config.layer, style: config.style, format: config.format,
+                                             tileMatrixSet: config.tileMatrixSet)
+        } catch {
+            throw sourceError(error, animation: animation, path: path, file: file)
+        }
+        guard animation.zoom >= source.minZoom else {
+            throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).zoom",
+                              message: "the WMTS tile matrix set \(source.tileMatrixSet) starts at zoom \(source.minZoom)")
+        }
+        let frames = try frames(animation, time: source.time, layer: config.layer, path: path, file: file)
+        var notes = ["WMTS layer \(source.layer), style \(source.style), \(source.format), tile matrix set \(source.tileMatrixSet) (zoom \(source.minZoom)-\(source.maxZoom), \(source.tileSize) px tiles)"]
+        if let time = source.time { notes.append("time dimension: \(summary(time))") }
+        return ResolvedSource(frames: frames, maxZoom: source.maxZoom, tileSize: source.tileSize, locate: { frame, z, x, y in
+            .http(source.tileURL(z: z, x: x, y: y, time: frame.timeText) ?? "")
+        }, notes: notes)
     }
 
-    static func resolveWMS(_ config: WMSSourceConfig, animation: AnimationConfig, fetcher: HTTPFetcher) async throws -> ResolvedSource {
-        throw BuildError.stage("plan", "WMS sources are not wired yet")
+    static func resolveWMS(_ config: WMSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher) async throws -> ResolvedSource {
+        let path = "animations.\(animation.id).source.wms"
+        let body = try await capabilities(config.url, fetcher: fetcher, kvp: "SERVICE=WMS&REQUEST=GetCapabilities&VERSION=\(config.version)")
+        let source: WMSMapSource
+        do {
+            let document = try WMSCapabilities.parse(body, url: config.url)
+            source = try document.mapSource(layers: config.layers, styles: config.styles, format: config.format, version: config.version)
+        } catch {
+            throw sourceError(error, animation: animation, path: path, file: file)
+        }
+        let frames = try frames(animation, time: source.time, layer: config.layers, path: path, file: file)
+        let tileSize = animation.source.tileSize
+        var notes = ["WMS \(source.version) layers \(source.layers) in \(source.crs), GetMap \(source.getMapURL)"]
+        if let time = source.time { notes.append("time dimension: \(summary(time))") }
+        return ResolvedSource(frames: frames, maxZoom: animation.source.maxZoom, locate: { frame, z, x, y in
+            .http(source.mapURL(z: z, x: x, y: y, tileSize: tileSize, time: frame.timeText))
+        }, notes: notes)
+    }
+}
+
+private extension OGCSources {
+    /// Fetches a capabilities document: the URL as given when it already asks for one,
+    /// else with the KVP GetCapabilities query added.
+    static func capabilities(_ url: String, fetcher: HTTPFetcher, kvp: String) async throws -> [UInt8] {
+        var target = url
+        let lowered = url.lowercased()
+        if !lowered.contains("request=getcapabilities") && !lowered.hasSuffix(".xml") {
+            target += (url.contains("?") ? (url.hasSuffix("?") || url.hasSuffix("&") ? "" : "&") : "?") + kvp
+        }
+        let response: HTTPResponseData
+        do {
+            response = try await fetcher.get(target, accept: "application/xml,text/xml;q=0.9,*/*;q=0.1", maxBytes: 16 << 20)
+        } catch {
+            throw BuildError.stage("plan", "capabilities: \(error)")
+        }
+        guard response.status == 200 else {
+            throw BuildError.stage("plan", "capabilities: \(target): HTTP \(response.status)")
+        }
+        return response.body
+    }
+
+    /// The animation's frames from the layer's time dimension.
+    static func frames(_ animation: AnimationConfig, time: TimeDimension?, layer: String, path: String, file: String) throws -> [SourceFrame] {
+        func requireTime() throws -> TimeDimension {
+            guard let time else {
+                throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).frames",
+                                  message: "layer \(layer) has no time dimension; use frames: { count: N } or another layer")
+            }
+            return time
+        }
+        func frame(_ index: Int, _ instant: TimeInstant, _ time: TimeDimension) -> SourceFrame {
+            SourceFrame(index: index, time: Date(timeIntervalSince1970: Double(instant.millisecondsSinceEpoch) / 1000),
+                        timeText: time.format(instant))
+        }
+        do {
+            switch animation.frames {
+            case .latest(let n):
+                let time = try requireTime()
+                return try time.latest(n).enumerated().map { frame($0, $1, time) }
+            case .range(let start, let end, let step):
+                let time = try requireTime()
+                let instants = try time.inRange(start: instant(start), end: instant(end), step: ISODuration.parse(step))
+                return instants.enumerated().map { frame($0, $1, time) }
+            case .times(let dates):
+                let time = try requireTime()
+                let instants = dates.map(instant)
+                try time.requireAdvertised(instants)
+                return instants.enumerated().map { frame($0, $1, time) }
+            case .count(let n):
+                return (0..<n).map { SourceFrame(index: $0, time: nil, timeText: nil) }
+            case .templates:
+                throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).frames.templates",
+                                  message: "per-frame templates do not go with a WMTS or WMS source")
+            }
+        } catch let error as TimeDimensionError {
+            throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).frames",
+                              message: "layer \(layer): \(error)")
+        }
+    }
+
+    static func instant(_ date: Date) -> TimeInstant {
+        TimeInstant(millisecondsSinceEpoch: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+
+    static func summary(_ time: TimeDimension) -> String {
+        let first = time.first.map(\.iso8601) ?? "?", last = time.last.map(\.iso8601) ?? "?"
+        let count = time.count.map { "\($0) instants" } ?? "continuous"
+        return "\(first) .. \(last), \(count)" + (time.defaultValue.map { ", default \($0)" } ?? "")
+    }
+
+    /// A capabilities problem the user fixes in the config (unknown layer, no Web Mercator
+    /// set...) becomes a config error naming the key; a broken document is a build error.
+    static func sourceError(_ error: any Swift.Error, animation: AnimationConfig, path: String, file: String) -> any Swift.Error {
+        guard let error = error as? CapabilitiesError else { return error }
+        let key: String?
+        switch error.reason {
+        case .unknownLayer, .noWebMercatorCRS, .noWebMercatorSet, .noTimeDimension: key = "layer"
+        case .unknownStyle: key = "style"
+        case .unknownFormat: key = "format"
+        case .unknownTileMatrixSet, .tileMatrixSetNotWebMercator: key = "tile_matrix_set"
+        default: key = nil
+        }
+        guard let key else { return BuildError.stage("plan", error.description) }
+        let field = path.hasSuffix("wms") && key == "layer" ? "layers" : key
+        return ConfigError(file: file, line: animation.line, keyPath: "\(path).\(field)", message: error.description)
     }
 }

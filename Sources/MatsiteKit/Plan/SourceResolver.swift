@@ -19,9 +19,9 @@ public struct SourceResolver: Sendable {
         let timeFormat = (try? TimeFormat(animation.timeFormat)) ?? (try! TimeFormat("%Y-%m-%dT%H:%M:%SZ"))
         switch source.kind {
         case .wmts(let wmts):
-            return try await OGCSources.resolveWMTS(wmts, animation: animation, fetcher: requireFetcher())
+            return try await OGCSources.resolveWMTS(wmts, animation: animation, file: config.file, fetcher: requireFetcher())
         case .wms(let wms):
-            return try await OGCSources.resolveWMS(wms, animation: animation, fetcher: requireFetcher())
+            return try await OGCSources.resolveWMS(wms, animation: animation, file: config.file, fetcher: requireFetcher())
         default:
             break
         }

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what matsite needs on a Debian machine with Swift already installed, and only
+# what is missing. Usage: scripts/install-deps.sh [build|test]
+#   build: the C libraries matsite links (libpng, libxml2) and Leaflet for the player
+#   test:  also headless Chromium and Python's Playwright + pytest for the browser tests
+set -euo pipefail
+mode=${1:-build}
+packages=(pkg-config libpng-dev libxml2-dev zlib1g-dev libjs-leaflet)
+if [ "$mode" = test ]; then
+    packages+=(chromium fonts-dejavu-core)
+fi
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing: ${missing[*]}" >&2
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ "$mode" = test ]; then
+    python3 -c 'import playwright, pytest' 2>/dev/null || python3 -m pip install -q playwright pytest
+fi
+command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.3 first" >&2; exit 1; }
