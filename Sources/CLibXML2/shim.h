@@ -1,6 +1,16 @@
 #ifndef MATSITE_CLIBXML2_SHIM_H
 #define MATSITE_CLIBXML2_SHIM_H
 #include <string.h>
+#include <libxml/xmlversion.h>
+/*
+ * libxml2's encoding.h includes ICU's headers when libxml2 was built with ICU. Swift then
+ * sees two definitions of ICU types (the system's and Foundation's bundled copy) and a
+ * module that imports both Foundation and this one fails to build. Nothing here uses ICU:
+ * only the layout of xmlCharEncodingHandler changes, which Swift code never touches.
+ */
+#ifdef LIBXML_ICU_ENABLED
+#undef LIBXML_ICU_ENABLED
+#endif
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xpath.h>

@@ -118,7 +118,7 @@ private func listing(_ items: [String], label: String, limit: Int = 12) -> Strin
 
 extension CapabilitiesError {
     /// Maps a refused XML document to the reason users see.
-    init(url: String, failure: XMLDocument.Failure) {
+    init(url: String, failure: LibXMLDocument.Failure) {
         let reason: Reason
         switch failure {
         case .empty: reason = .empty

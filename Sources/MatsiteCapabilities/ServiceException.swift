@@ -26,7 +26,7 @@ public struct ServiceException: Sendable, Equatable, CustomStringConvertible {
     /// The exceptions in `body` when it is an exception report, nil when it is not one
     /// (an image, HTML, another XML document, or anything unparsable).
     public static func parse(_ body: [UInt8], limits: XMLLimits = XMLLimits(maxBytes: 1 << 20)) -> [ServiceException]? {
-        guard let document = try? XMLDocument.parse(
+        guard let document = try? LibXMLDocument.parse(
             body, limits: limits, externalDTDAllowedFor: ["ServiceExceptionReport"]),
               let root = document.root
         else { return nil }
@@ -43,7 +43,7 @@ public struct ServiceException: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The exceptions when `root` is an exception report.
-    static func exceptions(in root: XMLNode) -> [ServiceException]? {
+    static func exceptions(in root: LibXMLElement) -> [ServiceException]? {
         if root.is("ServiceExceptionReport", in: .ogcExceptions) || root.is("ServiceExceptionReport", in: .wms) {
             return root.children.filter { $0.localName == "ServiceException" }.map { node in
                 ServiceException(code: node.attribute("code"), locator: node.attribute("locator"),

@@ -58,10 +58,10 @@ public struct WMSCapabilities: Sendable, Equatable {
     /// Parses a WMS capabilities document (1.1.1 `WMT_MS_Capabilities` or 1.3.0
     /// `WMS_Capabilities`) fetched from `url`.
     public static func parse(_ data: [UInt8], url: String, limits: XMLLimits = .default) throws(CapabilitiesError) -> WMSCapabilities {
-        let document: XMLDocument
+        let document: LibXMLDocument
         do {
             // WMS 1.1.1 documents must carry a DOCTYPE naming the OGC DTD; it is never fetched.
-            document = try XMLDocument.parse(
+            document = try LibXMLDocument.parse(
                 data, limits: limits,
                 externalDTDAllowedFor: ["WMT_MS_Capabilities", "ServiceExceptionReport"])
         } catch {
@@ -141,7 +141,7 @@ private struct Inherited {
 }
 
 private extension WMSCapabilities {
-    static func collectLayers(_ node: XMLNode, inherited: Inherited, into layers: inout [Layer]) {
+    static func collectLayers(_ node: LibXMLElement, inherited: Inherited, into layers: inout [Layer]) {
         let name = node.childText("Name", in: .wms)
         var crs = inherited.crs
         for element in node.children("CRS", in: .wms) + node.children("SRS", in: .wms) {

@@ -100,9 +100,9 @@ public struct WMTSCapabilities: Sendable, Equatable {
     /// - Throws: `CapabilitiesError` for unsafe, malformed or foreign documents (an HTML page,
     ///   a WMS document, a service exception: its message is given).
     public static func parse(_ data: [UInt8], url: String, limits: XMLLimits = .default) throws(CapabilitiesError) -> WMTSCapabilities {
-        let document: XMLDocument
+        let document: LibXMLDocument
         do {
-            document = try XMLDocument.parse(data, limits: limits)
+            document = try LibXMLDocument.parse(data, limits: limits)
         } catch {
             throw CapabilitiesError(url: url, failure: error)
         }
@@ -157,7 +157,7 @@ public struct WMTSCapabilities: Sendable, Equatable {
     }
 }
 
-func describeRoot(_ root: XMLNode) -> String {
+func describeRoot(_ root: LibXMLElement) -> String {
     let namespace = root.namespaceURI.map { " in namespace \($0)" } ?? ""
     let hint: String
     switch root.localName {
@@ -170,7 +170,7 @@ func describeRoot(_ root: XMLNode) -> String {
 }
 
 private extension WMTSCapabilities {
-    static func parseLayer(_ node: XMLNode, baseURL: String) -> Layer? {
+    static func parseLayer(_ node: LibXMLElement, baseURL: String) -> Layer? {
         guard let identifier = node.childText("Identifier", in: .ows) else { return nil }
         let styles = node.children("Style", in: .wmts).compactMap { style -> Style? in
             guard let id = style.childText("Identifier", in: .ows) else { return nil }
@@ -202,7 +202,7 @@ private extension WMTSCapabilities {
                      tileMatrixSetLinks: links)
     }
 
-    static func parseTileMatrixSet(_ node: XMLNode) -> TileMatrixSet? {
+    static func parseTileMatrixSet(_ node: LibXMLElement) -> TileMatrixSet? {
         guard let identifier = node.childText("Identifier", in: .ows) else { return nil }
         let matrices = node.children("TileMatrix", in: .wmts).compactMap { matrix -> TileMatrix? in
             guard let id = matrix.childText("Identifier", in: .ows),
@@ -234,7 +234,7 @@ private extension WMTSCapabilities {
     }
 
     /// The GetTile Get href whose GetEncoding allows KVP (or says nothing).
-    static func getTileURL(_ root: XMLNode, baseURL: String) -> String? {
+    static func getTileURL(_ root: LibXMLElement, baseURL: String) -> String? {
         guard let operations = root.child("OperationsMetadata", in: .ows) else { return nil }
         for operation in operations.children("Operation", in: .ows) where operation.attribute("name") == "GetTile" {
             for dcp in operation.children("DCP", in: .ows) {

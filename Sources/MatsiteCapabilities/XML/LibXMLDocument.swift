@@ -14,7 +14,7 @@ public struct XMLLimits: Sendable, Equatable {
     }
 }
 
-/// Owns one parsed libxml2 document; freed on deinit. Only `XMLNode`s hand out data.
+/// Owns one parsed libxml2 document; freed on deinit. Only `LibXMLElement`s hand out data.
 ///
 /// Parsing is hardened for documents from servers we do not control: no network access
 /// (`XML_PARSE_NONET`), no entity substitution (`XML_PARSE_NOENT` off), no DTD loading
@@ -22,7 +22,7 @@ public struct XMLLimits: Sendable, Equatable {
 /// stops the parser before the entity is registered. A DOCTYPE that names an external DTD is
 /// refused unless its root name is one the caller allows (WMS 1.1.1 documents must carry one;
 /// it is never fetched).
-final class XMLDocument {
+final class LibXMLDocument {
     private let document: xmlDocPtr
 
     /// Why a document was refused; turned into `CapabilitiesError.Reason` by the callers.
@@ -45,9 +45,9 @@ final class XMLDocument {
     }
 
     /// The root element.
-    var root: XMLNode? {
+    var root: LibXMLElement? {
         guard let node = xmlDocGetRootElement(document) else { return nil }
-        return XMLNode(document: self, pointer: node)
+        return LibXMLElement(document: self, pointer: node)
     }
 
     /// Parses `bytes` with the hardened options described on the type.
@@ -55,7 +55,7 @@ final class XMLDocument {
         _ bytes: [UInt8],
         limits: XMLLimits = .default,
         externalDTDAllowedFor allowedRoots: Set<String> = []
-    ) throws(Failure) -> XMLDocument {
+    ) throws(Failure) -> LibXMLDocument {
         _ = libxml2Initialized
         if bytes.count > limits.maxBytes || bytes.count > Int(Int32.max) {
             throw .tooLarge(bytes: bytes.count, limit: limits.maxBytes)
@@ -94,7 +94,7 @@ final class XMLDocument {
             }
         }
         let document = try result.get()
-        let owner = XMLDocument(document: document)
+        let owner = LibXMLDocument(document: document)
         if let subset = document.pointee.intSubset {
             let systemID = subset.pointee.SystemID.map { String(cString: $0) }
             let publicID = subset.pointee.ExternalID.map { String(cString: $0) }
@@ -107,9 +107,9 @@ final class XMLDocument {
     }
 }
 
-/// An element of a document owned by an `XMLDocument`, which it keeps alive.
-struct XMLNode {
-    let document: XMLDocument
+/// An element of a document owned by an `LibXMLDocument`, which it keeps alive.
+struct LibXMLElement {
+    let document: LibXMLDocument
     let pointer: xmlNodePtr
 
     /// The local name, without any prefix.
@@ -134,12 +134,12 @@ struct XMLNode {
     }
 
     /// The child elements, in document order.
-    var children: [XMLNode] {
-        var result: [XMLNode] = []
+    var children: [LibXMLElement] {
+        var result: [LibXMLElement] = []
         var child = pointer.pointee.children
         while let node = child {
             if node.pointee.type == XML_ELEMENT_NODE {
-                result.append(XMLNode(document: document, pointer: node))
+                result.append(LibXMLElement(document: document, pointer: node))
             }
             child = node.pointee.next
         }
@@ -147,16 +147,16 @@ struct XMLNode {
     }
 
     /// The child elements with this local name in these namespaces.
-    func children(_ name: String, in namespaces: XMLNamespaces) -> [XMLNode] {
+    func children(_ name: String, in namespaces: XMLNamespaces) -> [LibXMLElement] {
         children.filter { $0.is(name, in: namespaces) }
     }
 
     /// The first child element with this local name in these namespaces.
-    func child(_ name: String, in namespaces: XMLNamespaces) -> XMLNode? {
+    func child(_ name: String, in namespaces: XMLNamespaces) -> LibXMLElement? {
         var child = pointer.pointee.children
         while let node = child {
             if node.pointee.type == XML_ELEMENT_NODE {
-                let candidate = XMLNode(document: document, pointer: node)
+                let candidate = LibXMLElement(document: document, pointer: node)
                 if candidate.is(name, in: namespaces) { return candidate }
             }
             child = node.pointee.next
@@ -257,7 +257,7 @@ private func collectText(_ node: xmlNodePtr, into bytes: inout [UInt8]) {
     }
 }
 
-private func malformed(_ state: matsite_xml_guard, bytes: [UInt8]) -> XMLDocument.Failure {
+private func malformed(_ state: matsite_xml_guard, bytes: [UInt8]) -> LibXMLDocument.Failure {
     guard state.have_error != 0 else {
         return .malformed(line: 0, column: 0, message: "the document is not well-formed XML", truncated: false)
     }

@@ -2,17 +2,17 @@ import Testing
 @testable import MatsiteCapabilities
 
 @Suite("Parsing untrusted XML")
-struct XMLDocumentTests {
+struct LibXMLDocumentTests {
     let url = "https://example.org/wmts.xml"
 
-    private func failure(_ text: String, limits: XMLLimits = .default) -> XMLDocument.Failure? {
+    private func failure(_ text: String, limits: XMLLimits = .default) -> LibXMLDocument.Failure? {
         failure(text.bytes, limits: limits)
     }
 
     private func failure(_ bytes: [UInt8], limits: XMLLimits = .default,
-                         allowing roots: Set<String> = []) -> XMLDocument.Failure? {
+                         allowing roots: Set<String> = []) -> LibXMLDocument.Failure? {
         do {
-            _ = try XMLDocument.parse(bytes, limits: limits, externalDTDAllowedFor: roots)
+            _ = try LibXMLDocument.parse(bytes, limits: limits, externalDTDAllowedFor: roots)
             return nil
         } catch {
             return error
@@ -39,7 +39,7 @@ struct XMLDocumentTests {
             text += " <!ENTITY lol\(level) \"" + String(repeating: "&\(previous);", count: 10) + "\">\n"
         }
         text += "]>\n<lolz>&lol9;</lolz>"
-        var result: XMLDocument.Failure?
+        var result: LibXMLDocument.Failure?
         let elapsed = milliseconds { result = failure(text) }
         #expect(result == .entityDeclared)
         #expect(elapsed < 1000)
@@ -69,7 +69,7 @@ struct XMLDocumentTests {
             <!DOCTYPE Capabilities SYSTEM "http://127.0.0.1:1/x.dtd">
             <Capabilities xmlns="http://www.opengis.net/wmts/1.0"/>
             """
-        var result: XMLDocument.Failure?
+        var result: LibXMLDocument.Failure?
         let elapsed = milliseconds { result = failure(text) }
         #expect(result == .externalDTD(systemID: "http://127.0.0.1:1/x.dtd"))
         #expect(elapsed < 1000)
@@ -86,7 +86,7 @@ struct XMLDocumentTests {
               [ <!ELEMENT VendorSpecificCapabilities EMPTY> ]>
             <WMT_MS_Capabilities version="1.1.1"><Service><Title>t</Title></Service></WMT_MS_Capabilities>
             """
-        let document = try XMLDocument.parse(text.bytes, externalDTDAllowedFor: ["WMT_MS_Capabilities"])
+        let document = try LibXMLDocument.parse(text.bytes, externalDTDAllowedFor: ["WMT_MS_Capabilities"])
         #expect(document.root?.localName == "WMT_MS_Capabilities")
         #expect(!listener.wasConnected)
         // Without the allowance the same document is refused.
@@ -130,7 +130,7 @@ struct XMLDocumentTests {
         let body = "<a>" + String(repeating: "x", count: 2000) + "</a>"
         #expect(failure(body, limits: XMLLimits(maxBytes: 1024)) == .tooLarge(bytes: 2007, limit: 1024))
         let huge = [UInt8](repeating: 0x20, count: (16 << 20) + 1)
-        var result: XMLDocument.Failure?
+        var result: LibXMLDocument.Failure?
         let elapsed = milliseconds { result = failure(huge) }
         #expect(result == .tooLarge(bytes: (16 << 20) + 1, limit: 16 << 20))
         #expect(elapsed < 1000)
@@ -155,7 +155,7 @@ struct XMLDocumentTests {
     func deepNesting() {
         let depth = 100_000
         let text = String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth)
-        var result: XMLDocument.Failure?
+        var result: LibXMLDocument.Failure?
         let elapsed = milliseconds { result = failure(text) }
         guard case .malformed = result else {
             Issue.record("expected a malformed document, got \(String(describing: result))")
@@ -182,7 +182,7 @@ struct XMLDocumentTests {
               <x:Title xmlns:x="http://www.opengis.net/wmts/1.0">wmts title</x:Title>
             </w:Capabilities>
             """
-        let document = try XMLDocument.parse(text.bytes)
+        let document = try LibXMLDocument.parse(text.bytes)
         let root = try #require(document.root)
         #expect(root.is("Capabilities", in: .wmts))
         #expect(root.childText("Title", in: .ows) == "by prefix")
@@ -193,7 +193,7 @@ struct XMLDocumentTests {
     @Test("ISO-8859-1 documents are decoded")
     func latin1() throws {
         let bytes: [UInt8] = Array("<?xml version='1.0' encoding='ISO-8859-1'?><a>caf".utf8) + [0xE9] + Array("</a>".utf8)
-        let document = try XMLDocument.parse(bytes)
+        let document = try LibXMLDocument.parse(bytes)
         #expect(document.root?.text == "café")
     }
 }
