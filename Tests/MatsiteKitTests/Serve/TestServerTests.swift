@@ -42,6 +42,17 @@ struct TestServerTests {
         await server.stop()
     }
 
+    @Test("a dynamic route answers from the request it gets")
+    func dynamic() async throws {
+        let server = try await TestServer.start()
+        server.route(prefix: "/echo/", .dynamic { request in
+            request.path.hasSuffix(".png") ? .text(request.path) : .status(404)
+        })
+        #expect(try await RawHTTP.request(port: server.port, "/echo/7/1/2.png").text == "/echo/7/1/2.png")
+        #expect(try await RawHTTP.request(port: server.port, "/echo/x.jpg").status == 404)
+        await server.stop()
+    }
+
     @Test("each scripted status is sent as is", arguments: [500, 502, 503, 404, 204, 401, 403])
     func statuses(code: Int) async throws {
         let server = try await TestServer.start()

@@ -13,6 +13,7 @@
 //     defer { Task { await server.stop() } }          // or `await server.stop()` at the end
 //     server.route("/t/7/30/46.png", .sequence([.status(503), .status(503), .ok(png, contentType: "image/png")]))
 //     server.route(prefix: "/t/", .ok(png, contentType: "image/png", etag: "\"v1\"", cacheControl: "max-age=60"))
+//     server.route(prefix: "/gen/", .dynamic { request in .ok(makeTile(for: request.path), contentType: "image/png") })
 //     let template = server.url("/t/{z}/{x}/{y}.png")  // "http://127.0.0.1:PORT/t/{z}/{x}/{y}.png"
 //     ... run the code under test ...
 //     #expect(server.requestCount("/t/7/30/46.png") == 3)
@@ -335,6 +336,13 @@ extension TestServer.Behaviour {
     static func failFirst(_ count: Int, with failure: Self, then: Self) -> Self {
         Self { request, writer in
             try await (request.attempt <= count ? failure : then).run(request, writer)
+        }
+    }
+
+    /// Picks the behaviour from the request, e.g. a tile made from its z/x/y path.
+    static func dynamic(_ choose: @escaping @Sendable (TestServer.RecordedRequest) -> Self) -> Self {
+        Self { request, writer in
+            try await choose(request).run(request, writer)
         }
     }
 
