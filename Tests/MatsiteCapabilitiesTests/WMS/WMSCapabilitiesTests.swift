@@ -127,15 +127,6 @@ struct WMSCapabilitiesTests {
         #expect(error?.description == "capabilities at https://maps.example.org/wms: layer \"landuse\" is not offered in Web Mercator (EPSG:3857 or EPSG:900913) (it has: EPSG:27700)")
     }
 
-    @Test("GetMap parameters already in the base URL are replaced, not repeated")
-    func replacesParameters() {
-        let source = WMSMapSource(
-            capabilitiesURL: "https://x/c", getMapURL: "https://x/wms?service=WMS&map=a.map&version=1.1.1&#frag",
-            version: "1.3.0", layers: "radar", styles: "", format: "image/png", crs: "EPSG:3857", time: nil)
-        #expect(source.mapURL(z: 0, x: 0, y: 0, tileSize: 256, time: nil)
-            == "https://x/wms?map=a.map&SERVICE=WMS&REQUEST=GetMap&VERSION=1.3.0&LAYERS=radar&STYLES=&CRS=EPSG:3857&BBOX=-20037508.342789,-20037508.342789,20037508.342789,20037508.342789&WIDTH=256&HEIGHT=256&FORMAT=image%2Fpng&TRANSPARENT=TRUE")
-    }
-
     @Test("a WMTS document given as WMS is refused with a hint")
     func wrongDocument() throws {
         let text = "<Capabilities xmlns=\"http://www.opengis.net/wmts/1.0\" version=\"1.0.0\"/>"
