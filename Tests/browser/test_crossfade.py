@@ -10,7 +10,7 @@ SAMPLER = """async (ms) => {
     const changes = [];
     const mo = new MutationObserver(() => changes.push([performance.now(), Number(root.dataset.frame)]));
     mo.observe(root, {attributes: true, attributeFilter: ['data-frame']});
-    let minCov = 1, worst = null, samples = 0, undrawn = 0, last = null;
+    let minCov = 1, worst = null, samples = 0, undrawn = 0, both = 0, last = null;
     const deltas = [];
     const t0 = performance.now();
     await new Promise((done) => {
@@ -22,6 +22,9 @@ SAMPLER = """async (ms) => {
             // The layers that give the coverage must hold a decoded image.
             const opaque = imgs.filter((i) => Number(getComputedStyle(i).opacity) >= 0.99);
             if (!opaque.some((i) => i.complete && i.naturalWidth > 0)) undrawn++;
+            // Outside a fade only one frame may be visible: frames are mostly transparent.
+            const fading = imgs.some((i) => i.getAnimations().length > 0);
+            if (!fading && imgs.filter((i) => Number(getComputedStyle(i).opacity) > 0.01).length > 1) both++;
             if (last !== null) deltas.push(ts - last);
             last = ts;
             if (performance.now() - t0 < ms) requestAnimationFrame(tick); else done();
@@ -29,7 +32,7 @@ SAMPLER = """async (ms) => {
         requestAnimationFrame(tick);
     });
     mo.disconnect();
-    return {minCov, worst, samples, undrawn, deltas, changes, layers: imgs.length};
+    return {minCov, worst, samples, undrawn, both, deltas, changes, layers: imgs.length};
 }"""
 
 
@@ -46,6 +49,7 @@ def test_crossfade_keeps_full_coverage_order_and_timing_over_three_loops(tab, se
 
     assert r["layers"] == 2
     assert r["minCov"] >= 0.99, f"coverage dipped to {r['minCov']}: {r['worst']}"
+    assert r["both"] == 0, f"{r['both']} samples showed both frames at rest"
     assert r["undrawn"] == 0, f"{r['undrawn']} samples had no decoded image at full opacity"
 
     changes = r["changes"]

@@ -2,10 +2,12 @@
  * Matsite.FrameOverlay: a Leaflet layer of two stacked frame images over the
  * animation's bounds, plus "no data" marks for tiles a frame is missing.
  *
- * The crossfade never uncovers the map: the next frame goes into the back
- * image at full opacity (hidden by the front one), then the front image fades
- * out, then the two swap roles. The composited coverage 1 - (1 - a)(1 - b)
- * therefore stays at 1 throughout, including from the last frame to the first.
+ * The crossfade never uncovers the map: the next frame is decoded into the
+ * back image, which turns fully opaque under the front one; then the front
+ * image fades out, and the two swap roles. The composited coverage
+ * 1 - (1 - a)(1 - b) therefore stays at 1 throughout, including from the last
+ * frame to the first. At rest the back image is at opacity 0, so a prepared
+ * next frame never shows through the transparent parts of the current one.
  *
  * Events:
  *   shown {index}   a frame is fully on top (after its fade, if any)
@@ -130,6 +132,8 @@
 			}
 			this._back = this._makeImage('matsite-back');
 			this._front = this._makeImage('matsite-front');
+			// Frames are mostly transparent: at rest the back image must not show through.
+			this._back.style.opacity = '0';
 			this._missing = L.DomUtil.create('div', 'matsite-missing-layer', c);
 		},
 
@@ -146,7 +150,6 @@
 			var back = this._back;
 			this._backIndex = index;
 			this._backReady = false;
-			back.style.opacity = '';
 			back.src = this._urls[index];
 			var self = this;
 			back.decode().then(function () {
@@ -157,6 +160,8 @@
 		_swapIn: function (index, fadeMs) {
 			var front = this._front;
 			var self = this;
+			// Full opacity under the front image first: coverage never drops.
+			this._back.style.opacity = '1';
 			if (fadeMs > 0 && typeof front.animate === 'function' && this._frontIndex >= 0) {
 				var anim = front.animate([{opacity: 1}, {opacity: 0}],
 					{duration: fadeMs, easing: 'linear', fill: 'forwards'});
@@ -188,8 +193,8 @@
 			L.DomUtil.addClass(newFront, 'matsite-front');
 			L.DomUtil.removeClass(oldFront, 'matsite-front');
 			L.DomUtil.addClass(oldFront, 'matsite-back');
-			// Now under the new front, so full opacity shows nothing yet.
-			oldFront.style.opacity = '';
+			// Now under the new front; hidden until it carries the next frame in.
+			oldFront.style.opacity = '0';
 			this._front = newFront;
 			this._back = oldFront;
 			this._backIndex = this._frontIndex;

@@ -265,7 +265,8 @@
 			}).addTo(this._map);
 			this._overlay.showInitial(initial);
 			this._frameBounds = this._overlay.getBounds();
-			this._map.fitBounds(this._frameBounds, {animate: false});
+			// Small frames in a large page would otherwise open already "too deep".
+			this._map.fitBounds(this._frameBounds, {animate: false, maxZoom: m.zoom + 1});
 			this._map.setMinZoom(Math.max(0, this._map.getZoom() - 3));
 
 			this._control = new M.PlayerControl(this._root, {
