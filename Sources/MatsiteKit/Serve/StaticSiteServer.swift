@@ -205,7 +205,10 @@ private extension StaticSiteServer {
         if (info.st_mode & S_IFMT) == S_IFDIR {
             guard trailingSlash || segments.isEmpty else {
                 // Relative links in the folder's index.html only work under the slash form.
-                let location = request.path + "/" + (request.query.map { "?" + $0 } ?? "")
+                // Rebuilt from non-empty segments: echoing `//host` back would make a
+                // protocol-relative redirect to another site.
+                let rawSegments = request.path.split(separator: "/", omittingEmptySubsequences: true)
+                let location = "/" + rawSegments.joined(separator: "/") + "/" + (request.query.map { "?" + $0 } ?? "")
                 return try await respondRedirect(to: location, response)
             }
             let index = resolved + "/index.html"
@@ -218,7 +221,9 @@ private extension StaticSiteServer {
                                   modified: indexInfo.st_mtim, inode: UInt64(indexInfo.st_ino))
             return try await serve(file, request, response)
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
+        // `file.png/` names a folder that isn't one; serving the file there would also
+        // break its relative links.
+        guard (info.st_mode & S_IFMT) == S_IFREG, !trailingSlash else {
             return try await respondError(404, "Not found.", response)
         }
         let file = ServedFile(path: resolved, segments: segments, size: Int(info.st_size),

@@ -189,7 +189,7 @@ struct StaticSiteServerTests {
     @Test("a missing file is 404")
     func missing() async throws {
         try await withSite { server, _ in
-            for path in ["/nope.html", "/radar/frames/9999-00000000.png", "/radar/nope/", "/empty/"] {
+            for path in ["/nope.html", "/radar/frames/9999-00000000.png", "/radar/nope/", "/empty/", "/notes.txt/"] {
                 let response = try await RawHTTP.request(port: server.port, path)
                 #expect(response.status == 404, "\(path)")
                 #expect(response.header("Cache-Control") == "no-cache")
@@ -214,6 +214,10 @@ struct StaticSiteServerTests {
             #expect(plain.header("Location") == "/radar/")
             let withQuery = try await RawHTTP.request(port: server.port, "/radar?autoplay=1")
             #expect(withQuery.header("Location") == "/radar/?autoplay=1")
+
+            // A doubled slash must not become a protocol-relative redirect to another host.
+            let doubled = try await RawHTTP.request(port: server.port, "//radar")
+            #expect(doubled.header("Location") == "/radar/")
 
             let index = try await RawHTTP.request(port: server.port, "/radar/")
             #expect(index.status == 200)
