@@ -30,7 +30,9 @@ animations:
     last_frame_duration_ms: 600
     crossfade_ms: 100
     source: { demo: radar }
-    frames: { count: 6 }
+    frames:
+      times: [2026-11-21T10:00:00Z, 2026-11-21T10:10:00Z, 2026-11-21T10:20:00Z,
+              2026-11-21T10:30:00Z, 2026-11-21T10:40:00Z, 2026-11-21T10:50:00Z]
     fallback: { levels: 1 }
 """
 
