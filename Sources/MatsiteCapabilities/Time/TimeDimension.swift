@@ -206,17 +206,13 @@ public struct TimeDimension: Sendable, Hashable {
         guard let origin = sorted.first else {
             throw .nothingInRange(start: start.iso8601, end: end.iso8601, advertised: advertisedSummary)
         }
-        var result: [TimeInstant] = []
-        var k: Int64 = 0
-        var target = origin
-        for instant in sorted {
-            while target < instant {
-                k += 1
-                target = origin.adding(step, times: k)
-            }
-            if target == instant { result.append(instant) }
+        // Index the step grid directly: walking it could take 10^8 steps for a window of
+        // centuries at PT10M (a mangled or hostile document can advertise one).
+        let grid = Series(start: origin, end: sorted[sorted.count - 1], period: step)
+        return sorted.filter { instant in
+            guard let index = grid.indexAtOrAfter(instant) else { return false }
+            return grid.element(index) == instant
         }
-        return result
     }
 
     /// True when `instant` is advertised.

@@ -64,13 +64,17 @@ public struct TimeInstant: Sendable, Hashable, Comparable, CustomStringConvertib
     /// The instant `count` times `duration` later (calendar months first, then the fixed part).
     /// Days past the end of a month clamp to its last day (Jan 31 + P1M = Feb 28/29).
     public func adding(_ duration: ISODuration, times count: Int64 = 1) -> TimeInstant {
+        // Saturates instead of trapping: values come from documents we do not control.
+        let forward = (count >= 0) == (duration.months >= 0 && duration.milliseconds >= 0)
+        let saturated = TimeInstant(millisecondsSinceEpoch: forward ? Int64.max / 2 : Int64.min / 2)
         var result = millisecondsSinceEpoch
         if duration.months != 0 {
             let fields = components
-            let totalMonths = Int64(fields.year) * 12 + Int64(fields.month - 1)
-                + Int64(duration.months).multipliedReportingOverflow(by: count).partialValue
+            let (monthSteps, overflow) = Int64(duration.months).multipliedReportingOverflow(by: count)
+            guard !overflow, monthSteps > -12_000_000, monthSteps < 12_000_000 else { return saturated }
+            let totalMonths = Int64(fields.year) * 12 + Int64(fields.month - 1) + monthSteps
             let (yearOffset, monthIndex) = floorDivision(totalMonths, 12)
-            let year = Int(clamping: yearOffset)
+            let year = Int(yearOffset)
             let month = Int(monthIndex) + 1
             let day = min(fields.day, daysInMonth(year: year, month: month))
             let (_, timeOfDay) = floorDivision(millisecondsSinceEpoch, 86_400_000)
@@ -78,9 +82,7 @@ public struct TimeInstant: Sendable, Hashable, Comparable, CustomStringConvertib
         }
         let (fixed, overflow) = duration.milliseconds.multipliedReportingOverflow(by: count)
         let (sum, overflow2) = result.addingReportingOverflow(fixed)
-        if overflow || overflow2 {
-            return TimeInstant(millisecondsSinceEpoch: (fixed < 0) != (count < 0) ? Int64.min : Int64.max)
-        }
+        guard !overflow, !overflow2, sum > Int64.min / 2, sum < Int64.max / 2 else { return saturated }
         return TimeInstant(millisecondsSinceEpoch: sum)
     }
 
