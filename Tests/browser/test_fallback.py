@@ -86,3 +86,46 @@ def test_play_while_zoomed_in_overrides_and_shows_the_frames(tab, server, site_d
     wait_state(page, "playing")
     assert page.locator(".matsite-frames.matsite-hidden").count() == 0
     assert player_state(page)["reason"] is None
+
+
+def test_source_templates_serve_as_fallback_tiles(tab, server, site_dir):
+    """A fallback given as one URL template per frame (the source used directly)."""
+    import json
+    m = read_manifest(str(site_dir))
+    fb = m["fallback"]
+    changed = dict(m, fallback={
+        "templates": ["tiles/%04d/{z}/{x}/{y}.png" % i for i in range(len(m["frames"]))],
+        "min_zoom": fb["min_zoom"], "max_native_zoom": fb["max_native_zoom"], "subdomains": [],
+    })
+    server.override("radar/manifest.json", json.dumps(changed).encode(), "application/json")
+    page = tab.page
+    page.goto(server.url("radar/index.html?autoplay=0&frame=2"))
+    wait_state(page, "ready")
+    lat, lng = centre(m)
+    page.evaluate(SET_VIEW, [lat, lng, m["zoom"] + 2])
+    page.wait_for_function("() => document.querySelectorAll('.matsite-fallback img.leaflet-tile-loaded').length > 0",
+                           timeout=10000)
+    assert all("tiles/0002/" in t for t in fallback_tiles(page))
+    # Stepping while on fallback tiles shows the next frame's tiles.
+    page.get_by_role("button", name="Next frame", exact=True).click()
+    page.wait_for_function("""() => { const t = [...document.querySelectorAll('.matsite-fallback img.leaflet-tile-loaded')];
+        return t.length > 0 && t.every((i) => i.getAttribute('src').includes('tiles/0003/')); }""", timeout=10000)
+
+
+def test_a_box_across_the_antimeridian_is_drawn_and_in_range(tab, server, site_dir):
+    import json
+    m = read_manifest(str(site_dir))
+    changed = dict(m, bounds={"west": 170.0, "south": 40.0, "east": -170.0, "north": 52.0}, fallback=None, base_map=None)
+    server.override("radar/manifest.json", json.dumps(changed).encode(), "application/json")
+    page = tab.page
+    page.goto(server.url("radar/index.html"))
+    wait_state(page, "playing")
+    box = page.locator(".matsite-frames").bounding_box()
+    view = page.locator(".matsite-map").bounding_box()
+    assert box["width"] > 100 and box["height"] > 100
+    assert view["x"] <= box["x"] and box["x"] + box["width"] <= view["x"] + view["width"] + 1
+    # 20 degrees wide, as west..east+360 says, not 340.
+    assert 0.8 < box["width"] / box["height"] < 2.0, box
+    page.evaluate(SET_VIEW, [46, -179.5, m["zoom"]])
+    page.wait_for_timeout(300)
+    assert player_state(page)["reason"] is None

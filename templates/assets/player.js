@@ -317,7 +317,6 @@
 				worldCopyJump: false,
 				attributionControl: true
 			});
-			map.attributionControl.setPrefix(false);
 			var attribution = typeof m.attribution_html === 'string' ? M.safeAttribution(m.attribution_html)
 				: typeof m.attribution === 'string' && m.attribution ? escapeText(m.attribution) : '';
 			if (attribution) { map.attributionControl.addAttribution(attribution); }
