@@ -91,7 +91,9 @@ int mpng_decode(const uint8_t *data, size_t size, int want_indexed, const mpng_l
         return MPNG_ERROR;
     }
     mpng_source source = {data, size, 0};
-    png_bytep *rows = NULL;
+    /* volatile: assigned after setjmp and freed after a longjmp (C11 7.13.2.1), else the
+       error path may see the register copy from setjmp time (NULL) and leak the array. */
+    png_bytep *volatile rows = NULL;
     volatile int result = MPNG_ERROR;
 
     if (setjmp(png_jmpbuf(png))) {
