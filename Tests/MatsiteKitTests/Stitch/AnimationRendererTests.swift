@@ -1,0 +1,167 @@
+import Foundation
+import MatsiteImaging
+import MatsiteKit
+import Testing
+
+/// Frames stitched from tiles served over real HTTP on 127.0.0.1, compared pixel by pixel
+/// with the tiles' formula over the window the contract defines.
+@Suite("AnimationRenderer")
+struct AnimationRendererTests {
+    @Test("a box that starts and ends mid-tile is stitched pixel-exact, frame by frame")
+    func unalignedBox() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            try await site.build(site.yaml("""
+                  - id: box
+                    bbox: [-20.3, 10.1, 15.7, 40.2]
+                    zoom: 4
+                    fallback: { levels: 0 }
+                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                    frames: { count: 2 }
+                """))
+        }
+
+        let window = FormulaTiles.window(west: -20.3, south: 10.1, east: 15.7, north: 40.2, zoom: 4)
+        let manifest = try site.manifest("box")
+        #expect(manifest["width"] as? Int == window.width)
+        #expect(manifest["height"] as? Int == window.height)
+        for frame in 0..<2 {
+            let image = try site.frameRGBA("box", index: frame)
+            #expect(image.width == window.width && image.height == window.height)
+            let expected = FormulaTiles.expectedFrame(window: window, zoom: 4, sourceZoom: 4, frame: frame)
+            let difference = FormulaTiles.firstDifference(image.pixels, expected, width: window.width)
+            #expect(difference == nil, "frame \(frame): \(difference ?? "")")
+        }
+    }
+
+    @Test("each frame's manifest entry names its file, size and SHA-256")
+    func frameEntries() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            try await site.build(site.yaml("""
+                  - id: box
+                    bbox: [1.0, 1.0, 9.0, 9.0]
+                    zoom: 3
+                    fallback: { levels: 0 }
+                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                    frames: { count: 2 }
+                """))
+        }
+        for (i, entry) in try site.frames("box").enumerated() {
+            let url = try #require(entry["url"] as? String)
+            let bytes = try site.frameBytes("box", index: i)
+            #expect(url.hasPrefix(String(format: "frames/%04d-", i)) && url.hasSuffix(".png"))
+            #expect(entry["bytes"] as? Int == bytes.count)
+            let sha = SHA256.hex(of: bytes)
+            #expect(entry["sha256"] as? String == sha)
+            #expect(url.contains(sha.prefix(8)))
+        }
+    }
+
+    @Test("a box crossing the antimeridian wraps its columns: tiles from both ends of the world, pixel-exact")
+    func antimeridian() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let requested = try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            try await site.build(site.yaml("""
+                  - id: pacific
+                    bbox: [170.0, -20.0, -170.0, 5.0]
+                    zoom: 4
+                    fallback: { levels: 0 }
+                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                    frames: { count: 1 }
+                """))
+            return Set(server.allRequests.map(\.path))
+        }
+        #expect(requested.contains { $0.hasPrefix("/t/0/4/15/") })
+        #expect(requested.contains { $0.hasPrefix("/t/0/4/0/") })
+        #expect(!requested.contains { $0.hasPrefix("/t/0/4/16/") })
+
+        let window = FormulaTiles.window(west: 170, south: -20, east: -170, north: 5, zoom: 4)
+        let image = try site.frameRGBA("pacific", index: 0)
+        let expected = FormulaTiles.expectedFrame(window: window, zoom: 4, sourceZoom: 4)
+        let difference = FormulaTiles.firstDifference(image.pixels, expected, width: window.width)
+        #expect(difference == nil, "\(difference ?? "")")
+    }
+
+    @Test("overzoom: with max_zoom two levels below the zoom, only max_zoom tiles are fetched and each source pixel is a 4x4 block")
+    func overzoom() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let zooms = try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            try await site.build(site.yaml("""
+                  - id: deep
+                    bbox: [10.2, 45.1, 14.9, 48.3]
+                    zoom: 6
+                    fallback: { levels: 0 }
+                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", max_zoom: 4 }
+                    frames: { count: 1 }
+                """))
+            return Set(server.allRequests.map { $0.path.split(separator: "/")[2] })
+        }
+        #expect(zooms == ["4"])
+
+        let window = FormulaTiles.window(west: 10.2, south: 45.1, east: 14.9, north: 48.3, zoom: 6)
+        let image = try site.frameRGBA("deep", index: 0)
+        #expect(image.width == window.width && image.height == window.height)
+        let expected = FormulaTiles.expectedFrame(window: window, zoom: 6, sourceZoom: 4)
+        let difference = FormulaTiles.firstDifference(image.pixels, expected, width: window.width)
+        #expect(difference == nil, "\(difference ?? "")")
+    }
+
+    @Test("a TMS source ({-y}) is read bottom-up and still stitched pixel-exact")
+    func tmsRows() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server, tms: true)
+            try await site.build(site.yaml("""
+                  - id: tms
+                    bbox: [-30.0, 20.0, 30.0, 60.0]
+                    zoom: 3
+                    fallback: { levels: 0 }
+                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{-y}.png"))" }
+                    frames: { count: 1 }
+                """))
+        }
+        let window = FormulaTiles.window(west: -30, south: 20, east: 30, north: 60, zoom: 3)
+        let image = try site.frameRGBA("tms", index: 0)
+        let difference = FormulaTiles.firstDifference(image.pixels, FormulaTiles.expectedFrame(window: window, zoom: 3, sourceZoom: 3),
+                                                      width: window.width)
+        #expect(difference == nil, "\(difference ?? "")")
+    }
+
+    @Test("palette tiles over HTTP give an indexed frame whose indices follow the formula")
+    func indexedOverHTTP() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server, indexed: true)
+            try await site.build(site.yaml("""
+                  - id: radar
+                    bbox: [-95.5, 29.0, -74.5, 43.5]
+                    zoom: 4
+                    fallback: { levels: 0 }
+                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                    frames: { count: 1 }
+                """))
+        }
+        let bytes = try site.frameBytes("radar", index: 0)
+        let decoder = PNGDecoder(maxWidth: 16384, maxHeight: 16384)
+        #expect(try decoder.info(of: bytes).colorType == 3)
+        let image = try decoder.decode(bytes, keepIndices: true)
+        #expect(image.palette == FormulaTiles.palette)
+        let window = FormulaTiles.window(west: -95.5, south: 29, east: -74.5, north: 43.5, zoom: 4)
+        var expected: [UInt8] = []
+        for y in window.y..<(window.y + window.height) {
+            for x in window.x..<(window.x + window.width) { expected.append(FormulaTiles.index(x, y)) }
+        }
+        #expect(image.pixels == expected)
+    }
+}

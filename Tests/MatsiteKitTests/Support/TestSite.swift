@@ -1,0 +1,121 @@
+import Foundation
+import MatsiteImaging
+import MatsiteKit
+import Testing
+
+/// A throwaway project folder: a config written from YAML, builds run through `Builder`
+/// exactly as the CLI runs them, and readers for what was published.
+final class TestSite: Sendable {
+    /// The project folder (removed by `remove()`).
+    let root: URL
+    /// Where builds publish.
+    var output: URL { root.appendingPathComponent("site") }
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// A whole config: site keys that keep tests fast and local, then `animations`
+    /// (YAML list items indented by two spaces).
+    func yaml(_ animations: String, http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: 5 }") -> String {
+        """
+        title: Test site
+        output: \(output.path)
+        cache: \(root.appendingPathComponent("cache").path)
+        leaflet: /usr/share/javascript/leaflet
+        http: \(http)
+        animations:
+        \(animations)
+        """
+    }
+
+    /// Parses YAML as `matsite.yml` in this folder.
+    func config(_ yaml: String) throws -> SiteConfig {
+        var config = try ConfigLoader.parse(Data(yaml.utf8), file: "matsite.yml")
+        config.directory = root
+        return config
+    }
+
+    /// Builds (without the tile cache, so every build really fetches).
+    @discardableResult
+    func build(_ yaml: String, reporter: any BuildReporter = SilentReporter()) async throws -> BuildSummary {
+        var options = BuildOptions()
+        options.useCache = false
+        options.lockWait = 10
+        return try await Builder(config: config(yaml), options: options, reporter: reporter).run()
+    }
+
+    /// `site/<id>/manifest.json` as plain JSON (read as the player reads it, not through
+    /// the pipeline's own types).
+    func manifest(_ id: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: output.appendingPathComponent(id).appendingPathComponent("manifest.json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// The manifest's frame entries.
+    func frames(_ id: String) throws -> [[String: Any]] {
+        try #require(try manifest(id)["frames"] as? [[String: Any]])
+    }
+
+    /// A published frame's bytes.
+    func frameBytes(_ id: String, index: Int) throws -> [UInt8] {
+        let url = try #require(try frames(id)[index]["url"] as? String)
+        return [UInt8](try Data(contentsOf: output.appendingPathComponent(id).appendingPathComponent(url)))
+    }
+
+    /// A published frame decoded to RGBA.
+    func frameRGBA(_ id: String, index: Int) throws -> DecodedImage {
+        try PNGDecoder(maxWidth: 16384, maxHeight: 16384).decode(frameBytes(id, index: index), keepIndices: false)
+    }
+
+    /// Every file under the output folder by relative path, with the SHA-256 of its bytes.
+    func fileHashes() throws -> [String: String] {
+        var out: [String: String] = [:]
+        let base = output.resolvingSymlinksInPath().path + "/"
+        guard let walker = FileManager.default.enumerator(at: output, includingPropertiesForKeys: [.isRegularFileKey]) else { return out }
+        for case let file as URL in walker where (try file.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true {
+            let path = file.resolvingSymlinksInPath().path
+            out[String(path.dropFirst(base.count))] = SHA256.hex(of: [UInt8](try Data(contentsOf: file)))
+        }
+        return out
+    }
+
+    /// Names in the project folder (to spot leftovers such as staging folders).
+    func entries() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
+    }
+}
+
+/// A reporter that keeps warnings and frame events for assertions.
+final class RecordingReporter: BuildReporter, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _warnings: [String] = []
+    private var _frames: [(String, Int, Bool)] = []
+
+    var warnings: [String] { lock.withLock { _warnings } }
+    var stitchedFrames: [Int] { lock.withLock { _frames.filter { !$0.2 }.map(\.1).sorted() } }
+
+    func planned(animation: String, frames: Int, tiles: Int) {}
+    func tileLoaded(bytes: Int) {}
+    func frameDone(animation: String, index: Int, reused: Bool) { lock.withLock { _frames.append((animation, index, reused)) } }
+    func warning(_ message: String) { lock.withLock { _warnings.append(message) } }
+    func detail(_ message: String) {}
+}
+
+/// Runs `body` with a fresh TestServer and stops the server however `body` ends.
+func withTestServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start()
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
