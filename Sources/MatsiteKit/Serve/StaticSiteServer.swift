@@ -22,6 +22,8 @@ import NIOHTTP1
 /// // after each rebuild:
 /// server.notifyReload()
 /// try await server.stop()
+/// // or, serving until the task is cancelled:
+/// try await server.run { url in print("Serving on \(url)/") }
 /// ```
 public final class StaticSiteServer: Sendable {
     /// Where open pages listen for reload events.
@@ -107,8 +109,11 @@ public final class StaticSiteServer: Sendable {
 
     /// Starts, then serves until ``stop()`` is called or the calling task is cancelled
     /// (what `matsite serve` does until Ctrl-C).
-    public func run() async throws {
+    ///
+    /// - Parameter onStart: called once listening, with ``baseURL`` (e.g. to print it).
+    public func run(onStart: @Sendable (String) -> Void = { _ in }) async throws {
         try await start()
+        onStart(baseURL)
         let server = http.withLock { $0 }
         await withTaskCancellationHandler {
             await server?.waitUntilStopped()

@@ -67,7 +67,7 @@ final class RawHTTPConnection {
     }
 
     /// Reads one response. `headRequest` says the response has no body whatever its headers.
-    func readResponse(headRequest: Bool = false, timeout: Duration = .seconds(5)) async throws -> RawHTTPResponse {
+    func readResponse(headRequest: Bool = false, timeout: Duration = RawHTTP.patience) async throws -> RawHTTPResponse {
         let deadline = ContinuousClock.now + timeout
         let headEnd = try await readUntilHeadEnd(deadline: deadline)
         let headText = String(decoding: buffered[..<headEnd], as: UTF8.self)
@@ -103,7 +103,7 @@ final class RawHTTPConnection {
     }
 
     /// Reads until the server closes; returns whether it did within `timeout`.
-    func waitForClose(timeout: Duration = .seconds(5)) async -> Bool {
+    func waitForClose(timeout: Duration = RawHTTP.patience) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         do {
             while try await readMore(deadline: deadline) {}
@@ -117,7 +117,7 @@ final class RawHTTPConnection {
 
     /// Reads, without parsing, until the bytes received contain `marker` (or the
     /// connection ends, or `timeout` passes), and returns them as text.
-    func readText(until marker: String, timeout: Duration = .seconds(5)) async throws -> String {
+    func readText(until marker: String, timeout: Duration = RawHTTP.patience) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         do {
             while !String(decoding: buffered, as: UTF8.self).contains(marker), try await readMore(deadline: deadline) {}
@@ -209,13 +209,17 @@ final class RawHTTPConnection {
 }
 
 enum RawHTTP {
+    /// How long a test waits for something that should happen. Generous: the whole suite
+    /// shares two cores with CPU-heavy tests, and waiting ends as soon as it happens.
+    static let patience: Duration = .seconds(30)
+
     /// Opens a connection to 127.0.0.1:`port`, runs `body`, closes the connection.
     static func withConnection<Result: Sendable>(
         port: Int,
         _ body: (RawHTTPConnection) async throws -> Result
     ) async throws -> Result {
         let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.seconds(5))
+            .connectTimeout(.seconds(30))
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -244,7 +248,7 @@ enum RawHTTP {
         _ target: String,
         method: String = "GET",
         headers: [(String, String)] = [],
-        timeout: Duration = .seconds(5)
+        timeout: Duration = RawHTTP.patience
     ) async throws -> RawHTTPResponse {
         try await withConnection(port: port) { connection in
             try await connection.sendRequest(method, target, headers: headers)
@@ -254,7 +258,7 @@ enum RawHTTP {
 
     /// Polls `condition` until it holds or `timeout` passes: the tests run in parallel on a
     /// small machine, so "by now" must mean "within a generous bound", never a fixed sleep.
-    static func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+    static func eventually(timeout: Duration = RawHTTP.patience, _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else { return false }

@@ -359,7 +359,7 @@ struct StaticSiteServerTests {
         }
     }
 
-    @Test("run serves until its task is cancelled, then stops")
+    @Test("run serves until its task is cancelled, then stops", .timeLimit(.minutes(1)))
     func runUntilCancelled() async throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
@@ -367,8 +367,11 @@ struct StaticSiteServerTests {
         try Data("hello".utf8).write(to: base.appendingPathComponent("index.html"))
 
         let server = StaticSiteServer(root: base)
-        let running = Task { try await server.run() }
-        #expect(await RawHTTP.eventually { server.port != 0 })
+        let (started, announce) = AsyncStream<String>.makeStream()
+        let running = Task { try await server.run { announce.yield($0) } }
+        var iterator = started.makeAsyncIterator()
+        let url = await iterator.next()
+        #expect(url == "http://127.0.0.1:\(server.port)")
         let response = try await RawHTTP.request(port: server.port, "/")
         #expect(response.text == "hello")
         let port = server.port
