@@ -200,8 +200,9 @@
 			return this;
 		},
 
+		// Pauses what plays (or waits to play); plays, or overrides a zoom/bounds pause, otherwise.
 		toggle: function () {
-			return this._wantPlay && this._clock.isRunning() ? this.pause() : this.play();
+			return this._wantPlay && !this._rangeReason ? this.pause() : this.play();
 		},
 
 		seek: function (index) {
@@ -317,6 +318,7 @@
 				worldCopyJump: false,
 				attributionControl: true
 			});
+			map.attributionControl.setPrefix('<a href="https://leafletjs.com" rel="noopener noreferrer" target="_blank">Leaflet</a>');
 			var attribution = typeof m.attribution_html === 'string' ? M.safeAttribution(m.attribution_html)
 				: typeof m.attribution === 'string' && m.attribution ? escapeText(m.attribution) : '';
 			if (attribution) { map.attributionControl.addAttribution(attribution); }
