@@ -56,6 +56,7 @@ public struct CapabilitiesError: Error, Sendable, Equatable, CustomStringConvert
         /// The layer's time dimension cannot be read or cannot give what was asked.
         case time(layer: String, TimeDimensionError)
 
+        /// The form used in messages.
         public var description: String {
             switch self {
             case .empty:
@@ -104,6 +105,7 @@ public struct CapabilitiesError: Error, Sendable, Equatable, CustomStringConvert
         }
     }
 
+    /// The form used in messages.
     public var description: String {
         "capabilities at \(url): \(reason)"
     }

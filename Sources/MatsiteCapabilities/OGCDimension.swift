@@ -45,6 +45,7 @@ public struct LayerSummary: Sendable, Equatable, CustomStringConvertible {
     /// Why the time dimension could not be read, when it could not.
     public let timeProblem: String?
 
+    /// The form used in messages.
     public var description: String {
         var text = identifier
         if let title, title != identifier { text += " (\(title))" }

@@ -16,6 +16,7 @@ public struct ServiceException: Sendable, Equatable, CustomStringConvertible {
         self.text = text
     }
 
+    /// The form used in messages.
     public var description: String {
         var prefix = code ?? ""
         if let locator { prefix += prefix.isEmpty ? "(\(locator))" : " (\(locator))" }

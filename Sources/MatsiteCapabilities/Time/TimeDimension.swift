@@ -5,6 +5,7 @@ public enum TimeExtent: Sendable, Hashable, CustomStringConvertible {
     /// `start/end/period`; a nil period means a continuous range (`start/end` or period 0).
     case interval(start: TimeInstant, end: TimeInstant, period: ISODuration?)
 
+    /// The form used in messages.
     public var description: String {
         switch self {
         case let .instants(list):
@@ -277,6 +278,7 @@ public struct TimeSummary: Sendable, Hashable, CustomStringConvertible {
     /// Whether `current` is supported.
     public let current: Bool
 
+    /// The form used in messages.
     public var description: String {
         guard let first, let last else { return "no times" }
         var text = first == last ? "\(first)" : "\(first) to \(last)"

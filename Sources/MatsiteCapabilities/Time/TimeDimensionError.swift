@@ -21,6 +21,7 @@ public enum TimeDimensionError: Error, Sendable, Equatable, CustomStringConverti
     /// The dimension has no values at all.
     case empty
 
+    /// The form used in messages.
     public var description: String {
         switch self {
         case let .invalidTime(text, reason):

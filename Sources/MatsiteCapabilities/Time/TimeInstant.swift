@@ -57,6 +57,7 @@ public struct TimeInstant: Sendable, Hashable, Comparable, CustomStringConvertib
         iso8601
     }
 
+    /// Earlier instants sort first.
     public static func < (lhs: TimeInstant, rhs: TimeInstant) -> Bool {
         lhs.millisecondsSinceEpoch < rhs.millisecondsSinceEpoch
     }

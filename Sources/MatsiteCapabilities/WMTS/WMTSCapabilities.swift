@@ -81,13 +81,16 @@ public struct WMTSCapabilities: Sendable, Equatable {
         public let scaleDenominator: Double
         /// `TopLeftCorner`, in the set's CRS axis order.
         public let topLeftCorner: (Double, Double)
-        /// `TileWidth`, `TileHeight` in pixels.
+        /// `TileWidth` in pixels.
         public let tileWidth: Int
+        /// `TileHeight` in pixels.
         public let tileHeight: Int
-        /// `MatrixWidth`, `MatrixHeight` in tiles.
+        /// `MatrixWidth` in tiles.
         public let matrixWidth: Int
+        /// `MatrixHeight` in tiles.
         public let matrixHeight: Int
 
+        /// Equal when every field is equal.
         public static func == (lhs: TileMatrix, rhs: TileMatrix) -> Bool {
             lhs.identifier == rhs.identifier && lhs.scaleDenominator == rhs.scaleDenominator
                 && lhs.topLeftCorner == rhs.topLeftCorner && lhs.tileWidth == rhs.tileWidth
