@@ -200,8 +200,7 @@ extension WMTSCapabilities {
             candidates.append((set, grid))
         }
         func rank(_ candidate: (set: TileMatrixSet, grid: WebMercatorGrid)) -> (Int, Int, Int) {
-            let lower = candidate.set.identifier.lowercased()
-            let named = lower.hasSuffix("googlemapscompatible") || lower.hasSuffix("webmercatorquad") ? 1 : 0
+            let named = WebMercatorGrid.isWellKnownName(candidate.set.identifier) ? 1 : 0
             return (named, candidate.grid.tileSize == 256 ? 1 : 0, candidate.grid.matrices.keys.max() ?? 0)
         }
         guard let best = candidates.max(by: { rank($0) < rank($1) }) else {

@@ -76,8 +76,10 @@ struct WebMercatorGrid: Sendable, Equatable {
         init(_ text: String) { self.text = text }
     }
 
-    private static func isWellKnownName(_ name: String) -> Bool {
+    /// `GoogleMapsCompatible`, `WebMercatorQuad` and their variants (`ogc:1.0:googlemapscompatible`,
+    /// GIBS's `GoogleMapsCompatible_Level9`, `urn:ogc:def:wkss:OGC:1.0:GoogleMapsCompatible`).
+    static func isWellKnownName(_ name: String) -> Bool {
         let lower = name.lowercased()
-        return lower.hasSuffix("googlemapscompatible") || lower.hasSuffix("webmercatorquad")
+        return lower.contains("googlemapscompatible") || lower.contains("webmercatorquad")
     }
 }

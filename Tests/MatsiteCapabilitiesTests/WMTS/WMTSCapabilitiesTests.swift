@@ -221,4 +221,52 @@ struct WMTSCapabilitiesTests {
         #expect(error?.reason == .noRequestURL(layer: "a", detail:
             "the ResourceURL template https://t/{Time}/{TileMatrix}/{TileRow}/{TileCol}.png has placeholders that match nothing the layer advertises: {time}"))
     }
+
+    @Test("a GIBS-style layer: daily times written as dates in a RESTful template, deepest Level set chosen")
+    func gibsStyle() throws {
+        // Written for matsite in the shape of NASA GIBS's EPSG:3857 endpoint (abridged).
+        func matrices(_ count: Int) -> String {
+            (0..<count).map { z in
+                let scale = 559_082_264.028_717_8 / Double(1 << z)
+                return "<TileMatrix><ows:Identifier>\(z)</ows:Identifier><ScaleDenominator>\(scale)</ScaleDenominator><TopLeftCorner>-20037508.34278925 20037508.34278925</TopLeftCorner><TileWidth>256</TileWidth><TileHeight>256</TileHeight><MatrixWidth>\(1 << z)</MatrixWidth><MatrixHeight>\(1 << z)</MatrixHeight></TileMatrix>"
+            }.joined()
+        }
+        let text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <Capabilities xmlns="http://www.opengis.net/wmts/1.0" xmlns:ows="http://www.opengis.net/ows/1.1" version="1.0.0">
+              <Contents>
+                <Layer>
+                  <ows:Title>Corrected Reflectance (True Color)</ows:Title>
+                  <ows:Identifier>MODIS_Terra_CorrectedReflectance_TrueColor</ows:Identifier>
+                  <Style isDefault="true"><ows:Title>default</ows:Title><ows:Identifier>default</ows:Identifier></Style>
+                  <Format>image/jpeg</Format>
+                  <Dimension>
+                    <ows:Identifier>Time</ows:Identifier><ows:UOM>ISO8601</ows:UOM>
+                    <Default>2026-11-22</Default><Current>false</Current>
+                    <Value>2000-02-24/2002-07-03/P1D</Value>
+                    <Value>2002-07-05/2026-11-22/P1D</Value>
+                  </Dimension>
+                  <TileMatrixSetLink><TileMatrixSet>GoogleMapsCompatible_Level6</TileMatrixSet></TileMatrixSetLink>
+                  <TileMatrixSetLink><TileMatrixSet>GoogleMapsCompatible_Level9</TileMatrixSet></TileMatrixSetLink>
+                  <ResourceURL format="image/jpeg" resourceType="tile" template="https://gibs.example/wmts/epsg3857/best/MODIS_Terra_CorrectedReflectance_TrueColor/default/{Time}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.jpg"/>
+                </Layer>
+                <TileMatrixSet><ows:Identifier>GoogleMapsCompatible_Level6</ows:Identifier><ows:SupportedCRS>urn:ogc:def:crs:EPSG::3857</ows:SupportedCRS>\(matrices(7))</TileMatrixSet>
+                <TileMatrixSet><ows:Identifier>GoogleMapsCompatible_Level9</ows:Identifier><ows:SupportedCRS>urn:ogc:def:crs:EPSG::3857</ows:SupportedCRS>\(matrices(10))</TileMatrixSet>
+              </Contents>
+            </Capabilities>
+            """
+        let caps = try WMTSCapabilities.parse(text.bytes, url: "https://gibs.example/wmts/epsg3857/best/1.0.0/WMTSCapabilities.xml")
+        let source = try caps.tileSource(layer: "MODIS_Terra_CorrectedReflectance_TrueColor")
+        #expect(source.tileMatrixSet == "GoogleMapsCompatible_Level9")
+        #expect(source.maxZoom == 9)
+        let time = try #require(source.time)
+        #expect(!time.contains(try TimeInstant.parse("2002-07-04")))
+        let days = try time.latest(3)
+        #expect(days.map { time.format($0) } == ["2026-11-20", "2026-11-21", "2026-11-22"])
+        #expect(source.tileURL(z: 5, x: 17, y: 10, instant: days[2])
+            == "https://gibs.example/wmts/epsg3857/best/MODIS_Terra_CorrectedReflectance_TrueColor/default/2026-11-22/GoogleMapsCompatible_Level9/5/10/17.jpg")
+        let week = try time.inRange(start: TimeInstant.parse("2002-07-01"), end: TimeInstant.parse("2002-07-08"),
+                                    step: ISODuration.parse("P1D"))
+        #expect(week.map { time.format($0) } == ["2002-07-01", "2002-07-02", "2002-07-03", "2002-07-05", "2002-07-06", "2002-07-07", "2002-07-08"])
+    }
 }
