@@ -102,6 +102,8 @@ def test_a_hostile_title_renders_as_text_and_runs_nothing(tab, xss_server):
     assert page.locator(".matsite-card h2").inner_text() == XSS_TITLE
     snippet = page.locator("textarea.matsite-snippet").input_value()
     assert snippet.startswith("<iframe") and "<script>" not in snippet
+    # The snippet is HTML to paste: the title inside it stays escaped.
+    assert 'title="&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in snippet
 
     for path in ("radar/index.html", "radar/embed.html"):
         page.goto(xss_server.url(path))
@@ -109,6 +111,10 @@ def test_a_hostile_title_renders_as_text_and_runs_nothing(tab, xss_server):
         assert page.title().startswith(XSS_TITLE)
         if path.endswith("index.html"):
             assert page.locator("h1").inner_text() == XSS_TITLE
+        # In attributes too: the value is the title itself, not markup.
+        assert page.locator("[data-matsite-player]").get_attribute("aria-label").startswith(XSS_TITLE)
+        assert page.locator("img.matsite-frame").first.get_attribute("alt") == XSS_TITLE
+        assert page.locator("script:not([src])").count() == 0
         attribution = page.locator(".leaflet-control-attribution")
         assert attribution.locator("img, script").count() == 0
         hrefs = attribution.locator("a").evaluate_all("(as) => as.map((a) => a.getAttribute('href'))")
