@@ -99,6 +99,7 @@ final class LibXMLDocument {
             let systemID = subset.pointee.SystemID.map { String(cString: $0) }
             let publicID = subset.pointee.ExternalID.map { String(cString: $0) }
             let name = subset.pointee.name.map { String(cString: $0) } ?? ""
+            if name.lowercased() == "html" { throw .html }
             if systemID != nil || publicID != nil, !allowedRoots.contains(name) {
                 throw .externalDTD(systemID: systemID ?? publicID ?? "")
             }

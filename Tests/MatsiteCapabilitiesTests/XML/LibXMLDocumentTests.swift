@@ -120,6 +120,7 @@ struct LibXMLDocumentTests {
         "\n\n  <HTML><BODY>502 Bad Gateway</BODY></HTML>",
         "\u{FEFF}<html lang=\"en\"><body>oops</body></html>",
         "<?xml version=\"1.0\"?>\n<!-- proxy -->\n<html><body><p>unclosed</body></html>",
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><body><p>Maintenance</p></body></html>",
     ])
     func html(page: String) {
         #expect(failure(page) == .html)
