@@ -28,7 +28,7 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     public var tileSize: Int
     public var attribution: String
     /// `attribution` with only text and http(s) links kept, safe to insert as HTML.
-    public var attributionHTML: String
+    public var attributionHtml: String
     public var crossfadeMs: Int
     public var loop: Bool
     public var poster: String
@@ -40,7 +40,7 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     /// The player's background layer.
     public struct BaseMap: Codable, Sendable, Equatable {
         public var url: String
-        public var attributionHTML: String
+        public var attributionHtml: String
         public var maxZoom: Int
         public var maxNativeZoom: Int
         public var subdomains: [String]

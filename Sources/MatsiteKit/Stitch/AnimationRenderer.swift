@@ -128,13 +128,25 @@ private extension AnimationRenderer {
         let temporary = folder.appendingPathComponent(String(format: ".%04d.tmp.png", frame.index))
         let level = plan.config.compressionLevel
         let tiles = contents
-        let (report, poster) = try await CPUPool.shared.run { () throws -> (StitchReport, [UInt8]?) in
-            let writer = try PNGWriter(path: temporary.path, width: layout.width, height: layout.height, format: format, level: level)
-            let sampler = isLast ? RowSampler(sourceWidth: layout.width, sourceHeight: layout.height, format: format) : nil
-            let report = try stitcher.stitch(layout: layout, tiles: tiles, format: format, to: writer,
-                                             tolerateBadTiles: tolerate, sampler: sampler)
-            try writer.finish()
-            return (report, try sampler?.encode())
+        let report: StitchReport, poster: [UInt8]?
+        do {
+            (report, poster) = try await CPUPool.shared.run { () throws -> (StitchReport, [UInt8]?) in
+                let writer = try PNGWriter(path: temporary.path, width: layout.width, height: layout.height, format: format, level: level)
+                let sampler = isLast ? RowSampler(sourceWidth: layout.width, sourceHeight: layout.height, format: format) : nil
+                let report = try stitcher.stitch(layout: layout, tiles: tiles, format: format, to: writer,
+                                                 tolerateBadTiles: tolerate, sampler: sampler)
+                try writer.finish()
+                return (report, try sampler?.encode())
+            }
+        } catch is TileFailure {
+            // A tile whose header was fine but whose pixels are not (truncated or corrupt
+            // IDAT, a decompression bomb): the stitch stops at the first one. Name every
+            // such tile of the frame, with its locator, like any other failed tile.
+            try? FileManager.default.removeItem(at: temporary)
+            let failures = try await CPUPool.shared.run { Self.undecodable(tiles, layout: layout, stitcher: stitcher) }
+            return FrameOutcome(index: frame.index, failures: failures.map { i, reason in
+                FailedTile(animation: plan.config.id, frame: frame.index, locator: frame.tiles[i].description, reason: reason)
+            })
         }
         for failure in report.failedTiles {
             let i = (failure.row - layout.rows.lowerBound) * layout.columns.count + (failure.column - layout.columns.lowerBound)
@@ -148,6 +160,16 @@ private extension AnimationRenderer {
                                             durationMs: frame.durationMs, bytes: size, sha256: sha,
                                             missingTiles: missing, inputHash: inputHash)
         return FrameOutcome(index: frame.index, entry: entry, poster: poster)
+    }
+
+    /// The tiles (by index) that fail a full decode, with why.
+    static func undecodable(_ tiles: [TileContent], layout: FrameLayout, stitcher: Stitcher) -> [(Int, String)] {
+        var failures: [(Int, String)] = []
+        for (i, tile) in tiles.enumerated() {
+            guard case .png(let bytes) = tile else { continue }
+            do throws(PNGError) { _ = try stitcher.decoder.decode(bytes, keepIndices: false) } catch { failures.append((i, error.reason)) }
+        }
+        return failures
     }
 
     func missingTile(_ i: Int, reason: String) -> AnimationManifest.MissingTile {
@@ -222,16 +244,16 @@ private extension AnimationRenderer {
         var baseMap: AnimationManifest.BaseMap?
         if let map = site.baseMap {
             if map.demo {
-                baseMap = .init(url: "../assets/demo-basemap/{z}/{x}/{y}.png", attributionHTML: Attribution.html(map.attribution),
+                baseMap = .init(url: "../assets/demo-basemap/{z}/{x}/{y}.png", attributionHtml: Attribution.html(map.attribution),
                                 maxZoom: 22, maxNativeZoom: DemoBaseMap.maxZoom, subdomains: [])
             } else if let url = map.url {
-                baseMap = .init(url: url, attributionHTML: Attribution.html(map.attribution), maxZoom: max(map.maxZoom, 22),
+                baseMap = .init(url: url, attributionHtml: Attribution.html(map.attribution), maxZoom: max(map.maxZoom, 22),
                                 maxNativeZoom: map.maxZoom, subdomains: map.subdomains)
             }
         }
         return AnimationManifest(id: config.id, title: config.title, bounds: config.bbox, zoom: config.zoom,
                                  width: plan.layout.width, height: plan.layout.height, tileSize: config.source.tileSize,
-                                 attribution: config.attribution, attributionHTML: Attribution.html(config.attribution),
+                                 attribution: config.attribution, attributionHtml: Attribution.html(config.attribution),
                                  crossfadeMs: config.crossfadeMs, loop: config.loop, poster: "poster.png",
                                  baseMap: baseMap, fallback: fallback,
                                  embed: .init(allowedOrigins: site.embed.allowedOrigins), frames: frames)
