@@ -404,6 +404,7 @@ public enum LoopbackHTTPServerError: Error, CustomStringConvertible, Equatable {
     /// A write after `end()` or after the connection was closed.
     case responseAlreadyEnded
 
+    /// What went wrong, in words a user can act on.
     public var description: String {
         switch self {
         case .alreadyStarted:

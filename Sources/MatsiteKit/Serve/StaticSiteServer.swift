@@ -10,7 +10,8 @@ import NIOHTTP1
 /// (206/416); HEAD; `index.html` for folders (`/radar` redirects to `/radar/`); 404 for
 /// missing files; 405 for methods other than GET and HEAD. Nothing outside the folder is
 /// ever served: `..` and encoded traversal are refused with 400 and symlinks that resolve
-/// outside the folder are answered 404.
+/// outside the folder are answered 404. Requests naming a `Host` other than 127.0.0.1,
+/// localhost or [::1] get 403, so a web page cannot read the preview by DNS rebinding.
 ///
 /// With `liveReload`, HTML pages get a small script that listens on ``eventsPath``
 /// (Server-Sent Events) and reloads the page when ``notifyReload()`` is called.
@@ -153,6 +154,7 @@ public enum StaticSiteServerError: Error, CustomStringConvertible, Equatable {
     /// The folder to serve does not exist or is not a folder.
     case rootNotFound(String)
 
+    /// What went wrong, in words a user can act on.
     public var description: String {
         switch self {
         case let .rootNotFound(path):
