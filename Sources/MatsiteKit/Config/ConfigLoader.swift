@@ -173,7 +173,10 @@ private extension ConfigLoader {
                 guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
                     throw r.error(key, path, "not a valid header name")
                 }
-                guard !text.contains(where: { $0 == "\r" || $0 == "\n" }) else { throw r.error(value, path, "header values must be one line") }
+                // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+                guard !text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else {
+                    throw r.error(value, path, "header values must be one line without control characters")
+                }
                 options.headers[name] = text
             }
         }
@@ -495,6 +498,10 @@ private extension ConfigLoader {
              .composer(let context, let problem, let mark, _):
             let detail = context.map { "\(problem) \($0.text)" } ?? problem
             return ConfigError(file: file, line: mark.line, keyPath: "", message: "YAML syntax error: \(detail)")
+        case .reader(let problem, let offset, _, let yaml):
+            // libyaml's reader (control characters, bad encodings) gives an offset, not a line.
+            let line = offset.map { offset in 1 + yaml.utf8.prefix(max(0, offset)).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } }
+            return ConfigError(file: file, line: line, keyPath: "", message: "YAML syntax error: \(problem)")
         case .duplicatedKeysInMapping(let duplicates, let context):
             return ConfigError(file: file, line: context.mark.line, keyPath: "",
                                message: "key given twice: \(duplicates.joined(separator: ", "))")
