@@ -60,7 +60,8 @@ nginx_pid=$!
 trap 'kill $nginx_pid 2>/dev/null; wait $nginx_pid 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/pal/frames/0/7/30/46.png" && break; sleep 0.1; done
 
-config() { # corpus bbox output
+config() { # corpus bbox output [first frame folder, default 0]: 24 frames, one URL template each
+    local first=${4:-0}
     cat <<YAML
 title: bench
 output: $3
@@ -72,9 +73,13 @@ animations:
     bbox: $2
     zoom: 7
     fallback: { levels: 0 }
-    source: { url: "http://127.0.0.1:$port/$1/frames/{frame}/{z}/{x}/{y}.png" }
-    frames: { count: 24 }
+    source: { tile_size: 256 }
+    frames:
+      templates:
 YAML
+    for f in $(seq "$first" $((first + 23))); do
+        echo "        - \"http://127.0.0.1:$port/$1/frames/$f/{z}/{x}/{y}.png\""
+    done
 }
 
 # run LABEL ARGS... : prints one table row from /usr/bin/time and matsite's summary
@@ -115,11 +120,11 @@ for corpus in $corpora; do
     rm -rf "$work/site"
     run "$corpus: cold, filling the cache" build --config "$work/bench.yml"
     run "$corpus: warm, nothing changed" build --config "$work/bench.yml"
-    # One new frame: frame 23's tiles get new bytes (a rewritten copy).
-    cp -r "$work/tiles/$corpus/frames/23" "$work/tiles/$corpus/frames/23.orig"
-    for f in "$work/tiles/$corpus/frames/23/7/"*/*.png; do cp "$work/tiles/$corpus/frames/0/7/$(basename "$(dirname "$f")")/$(basename "$f")" "$f"; done
-    run "$corpus: one frame changed" build --config "$work/bench.yml"
-    rm -rf "$work/tiles/$corpus/frames/23" && mv "$work/tiles/$corpus/frames/23.orig" "$work/tiles/$corpus/frames/23"
+    # A rolling window, as cron sees it: the oldest frame leaves, a new one (frame folder
+    # 24, new URLs, a copy of frame 0's tiles) arrives.
+    [ -d "$work/tiles/$corpus/frames/24" ] || cp -r "$work/tiles/$corpus/frames/0" "$work/tiles/$corpus/frames/24"
+    config "$corpus" "$anchor_box" "$work/site" 1 > "$work/bench.yml"
+    run "$corpus: window moved by one frame" build --config "$work/bench.yml"
     echo "| $corpus: cold, median of $runs | $(median_cold "$corpus" "$anchor_box") | | | | | |"
 done
 # Issue 2's job: 8 x 6 tiles (rows 47..52 of the same block).

@@ -111,11 +111,13 @@ private extension AnimationRenderer {
         // Unchanged inputs: keep the previous build's file.
         if let kept = previous.frame(animation: plan.config.id, inputHash: inputHash),
            !isLast || previous.poster(animation: plan.config.id) != nil {
-            let target = folder.appendingPathComponent(URL(fileURLWithPath: kept.url).lastPathComponent)
-            if previous.link(animation: plan.config.id, relative: kept.url, to: target) {
+            // A rolling window shifts indices: the kept bytes get this frame's name.
+            let name = String(format: "%04d-", frame.index) + kept.sha256.prefix(8) + ".png"
+            if previous.link(animation: plan.config.id, relative: kept.url, to: folder.appendingPathComponent(name)) {
                 reporter.frameDone(animation: plan.config.id, index: frame.index, reused: true)
                 var entry = kept
                 entry.index = frame.index
+                entry.url = "frames/\(name)"
                 entry.time = frame.time.map(TimeFormat.iso)
                 entry.durationMs = frame.durationMs
                 entry.missingTiles = missing
