@@ -254,7 +254,7 @@ private extension ConfigLoader {
         animation.frames = try frames(framesNode, f.path("frames"), source: &source, &r)
         animation.source = source
         try checkPlaceholders(animation, sourceNode: sourceNode, framesNode: framesNode, path: path, r)
-        try checkSize(animation, config: config, node: node, path: path, r)
+        try checkSize(animation, config: config, nodes: (bbox: bboxNode, zoom: zoomNode, frames: framesNode), path: path, r)
         return animation
     }
 
@@ -467,13 +467,15 @@ private extension ConfigLoader {
         }
     }
 
-    static func checkSize(_ a: AnimationConfig, config: SiteConfig, node: Node, path: String, _ r: YAMLReader) throws {
+    /// Errors point at the key they name (not at the animation's first line).
+    static func checkSize(_ a: AnimationConfig, config: SiteConfig, nodes: (bbox: Node, zoom: Node, frames: Node),
+                          path: String, _ r: YAMLReader) throws {
         let window = WebMercator.window(of: a.bbox, zoom: a.zoom, tileSize: a.source.tileSize)
         guard window.width >= 1, window.height >= 1 else {
-            throw r.error(node, "\(path).bbox", "the box is smaller than one pixel at zoom \(a.zoom); zoom in")
+            throw r.error(nodes.bbox, "\(path).bbox", "the box is smaller than one pixel at zoom \(a.zoom); zoom in")
         }
         guard window.width <= config.limits.maxFrameWidth, window.height <= config.limits.maxFrameHeight else {
-            throw r.error(node, "\(path).zoom", "frames would be \(window.width)x\(window.height) pixels, over the limit of \(config.limits.maxFrameWidth)x\(config.limits.maxFrameHeight) (limits.max_frame_width / max_frame_height); lower the zoom or shrink the box")
+            throw r.error(nodes.zoom, "\(path).zoom", "frames would be \(window.width)x\(window.height) pixels, over the limit of \(config.limits.maxFrameWidth)x\(config.limits.maxFrameHeight) (limits.max_frame_width / max_frame_height); lower the zoom or shrink the box")
         }
         let count: Int? = switch a.frames {
         case .templates(let list): list.count
@@ -482,7 +484,7 @@ private extension ConfigLoader {
         case .range(let start, let end, let step): Int((end.timeIntervalSince(start) / (stepSeconds(step) ?? 1)).rounded(.down)) + 1
         }
         if let count, count > config.limits.maxFrames {
-            throw r.error(node, "\(path).frames", "\(count) frames, over the limit of \(config.limits.maxFrames) (limits.max_frames)")
+            throw r.error(nodes.frames, "\(path).frames", "\(count) frames, over the limit of \(config.limits.maxFrames) (limits.max_frames)")
         }
     }
 
