@@ -253,6 +253,38 @@ struct TestServerTests {
         await server.stop()
     }
 
+    @Test("hundreds of faulty exchanges leave no connection or handler behind", .timeLimit(.minutes(2)))
+    func noLeaks() async throws {
+        let server = try await TestServer.start()
+        server.route("/ok", .ok(tile))
+        server.route("/reset", .resetMidBody(tile))
+        server.route("/short", .shortBody(tile))
+        server.route("/close", .closeWithoutAnswer)
+        server.route("/hang", .noResponse)
+        server.route("/huge", .hugeContentLength())
+        let paths = ["/ok", "/reset", "/short", "/close", "/hang", "/huge"]
+        for round in 0..<40 {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for path in paths {
+                    group.addTask {
+                        // Clients that give up quickly on hanging answers, as a fetch timeout would.
+                        let timeout: Duration = path == "/hang" || path == "/huge" ? .milliseconds(50) : RawHTTP.patience
+                        _ = try? await RawHTTP.request(port: server.port, path, timeout: timeout)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(server.requestCount("/ok") == round + 1)
+        }
+        // Clients of the other faults waited for an answer, so their requests all arrived.
+        for path in ["/reset", "/short", "/close"] {
+            #expect(server.requestCount(path) == 40, "\(path)")
+        }
+        #expect(await RawHTTP.eventually { server.openConnectionCount == 0 && server.requestsInFlight == 0 },
+                "\(server.openConnectionCount) connections and \(server.requestsInFlight) handlers left")
+        await server.stop()
+    }
+
     @Test("broken PNGs keep their bytes but for the corrupted part")
     func brokenPNGs() async throws {
         // Signature, IHDR (13 bytes), IDAT (10 bytes), IEND: structure only, CRCs zeroed.

@@ -130,6 +130,10 @@ final class TestServer: Sendable {
         state.locked.withLock { $0.log }
     }
 
+    /// Connections open right now (kept-alive ones included): back to 0 once clients are
+    /// gone, or a fault leaked one.
+    var openConnectionCount: Int { server.openConnectionCount }
+
     /// Requests being answered right now.
     var requestsInFlight: Int {
         state.locked.withLock { $0.inFlight }
