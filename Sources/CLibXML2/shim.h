@@ -77,6 +77,19 @@ static inline void matsite_xml_structured_error(void *userData, xmlErrorPtr erro
 }
 
 /*
+ * Some libxml2 errors (encoding conversion) are raised without a parser context and go to
+ * the generic error handler, which prints to stderr. The handler is per thread: call this
+ * before each parse on the thread doing it.
+ */
+static inline void matsite_xml_ignore_generic_error(void *ctx, const char *msg, ...) {
+    (void)ctx; (void)msg;
+}
+
+static inline void matsite_xml_silence_thread(void) {
+    xmlSetGenericErrorFunc(NULL, matsite_xml_ignore_generic_error);
+}
+
+/*
  * A parser context over `size` bytes at `buffer` with the given options and the guard
  * installed. The caller frees it with xmlFreeParserCtxt (and ctxt->myDoc with xmlFreeDoc).
  */

@@ -57,6 +57,7 @@ final class LibXMLDocument {
         externalDTDAllowedFor allowedRoots: Set<String> = []
     ) throws(Failure) -> LibXMLDocument {
         _ = libxml2Initialized
+        matsite_xml_silence_thread()
         if bytes.count > limits.maxBytes || bytes.count > Int(Int32.max) {
             throw .tooLarge(bytes: bytes.count, limit: limits.maxBytes)
         }

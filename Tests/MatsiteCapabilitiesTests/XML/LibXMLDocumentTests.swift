@@ -197,4 +197,20 @@ struct LibXMLDocumentTests {
         let document = try LibXMLDocument.parse(bytes)
         #expect(document.root?.text == "café")
     }
+
+    @Test("bytes that cannot be decoded in the declared encoding are an error (and print nothing)")
+    func encodingErrors() {
+        // UTF-16LE with lone surrogates: libxml2 raises this without a parser context, through
+        // the per-thread generic handler that the parser silences (it used to print to stderr).
+        let utf16: [UInt8] = Array("<\0?\0x\0m\0l\0 \0".utf8) + [0x00, 0xD8, 0x00, 0xD8, 0x3E, 0x00]
+        guard case .malformed = failure(utf16) else {
+            Issue.record("expected a malformed document")
+            return
+        }
+        let iso2022: [UInt8] = Array("<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?><a>".utf8) + [0xFA, 0x30, 0x00, 0x30]
+        guard case .malformed = failure(iso2022) else {
+            Issue.record("expected a malformed document")
+            return
+        }
+    }
 }
