@@ -105,7 +105,8 @@ public struct WMTSCapabilities: Sendable, Equatable {
     public static func parse(_ data: [UInt8], url: String, limits: XMLLimits = .default) throws(CapabilitiesError) -> WMTSCapabilities {
         let document: LibXMLDocument
         do {
-            document = try LibXMLDocument.parse(data, limits: limits)
+            // A WMS-style exception report may come with its DOCTYPE; it is never fetched.
+            document = try LibXMLDocument.parse(data, limits: limits, externalDTDAllowedFor: ["ServiceExceptionReport"])
         } catch {
             throw CapabilitiesError(url: url, failure: error)
         }

@@ -196,6 +196,14 @@ struct WMTSCapabilitiesTests {
         #expect(throws: CapabilitiesError(url: "https://x/c", reason: .serviceException("InvalidParameterValue (request): Unknown request GetCapabilitiez"))) {
             try WMTSCapabilities.parse(exception.bytes, url: "https://x/c")
         }
+        let wmsStyle = """
+            <?xml version="1.0"?>
+            <!DOCTYPE ServiceExceptionReport SYSTEM "http://schemas.opengis.net/wms/1.1.1/exception_1_1_1.dtd">
+            <ServiceExceptionReport version="1.1.1"><ServiceException code="LayerNotDefined">no such layer</ServiceException></ServiceExceptionReport>
+            """
+        #expect(throws: CapabilitiesError(url: "https://x/c", reason: .serviceException("LayerNotDefined: no such layer"))) {
+            try WMTSCapabilities.parse(wmsStyle.bytes, url: "https://x/c")
+        }
     }
 
     @Test("a template placeholder that matches nothing is refused up front")
