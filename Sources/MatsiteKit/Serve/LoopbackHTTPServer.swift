@@ -224,6 +224,8 @@ extension LoopbackHTTPServer {
         private let requestVersion: HTTPVersion
         private let requestKeepAlive: Bool
         private let phase = ServeLockedBox(WriterPhase.idle)
+        /// Set when the handler's own headers said `Connection: close`.
+        private let closesAfterResponse = ServeLockedBox(false)
 
         /// Whether the request was a HEAD: the response's body bytes are dropped on the wire,
         /// but its headers (Content-Length included) should be those of the GET.
@@ -256,6 +258,9 @@ extension LoopbackHTTPServer {
             var headers = headers
             if !requestKeepAlive, !headers.contains(name: "connection") {
                 headers.add(name: "Connection", value: "close")
+            }
+            if headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "close" }) {
+                closesAfterResponse.withLock { $0 = true }
             }
             let responseStatus: HTTPResponseStatus =
                 reason.map { .custom(code: UInt(status), reasonPhrase: $0) }
@@ -377,7 +382,7 @@ extension LoopbackHTTPServer {
             case .closed:
                 return false
             }
-            return requestKeepAlive && channel.isActive
+            return requestKeepAlive && !closesAfterResponse.withLock({ $0 }) && channel.isActive
         }
 
         /// After a handler threw: answer 500 when nothing was sent, then close, because a

@@ -67,6 +67,20 @@ struct LoopbackHTTPServerTests {
         try await server.stop()
     }
 
+    @Test("a handler's own Connection: close ends the connection after its response")
+    func handlerCloses() async throws {
+        let server = LoopbackHTTPServer { _, response in
+            try await response.respond(status: 200, headers: ["Connection": "close"], body: [7])
+        }
+        try await server.start()
+        try await RawHTTP.withConnection(port: server.port) { connection in
+            try await connection.sendRequest("GET", "/")
+            #expect(try await connection.readResponse().body == [7])
+            #expect(await connection.waitForClose())
+        }
+        try await server.stop()
+    }
+
     @Test("a response without Content-Length is sent chunked, chunk by chunk")
     func chunked() async throws {
         let server = LoopbackHTTPServer { _, response in
