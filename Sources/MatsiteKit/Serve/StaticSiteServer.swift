@@ -253,7 +253,8 @@ private extension StaticSiteServer {
         headers.add(name: "Cache-Control", value: Self.cacheControl(for: file.segments))
         headers.add(name: "ETag", value: etag)
         headers.add(name: "Last-Modified", value: Self.httpDate(modifiedSeconds))
-        headers.add(name: "Accept-Ranges", value: "bytes")
+        // A page rewritten for live reload is always sent whole.
+        headers.add(name: "Accept-Ranges", value: injectsReload ? "none" : "bytes")
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
         addExtraHeaders(to: &headers)
 
