@@ -107,6 +107,8 @@ private extension AnimationRenderer {
         let inputHash = Self.inputHash(layout: layout, level: plan.config.compressionLevel, contents: contents)
         let isLast = frame.index == plan.frames.count - 1
         var missing = problems.map { i, reason in missingTile(i, reason: reason) }
+        // missing: transparent warns per tile, so a gap is never silent.
+        for (i, reason) in problems.sorted(by: { $0.0 < $1.0 }) { warnTransparent(frame, locator: frame.tiles[i], reason: reason) }
 
         // Unchanged inputs: keep the previous build's file.
         if let kept = previous.frame(animation: plan.config.id, inputHash: inputHash),
@@ -153,6 +155,7 @@ private extension AnimationRenderer {
         for failure in report.failedTiles {
             let i = (failure.row - layout.rows.lowerBound) * layout.columns.count + (failure.column - layout.columns.lowerBound)
             missing.append(missingTile(i, reason: failure.reason))
+            warnTransparent(frame, locator: frame.tiles[i], reason: failure.reason)
         }
         let (sha, size) = try FileHash.sha256(of: temporary)
         let name = String(format: "%04d-", frame.index) + sha.prefix(8) + ".png"
@@ -172,6 +175,10 @@ private extension AnimationRenderer {
             do throws(PNGError) { _ = try stitcher.decoder.decode(bytes, keepIndices: false) } catch { failures.append((i, error.reason)) }
         }
         return failures
+    }
+
+    func warnTransparent(_ frame: FramePlan, locator: TileLocator, reason: String) {
+        reporter.warning("\(plan.config.id) frame \(frame.index): \(locator): \(reason); drawn transparent (missing: transparent)")
     }
 
     func missingTile(_ i: Int, reason: String) -> AnimationManifest.MissingTile {
