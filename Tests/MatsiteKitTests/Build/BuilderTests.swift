@@ -1,0 +1,226 @@
+import Foundation
+import MatsiteImaging
+import MatsiteKit
+import Testing
+
+/// Whole builds over TestServer: how failing tiles are reported, and what `missing:
+/// transparent` publishes.
+@Suite("Builder")
+struct BuilderTests {
+    /// z1 is the whole world in 2x2 tiles: this box needs all four.
+    static func world(_ url: String, missing: String = "fail", frames: String = "{ count: 1 }") -> String {
+        """
+          - id: world
+            bbox: [-170, -60, 170, 60]
+            zoom: 1
+            missing: \(missing)
+            fallback: { levels: 0 }
+            source: { url: "\(url)" }
+            frames: \(frames)
+        """
+    }
+
+    func tilesFailed(_ build: () async throws -> Void) async throws -> [FailedTile] {
+        do {
+            try await build()
+        } catch BuildError.tilesFailed(let tiles) {
+            return tiles
+        }
+        Issue.record("the build did not fail with tilesFailed")
+        return []
+    }
+
+    @Test("permanent failures are all listed with their URL and cause: 404, 500 past the retries, an HTML page with status 200")
+    func permanentFailuresListed() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            server.route("/t/0/1/0/0.png", .status(404))
+            server.route("/t/0/1/1/0.png", .status(500, body: "backend exploded\n"))
+            server.route("/t/0/1/0/1.png", .htmlErrorPage())
+            let failed = try await tilesFailed {
+                try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"))))
+            }
+            let byURL = Dictionary(uniqueKeysWithValues: failed.map { ($0.locator, $0) })
+            #expect(failed.count == 3)
+            #expect(byURL[server.url("/t/0/1/0/0.png")]?.reason.contains("404") == true)
+            let fiveHundred = byURL[server.url("/t/0/1/1/0.png")]?.reason ?? ""
+            #expect(fiveHundred.contains("500") && fiveHundred.contains("3 attempts"), "\(fiveHundred)")
+            let html = byURL[server.url("/t/0/1/0/1.png")]?.reason ?? ""
+            #expect(html.contains("HTML") && html.contains("<!doctype html>"), "\(html)")
+            #expect(failed.allSatisfy { $0.animation == "world" && $0.frame == 0 })
+            // One failing tile never stops the others: the good one was fetched too.
+            #expect(server.requestCount("/t/0/1/1/1.png") == 1)
+            #expect(server.requestCount("/t/0/1/1/0.png") == 3)
+            #expect(server.requestCount("/t/0/1/0/0.png") == 1)
+        }
+        #expect(!FileManager.default.fileExists(atPath: site.output.path))
+    }
+
+    @Test("the failure's text lists every tile on its own line, and says how to draw them empty")
+    func failureText() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            server.route(prefix: "/t/", .status(404))
+            let error = await #expect(throws: BuildError.self) {
+                try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), frames: "{ count: 2 }")))
+            }
+            let text = error?.description ?? ""
+            #expect(text.contains("8 tile(s)"))
+            #expect(text.contains("missing: transparent"))
+            for frame in 0..<2 {
+                for (x, y) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    #expect(text.contains("world frame \(frame): \(server.url("/t/\(frame)/1/\(x)/\(y).png")): "))
+                }
+            }
+        }
+    }
+
+    @Test("403 stops the source with a message saying access was refused")
+    func accessRefused() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            server.route(prefix: "/t/", .status(403, body: "Forbidden\n"))
+            let failed = try await tilesFailed {
+                try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"))))
+            }
+            #expect(failed.count == 4)
+            #expect(failed.allSatisfy { $0.reason.contains("access refused") && $0.reason.contains("403") })
+            #expect(server.totalRequestCount <= 4)
+        }
+    }
+
+    @Test("missing: transparent publishes the frame, transparent where the tile was, listed in missing_tiles, with a warning")
+    func missingTransparent() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let reporter = RecordingReporter()
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            server.route("/t/0/1/1/0.png", .status(404))
+            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: "transparent")),
+                                 reporter: reporter)
+        }
+        let window = FormulaTiles.window(west: -170, south: -60, east: 170, north: 60, zoom: 1)
+        let expected = FormulaTiles.expectedFrame(window: window, zoom: 1, sourceZoom: 1) { x, y, frame in
+            x / 256 == 1 && y / 256 == 0 ? [0, 0, 0, 0] : FormulaTiles.rgba(x, y, frame: frame)
+        }
+        let image = try site.frameRGBA("world", index: 0)
+        let difference = FormulaTiles.firstDifference(image.pixels, expected, width: window.width)
+        #expect(difference == nil, "\(difference ?? "")")
+
+        let missing = try #require(try site.frames("world")[0]["missing_tiles"] as? [[String: Any]])
+        #expect(missing.count == 1)
+        #expect(missing.first?["z"] as? Int == 1 && missing.first?["x"] as? Int == 1 && missing.first?["y"] as? Int == 0)
+        #expect((missing.first?["reason"] as? String)?.contains("404") == true)
+        let bounds = try #require(missing.first?["bounds"] as? [String: Double])
+        #expect(bounds["west"] == 0 && bounds["east"] == 180)
+        #expect(reporter.warnings.contains { $0.contains("/t/0/1/1/0.png") }, "\(reporter.warnings)")
+    }
+
+    @Test("frames with nothing missing carry no missing_tiles key")
+    func nothingMissing() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: "transparent")))
+        }
+        #expect(try site.frames("world")[0]["missing_tiles"] == nil)
+    }
+
+    @Test("a damaged PNG with status 200 fails its tile (missing: fail) and is drawn transparent (missing: transparent)")
+    func damagedTile() async throws {
+        let good = try FormulaTiles.tile(z: 1, x: 0, y: 1)
+        for policy in ["fail", "transparent"] {
+            let site = try TestSite()
+            defer { site.remove() }
+            try await withTestServer { server in
+                FormulaTiles.serve(on: server)
+                server.route("/t/0/1/0/1.png", .pngWithTruncatedIDAT(good))
+                let yaml = site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: policy))
+                if policy == "fail" {
+                    let failed = try await tilesFailed { try await site.build(yaml) }
+                    #expect(failed.map(\.locator) == [server.url("/t/0/1/0/1.png")])
+                } else {
+                    try await site.build(yaml)
+                    let missing = try site.frames("world")[0]["missing_tiles"] as? [[String: Any]]
+                    #expect(missing?.count == 1 && missing?.first?["x"] as? Int == 0 && missing?.first?["y"] as? Int == 1)
+                }
+            }
+        }
+    }
+
+    @Test("frames.templates fetches each frame from its own template")
+    func perFrameTemplates() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server, prefix: "/a/")
+            FormulaTiles.serve(on: server, prefix: "/b/")
+            try await site.build(site.yaml("""
+                  - id: two
+                    bbox: [-170, -60, 170, 60]
+                    zoom: 1
+                    fallback: { levels: 0 }
+                    source: { tile_size: 256 }
+                    frames:
+                      templates: ["\(server.url("/a/3/{z}/{x}/{y}.png"))", "\(server.url("/b/5/{z}/{x}/{y}.png"))"]
+                """))
+            #expect(server.requestCount(prefix: "/a/3/1/") == 4)
+            #expect(server.requestCount(prefix: "/b/5/1/") == 4)
+        }
+        let window = FormulaTiles.window(west: -170, south: -60, east: 170, north: 60, zoom: 1)
+        for (index, formulaFrame) in [(0, 3), (1, 5)] {
+            let image = try site.frameRGBA("two", index: index)
+            let expected = FormulaTiles.expectedFrame(window: window, zoom: 1, sourceZoom: 1, frame: formulaFrame)
+            #expect(FormulaTiles.firstDifference(image.pixels, expected, width: window.width) == nil)
+        }
+    }
+
+    @Test("the site index and the animation manifest follow the contract's schema")
+    func manifests() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            try await site.build(site.yaml("""
+                  - id: timed
+                    title: Timed loop
+                    bbox: [-170, -60, 170, 60]
+                    zoom: 1
+                    attribution: "Tiles: test"
+                    frame_duration_ms: 300
+                    last_frame_duration_ms: 900
+                    fallback: { levels: 0 }
+                    time_format: "%H%M"
+                    source: { url: "\(server.url("/t/{time}/{z}/{x}/{y}.png"))" }
+                    frames: { times: [2026-11-21T00:01:00Z, 2026-11-21T00:02:00Z] }
+                """))
+        }
+        let index = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: site.output.appendingPathComponent("manifest.json"))) as? [String: Any])
+        #expect(index["version"] as? Int == 1)
+        #expect(index["title"] as? String == "Test site")
+        #expect(index["generator"] as? String == "matsite \(Matsite.version)")
+        let entry = try #require((index["animations"] as? [[String: Any]])?.first)
+        #expect(entry["id"] as? String == "timed" && entry["page"] as? String == "timed/index.html")
+        #expect(entry["embed"] as? String == "timed/embed.html" && entry["manifest"] as? String == "timed/manifest.json")
+        #expect(entry["poster"] as? String == "timed/poster.png")
+        for file in ["index.html", "timed/index.html", "timed/embed.html", "timed/poster.png"] {
+            #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent(file).path), "\(file)")
+        }
+
+        let manifest = try site.manifest("timed")
+        #expect(manifest["version"] as? Int == 1 && manifest["id"] as? String == "timed" && manifest["title"] as? String == "Timed loop")
+        #expect(manifest["zoom"] as? Int == 1 && manifest["tile_size"] as? Int == 256)
+        #expect(manifest["attribution"] as? String == "Tiles: test")
+        #expect(manifest["bounds"] as? [String: Double] == ["west": -170, "south": -60, "east": 170, "north": 60])
+        let frames = try site.frames("timed")
+        #expect(frames.map { $0["index"] as? Int } == [0, 1])
+        #expect(frames.map { $0["time"] as? String } == ["2026-11-21T00:01:00Z", "2026-11-21T00:02:00Z"])
+        #expect(frames.map { $0["duration_ms"] as? Int } == [300, 900])
+    }
+}

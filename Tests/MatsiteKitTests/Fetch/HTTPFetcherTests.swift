@@ -1,0 +1,151 @@
+import Foundation
+import MatsiteKit
+import Testing
+
+/// Retries, Retry-After, permanent statuses and request headers, against TestServer on 127.0.0.1.
+@Suite("HTTPFetcher")
+struct HTTPFetcherTests {
+    static let png: [UInt8] = (try? FormulaTiles.tile(z: 0, x: 0, y: 0, size: 16)) ?? []
+
+    static func options(retries: Int = 2, headers: [String: String] = [:]) -> HTTPOptions {
+        var options = SiteConfig().http
+        options.retries = retries
+        options.retryDelayMilliseconds = 10
+        options.timeoutSeconds = 5
+        options.headers = headers
+        return options
+    }
+
+    func withFetcher<T>(_ options: HTTPOptions, _ body: (HTTPFetcher) async throws -> T) async throws -> T {
+        let fetcher = HTTPFetcher(options: options)
+        do {
+            let result = try await body(fetcher)
+            await fetcher.shutdown()
+            return result
+        } catch {
+            await fetcher.shutdown()
+            throw error
+        }
+    }
+
+    @Test("a server that fails twice with 503 and then answers gives the tile on the third request")
+    func failsTwiceThenAnswers() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .failFirst(2, with: .status(503), then: .ok(Self.png, contentType: "image/png")))
+            let response = try await withFetcher(Self.options()) { try await $0.get(server.url("/t.png"), accept: "image/png") }
+            #expect(response.status == 200)
+            #expect(response.body == Self.png)
+            #expect(response.attempts == 3)
+            #expect(server.requestCount("/t.png") == 3)
+        }
+    }
+
+    @Test("every transient status is retried: 408, 429, 500, 502, 503, 504", arguments: [408, 429, 500, 502, 503, 504])
+    func transientStatuses(status: Int) async throws {
+        try await withTestServer { server in
+            // A 429 without Retry-After falls back to the backoff.
+            server.route("/t.png", .failFirst(1, with: .status(status), then: .ok(Self.png, contentType: "image/png")))
+            let response = try await withFetcher(Self.options()) { try await $0.get(server.url("/t.png"), accept: "image/png") }
+            #expect(response.status == 200 && response.attempts == 2)
+        }
+    }
+
+    @Test("a connection reset before any answer is retried like a transient status")
+    func resetIsRetried() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .failFirst(1, with: .resetWithoutAnswer, then: .ok(Self.png, contentType: "image/png")))
+            let response = try await withFetcher(Self.options()) { try await $0.get(server.url("/t.png"), accept: "image/png") }
+            #expect(response.body == Self.png)
+            #expect(server.requestCount("/t.png") == 2)
+        }
+    }
+
+    @Test("429 with Retry-After: 1 waits at least that second before asking again")
+    func retryAfter() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .failFirst(1, with: .tooManyRequests(retryAfter: "1"), then: .ok(Self.png, contentType: "image/png")))
+            let response = try await withFetcher(Self.options()) { try await $0.get(server.url("/t.png"), accept: "image/png") }
+            #expect(response.status == 200)
+            let arrivals = server.requests("/t.png").map(\.receivedAt)
+            try #require(arrivals.count == 2)
+            let waited = arrivals[0].duration(to: arrivals[1])
+            #expect(waited >= .milliseconds(900), "waited \(waited)")
+            #expect(waited < .seconds(5), "waited \(waited)")
+        }
+    }
+
+    @Test("500 beyond the retry budget fails with the status and the number of attempts")
+    func retryBudget() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .status(500))
+            let url = server.url("/t.png")
+            let error = await #expect(throws: FetchFailure.self) {
+                try await withFetcher(Self.options(retries: 2)) { try await $0.get(url, accept: "image/png") }
+            }
+            #expect(error?.status == 500)
+            #expect(error?.attempts == 3)
+            #expect(error?.url == url)
+            #expect(error?.description.contains("HTTP 500") == true)
+            #expect(server.requestCount("/t.png") == 3)
+        }
+    }
+
+    @Test("404, 403 and 401 are answers, not retried", arguments: [404, 403, 401, 204])
+    func permanentStatuses(status: Int) async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .status(status))
+            let response = try await withFetcher(Self.options()) { try await $0.get(server.url("/t.png"), accept: "image/png") }
+            #expect(response.status == status)
+            #expect(server.requestCount("/t.png") == 1)
+        }
+    }
+
+    @Test("the User-Agent names matsite and its version; configured headers are sent")
+    func headers() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .ok(Self.png, contentType: "image/png"))
+            let options = Self.options(headers: ["Referer": "https://example.org/", "X-Api-Key": "secret-42"])
+            _ = try await withFetcher(options) { try await $0.get(server.url("/t.png"), accept: "image/png") }
+            let request = try #require(server.requests("/t.png").first)
+            #expect(request.header("User-Agent")?.contains("matsite/\(Matsite.version)") == true)
+            #expect(request.header("Referer") == "https://example.org/")
+            #expect(request.header("X-Api-Key") == "secret-42")
+        }
+    }
+
+    @Test("a configured User-Agent replaces the default")
+    func customUserAgent() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .ok(Self.png, contentType: "image/png"))
+            var options = Self.options()
+            options.userAgent = "my-radar-site/1.0 (contact@example.org)"
+            _ = try await withFetcher(options) { try await $0.get(server.url("/t.png"), accept: "image/png") }
+            #expect(server.requests("/t.png").first?.header("User-Agent") == "my-radar-site/1.0 (contact@example.org)")
+        }
+    }
+
+    @Test("a short body is not used: it is retried, and fails when it stays short")
+    func shortBody() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .shortBody(Self.png))
+            let url = server.url("/t.png")
+            let error = await #expect(throws: FetchFailure.self) {
+                try await withFetcher(Self.options(retries: 1)) { try await $0.get(url, accept: "image/png") }
+            }
+            #expect(error?.attempts == 2)
+        }
+    }
+
+    @Test("a body over max_tile_bytes is refused from its Content-Length")
+    func sizeCap() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .hugeContentLength())
+            let url = server.url("/t.png")
+            let error = await #expect(throws: FetchFailure.self) {
+                try await withFetcher(Self.options()) { try await $0.get(url, accept: "image/png") }
+            }
+            #expect(error?.reason.contains("max_tile_bytes") == true)
+            #expect(server.requestCount("/t.png") == 1)
+        }
+    }
+}
