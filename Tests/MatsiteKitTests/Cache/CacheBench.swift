@@ -1,0 +1,180 @@
+// Helpers for the cache and incremental-build tests: a TestServer serving timed tiles with
+// validators, a project whose builds use the tile cache (TestSite's own builds do not),
+// and readers for the cache folder and the published frames.
+
+import Foundation
+import MatsiteImaging
+import MatsiteKit
+import Testing
+
+/// One project over one TestServer. Tiles live at `/t/<time>/<z>/<x>/<y>.png`; each
+/// time's tiles are a solid colour of their own, so frames of different times differ.
+final class CacheBench: Sendable {
+    let server: TestServer
+    let site: TestSite
+
+    /// Tiles per frame with the box and zoom of `yaml` (2 columns x 2 rows at zoom 4).
+    static let tilesPerFrame = 4
+
+    private init(server: TestServer, site: TestSite) {
+        self.server = server
+        self.site = site
+    }
+
+    /// A bench whose tiles answer with `etag` (the time, quoted), `lastModified` and
+    /// `cacheControl` as given (nil leaves the header out).
+    static func start(etag: Bool = true, lastModified: String? = nil, cacheControl: String? = nil) async throws -> CacheBench {
+        let server = try await TestServer.start()
+        let tiles = TestServerLock([String: [UInt8]]())
+        server.route(prefix: "/t/", .dynamic { request in
+            // /t/<time>/<z>/<x>/<y>.png
+            let time = request.path.split(separator: "/").dropFirst().first.map(String.init) ?? "?"
+            let body = tiles.withLock { cache in
+                if let png = cache[time] { return png }
+                let png = CacheBench.solidTile(seed: time)
+                cache[time] = png
+                return png
+            }
+            return .ok(body, contentType: "image/png", etag: etag ? "\"\(time)\"" : nil,
+                       lastModified: lastModified, cacheControl: cacheControl)
+        })
+        return CacheBench(server: server, site: try TestSite())
+    }
+
+    func stop() async {
+        await server.stop()
+        site.remove()
+    }
+
+    var cacheFolder: URL { site.root.appendingPathComponent("cache") }
+
+    /// The config: one animation, 2x2 tiles at zoom 4, one frame per time in `times`
+    /// (minutes after 10:00 on 2026-11-21). `cache` replaces the cache key's value.
+    func yaml(times: [Int], cache: String? = nil) -> String {
+        let list = times.map { Self.iso($0) }.joined(separator: ", ")
+        var text = site.yaml("""
+          - id: loop
+            title: Cache loop
+            bbox: [-10.0, 40.0, 10.0, 52.0]
+            zoom: 4
+            fallback: { levels: 0 }
+            source: { url: "\(server.url("/t/{time}/{z}/{x}/{y}.png"))" }
+            frames: { times: [\(list)] }
+            time_format: "%Y%m%d%H%M"
+        """)
+        if let cache {
+            text = text.replacingOccurrences(of: "cache: \(cacheFolder.path)", with: "cache: \(cache)")
+        }
+        return text
+    }
+
+    /// Builds like `matsite build` does: with the tile cache unless `useCache` is false.
+    @discardableResult
+    func build(times: [Int] = [0, 10], cache: String? = nil, useCache: Bool = true) async throws -> BuildSummary {
+        var options = BuildOptions()
+        options.useCache = useCache
+        options.lockWait = 30
+        return try await Builder(config: site.config(yaml(times: times, cache: cache)), options: options).run()
+    }
+
+    /// The tile path of `time` (minutes after 10:00) as requested.
+    static func tilePrefix(_ minutes: Int) -> String {
+        "/t/\(stamp(minutes))/"
+    }
+
+    static func stamp(_ minutes: Int) -> String {
+        String(format: "20261121%02d%02d", 10 + minutes / 60, minutes % 60)
+    }
+
+    static func iso(_ minutes: Int) -> String {
+        String(format: "2026-11-21T%02d:%02d:00Z", 10 + minutes / 60, minutes % 60)
+    }
+
+    /// Requests for tiles since the server started (or `resetCounts()`).
+    var tileRequests: [TestServer.RecordedRequest] {
+        server.allRequests.filter { $0.path.hasPrefix("/t/") }
+    }
+
+    /// Cache entry files (temporary files left out).
+    func cacheEntries() -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: cacheFolder.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") }.sorted().map { cacheFolder.appendingPathComponent($0) }
+    }
+
+    /// Bytes of every file in the cache folder, temporary ones included.
+    func cacheFolderSize() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: cacheFolder.path)) ?? []
+        return names.reduce(0) { total, name in
+            let size = (try? FileManager.default.attributesOfItem(atPath: cacheFolder.appendingPathComponent(name).path))?[.size] as? Int
+            return total + (size ?? 0)
+        }
+    }
+
+    /// The published frames of `loop`: time -> (relative url, inode, sha256 from the manifest).
+    func publishedFrames() throws -> [String: (url: String, inode: UInt64, sha256: String)] {
+        var out: [String: (url: String, inode: UInt64, sha256: String)] = [:]
+        for frame in try site.frames("loop") {
+            let url = try #require(frame["url"] as? String)
+            let time = try #require(frame["time"] as? String)
+            let sha = try #require(frame["sha256"] as? String)
+            out[time] = (url, try Self.inode(site.output.appendingPathComponent("loop").appendingPathComponent(url)), sha)
+        }
+        return out
+    }
+
+    /// Names of the files in `site/loop/frames`.
+    func frameFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: site.output.appendingPathComponent("loop/frames").path).sorted()
+    }
+
+    /// Every file under the output with its inode: equal before and after means nothing
+    /// was replaced.
+    func outputInodes() throws -> [String: UInt64] {
+        var out: [String: UInt64] = [:]
+        for path in try site.fileHashes().keys {
+            out[path] = try Self.inode(site.output.appendingPathComponent(path))
+        }
+        return out
+    }
+
+    static func inode(_ url: URL) throws -> UInt64 {
+        var status = stat()
+        guard stat(url.path, &status) == 0 else { throw CocoaError(.fileNoSuchFile) }
+        return UInt64(status.st_ino)
+    }
+
+    /// A 256 px opaque tile of one colour drawn from `seed`.
+    static func solidTile(seed: String) -> [UInt8] {
+        let digest = SHA256.hex(of: Array(seed.utf8))
+        let bytes = stride(from: 0, to: 6, by: 2).map { UInt8(digest.dropFirst($0).prefix(2), radix: 16) ?? 0 }
+        var pixels = [UInt8](repeating: 255, count: 256 * 256 * 4)
+        for i in stride(from: 0, to: pixels.count, by: 4) {
+            pixels[i] = bytes[0]; pixels[i + 1] = bytes[1]; pixels[i + 2] = bytes[2]
+        }
+        return (try? PNGWriter.encode(width: 256, height: 256, format: .rgba, pixels: pixels, level: 1)) ?? []
+    }
+}
+
+/// Checks the manifests' promise: every file they list exists, with its bytes and SHA-256.
+func expectValidSite(_ output: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let index = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("manifest.json"))) as? [String: Any])
+    let animations = try #require(index["animations"] as? [[String: Any]])
+    #expect(!animations.isEmpty, sourceLocation: sourceLocation)
+    for animation in animations {
+        for key in ["page", "embed", "manifest", "poster"] {
+            let relative = try #require(animation[key] as? String)
+            #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(relative).path), "\(relative)", sourceLocation: sourceLocation)
+        }
+        let id = try #require(animation["id"] as? String)
+        let data = try Data(contentsOf: output.appendingPathComponent(id).appendingPathComponent("manifest.json"))
+        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let frames = try #require(manifest["frames"] as? [[String: Any]])
+        #expect(!frames.isEmpty, sourceLocation: sourceLocation)
+        for frame in frames {
+            let url = try #require(frame["url"] as? String)
+            let bytes = try [UInt8](Data(contentsOf: output.appendingPathComponent(id).appendingPathComponent(url)))
+            #expect(bytes.count == frame["bytes"] as? Int, "\(id)/\(url) size", sourceLocation: sourceLocation)
+            #expect(SHA256.hex(of: bytes) == frame["sha256"] as? String, "\(id)/\(url) sha256", sourceLocation: sourceLocation)
+        }
+    }
+}
