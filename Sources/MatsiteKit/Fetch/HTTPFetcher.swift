@@ -134,15 +134,23 @@ private extension HTTPFetcher {
         }
         do {
             let timeout = TimeAmount.milliseconds(Int64(options.timeoutSeconds * 1000))
+            let started = ContinuousClock.now
             let response = try await client.execute(request, timeout: timeout)
             counters.add(requests: 1)
             let status = Int(response.status.code)
             if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > cap {
                 return .permanent("the response declares \(declared) bytes, over the \(cap)-byte limit (http.max_tile_bytes)", status)
             }
-            let buffer: ByteBuffer
-            do { buffer = try await response.body.collect(upTo: cap) } catch is NIOTooManyBytesError {
+            // execute's timeout ends when the head arrives, and the read timeout restarts with
+            // every byte: a server trickling the body would hold the tile for ever. So the
+            // whole exchange, body included, gets timeout_s.
+            let bodyTime = started + .milliseconds(Int64(options.timeoutSeconds * 1000)) - ContinuousClock.now
+            let collected: ByteBuffer?
+            do { collected = try await Self.collect(response.body, upTo: cap, within: bodyTime) } catch is NIOTooManyBytesError {
                 return .permanent("the body is larger than the \(cap)-byte limit (http.max_tile_bytes)", status)
+            }
+            guard let buffer = collected else {
+                return .transient("timed out after \(options.timeoutSeconds) s (the body arrived too slowly)")
             }
             let body = Array(buffer.readableBytesView)
             counters.add(bytes: body.count)
@@ -162,6 +170,20 @@ private extension HTTPFetcher {
             }
         } catch {
             return .transient(Self.describe(error))
+        }
+    }
+
+    /// The body, or nil when it is not complete within `limit`.
+    static func collect(_ body: HTTPClientResponse.Body, upTo cap: Int, within limit: Duration) async throws -> ByteBuffer? {
+        guard limit > .zero else { return nil }
+        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: cap) }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
         }
     }
 
