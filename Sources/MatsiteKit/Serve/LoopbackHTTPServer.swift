@@ -251,6 +251,9 @@ extension LoopbackHTTPServer {
         ///   - reason: the reason phrase; nil uses the standard one.
         ///   - headers: sent in order.
         public func writeHead(status: Int, reason: String? = nil, headers: HTTPHeaders = [:]) async throws {
+            // Checked before anything is sent: a status outside 100...999 can't be written
+            // (and a negative one would trap converting to the wire format).
+            guard (100...999).contains(status) else { throw LoopbackHTTPServerError.invalidStatus(status) }
             try phase.withLock { phase in
                 guard phase == .idle else { throw LoopbackHTTPServerError.headAlreadyWritten }
                 phase = .headWritten
@@ -408,6 +411,8 @@ public enum LoopbackHTTPServerError: Error, CustomStringConvertible, Equatable {
     case headNotWritten
     /// A write after `end()` or after the connection was closed.
     case responseAlreadyEnded
+    /// A status code outside 100...999.
+    case invalidStatus(Int)
 
     /// What went wrong, in words a user can act on.
     public var description: String {
@@ -422,6 +427,8 @@ public enum LoopbackHTTPServerError: Error, CustomStringConvertible, Equatable {
             "serve: the response head must be written before its body"
         case .responseAlreadyEnded:
             "serve: the response was already ended or its connection closed"
+        case let .invalidStatus(status):
+            "serve: \(status) is not an HTTP status code (100 to 999)"
         }
     }
 }

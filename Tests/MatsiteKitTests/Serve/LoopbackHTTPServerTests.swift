@@ -124,14 +124,17 @@ struct LoopbackHTTPServerTests {
         let errors = TestServerLock<[LoopbackHTTPServerError]>([])
         let server = LoopbackHTTPServer { _, response in
             do { try await response.writeBody([1]) } catch let error as LoopbackHTTPServerError { errors.withLock { $0.append(error) } }
+            do { try await response.writeHead(status: -1, reason: "nope") } catch let error as LoopbackHTTPServerError {
+                errors.withLock { $0.append(error) }
+            }
             try await response.respond(status: 200)
             do { try await response.end() } catch let error as LoopbackHTTPServerError { errors.withLock { $0.append(error) } }
         }
         try await server.start()
         #expect(try await RawHTTP.request(port: server.port, "/").status == 200)
         // The client has its answer before the handler's last call returns.
-        #expect(await RawHTTP.eventually { errors.withLock { $0.count } == 2 })
-        #expect(errors.withLock { $0 } == [.headNotWritten, .responseAlreadyEnded])
+        #expect(await RawHTTP.eventually { errors.withLock { $0.count } == 3 })
+        #expect(errors.withLock { $0 } == [.headNotWritten, .invalidStatus(-1), .responseAlreadyEnded])
         try await server.stop()
     }
 
