@@ -47,7 +47,7 @@ public enum DemoRadar {
                 let radius = (0.3 + 0.6 * noise(wrapped, j, 2)) / grid
                 let cu = (Double(i) + noise(wrapped, j, 3)) / grid + (0.9 + 0.4 * noise(wrapped, j, 4)) / grid * t
                 let cv = (Double(j) + noise(wrapped, j, 5)) / grid - (0.25 + 0.3 * noise(wrapped, j, 6)) / grid * t
-                let strength = (0.35 + 0.6 * noise(wrapped, j, 7)) * (0.65 + 0.35 * sin(2 * .pi * (t + noise(wrapped, j, 8))))
+                let strength = (0.45 + 0.75 * noise(wrapped, j, 7)) * (0.65 + 0.35 * sin(2 * .pi * (t + noise(wrapped, j, 8))))
                 // The cell's box in tile pixels.
                 let px0 = max(0, Int(((cu - radius) * world - Double(tile.x * size)).rounded(.down)))
                 let px1 = min(size - 1, Int(((cu + radius) * world - Double(tile.x * size)).rounded(.up)))
@@ -104,10 +104,12 @@ public enum DemoBaseMap {
     /// Deepest zoom published; the player scales it up beyond.
     public static let maxZoom = 4
 
+    /// Muted on purpose, like the base maps weather layers are shown on: grey-blue sea,
+    /// pale land, grey graticule, so every echo colour stands out.
     static let palette = Palette(rgba: [
-        163, 196, 222, 255, 180, 209, 232, 255, 198, 221, 238, 255,
-        226, 220, 190, 255, 205, 222, 180, 255, 186, 208, 160, 255, 168, 194, 145, 255,
-        190, 180, 155, 255, 150, 160, 170, 255,
+        196, 204, 214, 255, 205, 212, 221, 255, 214, 220, 227, 255,
+        236, 232, 220, 255, 232, 233, 222, 255, 224, 227, 214, 255, 214, 219, 204, 255,
+        205, 205, 196, 255, 160, 165, 172, 255,
     ])
 
     /// A base map tile's PNG bytes.
@@ -128,13 +130,13 @@ public enum DemoBaseMap {
                 }
                 let index: UInt8
                 switch h {
-                case ..<0.44: index = 0
-                case ..<0.49: index = 1
-                case ..<0.52: index = 2
-                case ..<0.54: index = 3
-                case ..<0.6: index = 4
-                case ..<0.66: index = 5
-                case ..<0.72: index = 6
+                case ..<0.40: index = 0
+                case ..<0.43: index = 1
+                case ..<0.45: index = 2
+                case ..<0.46: index = 3
+                case ..<0.52: index = 4
+                case ..<0.58: index = 5
+                case ..<0.64: index = 6
                 default: index = 7
                 }
                 // A graticule every 10 degrees, a pixel wide at any zoom.
