@@ -1,16 +1,11 @@
 // TestServer: a scriptable, fault-injecting tile server on 127.0.0.1 for tests.
 //
-// Routes map a request path (exact, or a prefix) to a `Behaviour`: a healthy answer with
-// validators, an error status, or a fault (no answer, trickle, reset mid-body, short body,
-// huge Content-Length, redirect loop, close or reset before answering, a PNG with a bad
-// CRC or a truncated IDAT...). `.sequence` and `.failFirst` script what the
-// 1st, 2nd, ... request to a path gets, so "fails twice then works" is one line. Every
-// request is recorded (method, path, query, headers), so tests can assert on counts,
-// User-Agent, If-None-Match and so on, and the peak number of requests in flight shows a
-// client's concurrency limit. Paths that match no route get 404.
+// Routes map a request path (exact, or a prefix; the query is ignored) to a `Behaviour`.
+// Every request is recorded (method, path, query, headers, body, arrival time), so tests
+// can assert on counts, User-Agent, If-None-Match, Retry-After waits; the peak number of
+// requests in flight shows a client's concurrency limit. Paths without a route get 404.
 //
 //     let server = try await TestServer.start()
-//     defer { Task { await server.stop() } }          // or `await server.stop()` at the end
 //     server.route("/t/7/30/46.png", .sequence([.status(503), .status(503), .ok(png, contentType: "image/png")]))
 //     server.route(prefix: "/t/", .ok(png, contentType: "image/png", etag: "\"v1\"", cacheControl: "max-age=60"))
 //     server.route(prefix: "/gen/", .dynamic { request in .ok(makeTile(for: request.path), contentType: "image/png") })
@@ -18,7 +13,27 @@
 //     ... run the code under test ...
 //     #expect(server.requestCount("/t/7/30/46.png") == 3)
 //     #expect(server.requests("/t/7/30/46.png").last?.header("If-None-Match") == nil)
-//     await server.stop()
+//     await server.stop()                              // on every path out of the test
+//
+// Behaviours:
+//   .ok(bytes, contentType:, etag:, lastModified:, cacheControl:, headers:)
+//                              200; 304 when If-None-Match / If-Modified-Since match
+//   .text(string)              200 text/plain
+//   .status(code, body:, headers:)   500, 502, 503, 404, 204, 401, 403, ...
+//   .tooManyRequests(retryAfter:)    429 with Retry-After
+//   .noResponse                reads the request, never answers (client timeout)
+//   .delayed(duration, then)   waits, then `then`
+//   .trickle(bytes, chunkSize:, interval:)   correct body, slower than a timeout
+//   .resetMidBody(bytes, after:)     RST after some of the body
+//   .shortBody(bytes, sent:)         FIN before Content-Length is reached
+//   .closeWithoutAnswer / .resetWithoutAnswer   FIN / RST before any byte
+//   .htmlErrorPage(html)       an HTML error page with status 200
+//   .hugeContentLength(length, prefix:)   announces e.g. 1 TiB, sends a little, hangs
+//   .redirect(to:, status:) / .redirectLoop    the loop adds ?hop=N so every URL is new
+//   .pngWithBadCRC(png) / .pngWithTruncatedIDAT(png)   a good transfer of a broken image
+//   .sequence([...])           the Nth request to a path gets the Nth; the last repeats
+//   .failFirst(n, with:, then:)      the first n requests to a path get `with`
+//   .dynamic { request in ... } / .custom { request, writer in ... }
 //
 // Exact routes win over prefix routes; among prefixes the longest wins. Re-routing a path
 // restarts its script (the attempt count used by `.sequence`) but not its request count.
