@@ -57,9 +57,11 @@ private extension Builder {
         let output = config.resolve(options.output ?? config.output).standardizedFileURL
         let lock = try await OutputLock.acquire(for: output, wait: options.lockWait)
         Staging.recover(output: output)
-        let fetcher = needsHTTP ? HTTPFetcher(options: config.http, cache: cache()) : nil
+        let cache = self.cache()
+        let fetcher = needsHTTP ? HTTPFetcher(options: config.http, cache: cache) : nil
         do {
             let summary = try await build(output: output, fetcher: fetcher, started: started)
+            cache?.trim()
             await fetcher?.shutdown()
             withExtendedLifetime(lock) {}
             return summary
@@ -122,7 +124,6 @@ private extension Builder {
             summary.outputBytes = TreeComparison.size(of: output)
             summary.seconds = Date().timeIntervalSince(started)
             summary.output = output.path
-            if config.cache.enabled && options.useCache { cache()?.trim() }
             return summary
         } catch {
             staging.discard()

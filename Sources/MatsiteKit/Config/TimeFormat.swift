@@ -8,6 +8,13 @@ public struct TimeFormat: Sendable, Equatable {
     /// The pattern as written.
     public let pattern: String
 
+    /// The manifest's own form, `2026-11-21T10:00:00Z`: the default of `time_format`.
+    public static let isoPattern = TimeFormat(checked: "%Y-%m-%dT%H:%M:%SZ")
+
+    private init(checked pattern: String) {
+        self.pattern = pattern
+    }
+
     /// Checks and keeps a pattern.
     public init(_ pattern: String) throws(TemplateError) {
         var chars = pattern.makeIterator()

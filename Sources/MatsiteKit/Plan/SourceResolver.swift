@@ -16,7 +16,7 @@ public struct SourceResolver: Sendable {
     /// Resolves one animation.
     public func resolve(_ animation: AnimationConfig) async throws -> ResolvedSource {
         let source = animation.source
-        let timeFormat = (try? TimeFormat(animation.timeFormat)) ?? (try! TimeFormat("%Y-%m-%dT%H:%M:%SZ"))
+        let timeFormat = (try? TimeFormat(animation.timeFormat)) ?? TimeFormat.isoPattern
         switch source.kind {
         case .wmts(let wmts):
             return try await OGCSources.resolveWMTS(wmts, animation: animation, file: config.file, fetcher: requireFetcher())
