@@ -25,7 +25,7 @@ public final class HTTPCache: Sendable {
 
         /// True while the entry may be used without asking the server.
         public func isFresh(now: Date = Date()) -> Bool {
-            guard let lifetime = HTTPCache.freshnessLifetime(headers) else { return false }
+            guard let lifetime = HTTPCache.freshnessLifetime(headers, storedAt: storedAt) else { return false }
             return now.timeIntervalSince(storedAt) < lifetime
         }
     }
@@ -102,8 +102,9 @@ public final class HTTPCache: Sendable {
 extension HTTPCache {
     /// How long a response stays fresh, from `Cache-Control`, `Expires` or, failing
     /// those, RFC 9111's heuristic (a tenth of the time since `Last-Modified`, at most a day).
-    /// nil means "revalidate every time".
-    static func freshnessLifetime(_ headers: HTTPHeaders) -> TimeInterval? {
+    /// nil means "revalidate every time". Without a `Date` header the response is dated
+    /// when it was stored (`storedAt`), as RFC 9111 has a cache do, not when it is looked up.
+    static func freshnessLifetime(_ headers: HTTPHeaders, storedAt: Date) -> TimeInterval? {
         let directives = cacheControl(headers)
         if directives["no-cache"] != nil || directives["no-store"] != nil { return nil }
         if let maxAge = directives["max-age"].flatMap({ $0.flatMap(Double.init) }) { return maxAge }
@@ -111,7 +112,7 @@ extension HTTPCache {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        let date = headers.first(name: "Date").flatMap(formatter.date(from:)) ?? Date()
+        let date = headers.first(name: "Date").flatMap(formatter.date(from:)) ?? storedAt
         if let expires = headers.first(name: "Expires") {
             guard let when = formatter.date(from: expires) else { return nil }
             return when.timeIntervalSince(date)
