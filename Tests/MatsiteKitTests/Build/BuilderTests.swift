@@ -223,4 +223,45 @@ struct BuilderTests {
         #expect(frames.map { $0["time"] as? String } == ["2026-11-21T00:01:00Z", "2026-11-21T00:02:00Z"])
         #expect(frames.map { $0["duration_ms"] as? Int } == [300, 900])
     }
+
+    @Test("a build sends the configured headers and the default User-Agent naming matsite with every tile request")
+    func headersDuringBuild() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png")),
+                                           http: "{ retry_delay_ms: 10, headers: { Referer: \"https://example.org/\", X-Key: abc } }"))
+            let requests = server.allRequests
+            #expect(requests.count == 4)
+            #expect(requests.allSatisfy { $0.header("User-Agent")?.hasPrefix("matsite/\(Matsite.version)") == true })
+            #expect(requests.allSatisfy { $0.header("Referer") == "https://example.org/" && $0.header("X-Key") == "abc" })
+        }
+    }
+
+    @Test("palette tiles with differing palettes give an RGBA frame with each tile's colours")
+    func mixedPalettes() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let other = Palette(rgba: FormulaTiles.palette.rgba.enumerated().map { $0.offset % 4 == 0 ? 255 - $0.element : $0.element })
+        let tile = { (x: Int, y: Int, palette: Palette) throws -> [UInt8] in
+            var pixels: [UInt8] = []
+            for row in 0..<256 { for column in 0..<256 { pixels.append(FormulaTiles.index(x * 256 + column, y * 256 + row)) } }
+            return try PNGWriter.encode(width: 256, height: 256, format: .indexed(palette), pixels: pixels, level: 1)
+        }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server, indexed: true)
+            server.route("/t/0/1/1/1.png", .ok(try tile(1, 1, other), contentType: "image/png"))
+            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"))))
+        }
+        let bytes = try site.frameBytes("world", index: 0)
+        #expect(try PNGDecoder().info(of: bytes).colorType == 6)
+        let window = FormulaTiles.window(west: -170, south: -60, east: 170, north: 60, zoom: 1)
+        let expected = FormulaTiles.expectedFrame(window: window, zoom: 1, sourceZoom: 1) { x, y, _ in
+            let c = (x / 256 == 1 && y / 256 == 1 ? other : FormulaTiles.palette).color(Int(FormulaTiles.index(x, y)))
+            return [c.r, c.g, c.b, c.a]
+        }
+        let image = try site.frameRGBA("world", index: 0)
+        #expect(FormulaTiles.firstDifference(image.pixels, expected, width: window.width) == nil)
+    }
 }

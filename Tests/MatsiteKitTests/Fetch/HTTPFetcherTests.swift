@@ -148,4 +148,83 @@ struct HTTPFetcherTests {
             #expect(server.requestCount("/t.png") == 1)
         }
     }
+
+    @Test("Retry-After as an HTTP date is honoured too")
+    func retryAfterDate() async throws {
+        try await withTestServer { server in
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            let when = formatter.string(from: Date().addingTimeInterval(2))
+            server.route("/t.png", .failFirst(1, with: .tooManyRequests(retryAfter: when), then: .ok(Self.png, contentType: "image/png")))
+            _ = try await withFetcher(Self.options()) { try await $0.get(server.url("/t.png"), accept: "image/png") }
+            let arrivals = server.requests("/t.png").map(\.receivedAt)
+            try #require(arrivals.count == 2)
+            // The date has whole seconds: two seconds ahead is at least one second away.
+            #expect(arrivals[0].duration(to: arrivals[1]) >= .milliseconds(900))
+        }
+    }
+
+    @Test("a Retry-After longer than max_retry_after_s is capped")
+    func retryAfterCap() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .failFirst(1, with: .tooManyRequests(retryAfter: "100"), then: .ok(Self.png, contentType: "image/png")))
+            var options = Self.options()
+            options.maxRetryAfterSeconds = 0.2
+            let started = ContinuousClock.now
+            let response = try await withFetcher(options) { try await $0.get(server.url("/t.png"), accept: "image/png") }
+            #expect(response.status == 200)
+            #expect(started.duration(to: .now) < .seconds(5))
+        }
+    }
+
+    @Test("a server that never answers times out after timeout_s and is reported as a timeout")
+    func timeout() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .noResponse)
+            var options = Self.options(retries: 0)
+            options.timeoutSeconds = 0.4
+            let url = server.url("/t.png")
+            let started = ContinuousClock.now
+            let error = await #expect(throws: FetchFailure.self) {
+                try await withFetcher(options) { try await $0.get(url, accept: "image/png") }
+            }
+            #expect(error?.reason.contains("timed out") == true, "\(error?.reason ?? "")")
+            #expect(started.duration(to: .now) < .seconds(4))
+        }
+    }
+
+    @Test("an endless redirect chain stops after at most 5 redirects")
+    func redirectLimit() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .redirectLoop)
+            let url = server.url("/t.png")
+            let error = await #expect(throws: FetchFailure.self) {
+                try await withFetcher(Self.options()) { try await $0.get(url, accept: "image/png") }
+            }
+            #expect(error?.reason.contains("redirect") == true, "\(error?.reason ?? "")")
+            #expect(server.requestCount("/t.png") <= 6)
+        }
+    }
+
+    @Test("no more than http.concurrency requests are in flight to one host")
+    func concurrencyLimit() async throws {
+        try await withTestServer { server in
+            server.route(prefix: "/c/", .delayed(.milliseconds(150), .ok(Self.png, contentType: "image/png")))
+            var options = Self.options()
+            options.concurrency = 2
+            try await withFetcher(options) { fetcher in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for i in 0..<8 {
+                        let url = server.url("/c/\(i).png")
+                        group.addTask { _ = try await fetcher.get(url, accept: "image/png") }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            #expect(server.requestCount(prefix: "/c/") == 8)
+            #expect(server.peakRequestsInFlight == 2)
+        }
+    }
 }

@@ -164,4 +164,49 @@ struct AnimationRendererTests {
         }
         #expect(image.pixels == expected)
     }
+
+    @Test("overzoom across the antimeridian: wrapped columns and 2x2 blocks together")
+    func overzoomAcrossAntimeridian() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            try await site.build(site.yaml("""
+                  - id: pacific
+                    bbox: [172.5, -12.0, -171.0, 3.0]
+                    zoom: 5
+                    fallback: { levels: 0 }
+                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", max_zoom: 4 }
+                    frames: { count: 1 }
+                """))
+        }
+        let window = FormulaTiles.window(west: 172.5, south: -12, east: -171, north: 3, zoom: 5)
+        let image = try site.frameRGBA("pacific", index: 0)
+        let expected = FormulaTiles.expectedFrame(window: window, zoom: 5, sourceZoom: 4)
+        let difference = FormulaTiles.firstDifference(image.pixels, expected, width: window.width)
+        #expect(difference == nil, "\(difference ?? "")")
+    }
+
+    @Test("512-pixel tiles are stitched pixel-exact")
+    func bigTiles() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server, tileSize: 512)
+            try await site.build(site.yaml("""
+                  - id: big
+                    bbox: [-20.3, 10.1, 15.7, 40.2]
+                    zoom: 3
+                    fallback: { levels: 0 }
+                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", tile_size: 512 }
+                    frames: { count: 1 }
+                """))
+        }
+        let window = FormulaTiles.window(west: -20.3, south: 10.1, east: 15.7, north: 40.2, zoom: 3, tileSize: 512)
+        let manifest = try site.manifest("big")
+        #expect(manifest["tile_size"] as? Int == 512 && manifest["width"] as? Int == window.width)
+        let image = try site.frameRGBA("big", index: 0)
+        let expected = FormulaTiles.expectedFrame(window: window, zoom: 3, sourceZoom: 3, tileSize: 512)
+        #expect(FormulaTiles.firstDifference(image.pixels, expected, width: window.width) == nil)
+    }
 }

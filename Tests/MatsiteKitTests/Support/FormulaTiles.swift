@@ -44,8 +44,10 @@ enum FormulaTiles {
     }
 
     /// Serves `/<prefix>/<frame>/<z>/<x>/<y>.png` from the formula (RGBA, or palette when
-    /// `indexed`). With `tms`, the path's row is counted from the bottom.
-    static func serve(on server: TestServer, prefix: String = "/t/", indexed: Bool = false, tms: Bool = false) {
+    /// `indexed`), tiles of `tileSize` pixels. With `tms`, the path's row is counted from
+    /// the bottom.
+    static func serve(on server: TestServer, prefix: String = "/t/", indexed: Bool = false, tms: Bool = false,
+                      tileSize: Int = 256) {
         let made = TestServerLock([String: [UInt8]]())
         server.route(prefix: prefix, .custom { request, writer in
             let parts = request.path.dropFirst(prefix.count).replacingOccurrences(of: ".png", with: "")
@@ -59,7 +61,8 @@ enum FormulaTiles {
             let key = "\(frame)/\(z)/\(x)/\(y)"
             let body = try made.withLock { cache in
                 if let hit = cache[key] { return hit }
-                let png = indexed ? try indexedTile(z: z, x: x, y: y) : try tile(z: z, x: x, y: y, frame: frame)
+                let png = indexed ? try indexedTile(z: z, x: x, y: y, size: tileSize)
+                                  : try tile(z: z, x: x, y: y, frame: frame, size: tileSize)
                 cache[key] = png
                 return png
             }
