@@ -11,7 +11,7 @@
 # Why not `swift build --sanitize fuzzer`: SwiftPM then adds -parse-as-library to every
 # executable, which breaks the root package's embed-templates tool (top-level main.swift).
 # So every module gets ASan plus libFuzzer's coverage instrumentation here, and only the
-# fuzz targets link libFuzzer's main (Fuzz/Package.swift). ld.gold crashes on ASan
+# fuzz targets link libFuzzer (Fuzz/Package.swift). ld.gold crashes on ASan
 # objects with debug info (internal error in format_file_lineno), hence lld.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,12 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(png config capabilities)
+
+# libFuzzer without its main: each target's own entry point calls LLVMFuzzerRunDriver.
+swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
+libfuzzer=$(ls "$swift_bin"/../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-"$(uname -m)".a 2>/dev/null | head -1)
+[ -n "$libfuzzer" ] || { echo "libclang_rt.fuzzer_no_main not found beside $swift_bin"; exit 1; }
+export MATSITE_LIBFUZZER_NO_MAIN=$(readlink -f "$libfuzzer")
 
 echo "== building fuzz targets (Fuzz/.build; the first build takes a while)"
 nice -n 10 swift build -c debug --package-path Fuzz --scratch-path Fuzz/.build \

@@ -32,8 +32,9 @@ struct InterruptedBuildTests {
     func bench() throws -> Bench {
         let cli = try #require(Hostile.cli, "build the CLI first: swift build")
         let root = try Hostile.scratch("kill")
-        let yamls = [Hostile.demoYAML(title: "Old site", frames: 3, zoom: 4),
-                     Hostile.demoYAML(title: "New site", frames: 4, zoom: 4)]
+        let frames = ProcessInfo.processInfo.environment["MATSITE_KILL_FRAMES"].flatMap(Int.init) ?? 4
+        let yamls = [Hostile.demoYAML(title: "Old site", frames: frames, zoom: 4),
+                     Hostile.demoYAML(title: "New site", frames: frames + 2, zoom: 4)]
         var configs: [URL] = []
         for (i, yaml) in yamls.enumerated() {
             let file = root.appendingPathComponent("config-\(i).yml")
@@ -70,7 +71,8 @@ struct InterruptedBuildTests {
             process.currentDirectoryURL = bench.root
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            let delay = Double.random(in: 0...(bench.buildSeconds * 1.1))
+            // Up to past the end of a build, so some kills land during or after the swap.
+            let delay = Double.random(in: 0...(bench.buildSeconds * 1.5))
             try process.run()
             usleep(UInt32(delay * 1_000_000))
             kill(process.processIdentifier, SIGKILL)

@@ -1,0 +1,5 @@
+#include "cfuzz_driver.h"
+
+int matsite_fuzz_main(int argc, char **argv, int (*callback)(const uint8_t *data, size_t size)) {
+    return LLVMFuzzerRunDriver(&argc, &argv, callback);
+}
