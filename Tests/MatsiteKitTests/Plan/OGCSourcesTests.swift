@@ -84,11 +84,17 @@ private extension OGCSourcesTests {
         """
         var config = try ConfigLoader.parse(Data(yaml.utf8), file: "ogc.yml")
         config.directory = folder
-        _ = try await Builder(config: config).run()
+        do {
+            _ = try await Builder(config: config).run()
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
         return folder.appendingPathComponent("site")
     }
 
     func check(site: URL) throws {
+        defer { try? FileManager.default.removeItem(at: site.deletingLastPathComponent()) }
         let data = try Data(contentsOf: site.appendingPathComponent("loop/manifest.json"))
         let manifest = try JSONDecoder.manifest.decode(AnimationManifest.self, from: data)
         #expect(manifest.frames.map(\.time) == Self.expectedTimes)
@@ -100,7 +106,6 @@ private extension OGCSourcesTests {
             let reds = Set(stride(from: 0, to: image.pixels.count, by: 4 * 97).map { image.pixels[$0] })
             #expect(reds == [expected], "frame \(i)")
         }
-        try? FileManager.default.removeItem(at: site.deletingLastPathComponent())
     }
 
     static func minutesAfterTen(_ time: String) -> Int {
