@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import sync_playwright
 
-from helpers import XSS_CONFIG, DEMO_CONFIG, XSS_TITLE, BuildFailed, SiteServer, build_site  # noqa: F401
+from helpers import DEMO_CONFIG, XSS_CONFIG, BuildFailed, SiteServer, build_site
 
 CHROMIUM = os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium")
 

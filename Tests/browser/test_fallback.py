@@ -1,5 +1,7 @@
 """Issue 3, test 4: past the frames' detail (or off their area) the player
 pauses on fallback tiles, and resumes when the view comes back."""
+import json
+
 from helpers import player_state, read_manifest, wait_state
 
 SET_VIEW = """([lat, lng, z]) => Matsite.players[0].getMap().setView([lat, lng], z, {animate: false})"""
@@ -90,7 +92,6 @@ def test_play_while_zoomed_in_overrides_and_shows_the_frames(tab, server, site_d
 
 def test_source_templates_serve_as_fallback_tiles(tab, server, site_dir):
     """A fallback given as one URL template per frame (the source used directly)."""
-    import json
     m = read_manifest(str(site_dir))
     fb = m["fallback"]
     changed = dict(m, fallback={
@@ -113,7 +114,6 @@ def test_source_templates_serve_as_fallback_tiles(tab, server, site_dir):
 
 
 def test_a_box_across_the_antimeridian_is_drawn_and_in_range(tab, server, site_dir):
-    import json
     m = read_manifest(str(site_dir))
     changed = dict(m, bounds={"west": 170.0, "south": 40.0, "east": -170.0, "north": 52.0}, fallback=None, base_map=None)
     server.override("radar/manifest.json", json.dumps(changed).encode(), "application/json")

@@ -1,4 +1,5 @@
 """Issue 3, test 1: playback cannot start before every frame decoded."""
+import json
 import time
 
 from helpers import player_state, read_manifest, wait_state
@@ -46,7 +47,6 @@ def test_a_missing_frame_shows_a_clear_message(tab, server, site_dir):
     broken = dict(manifest)
     broken["frames"] = [dict(f) for f in manifest["frames"]]
     broken["frames"][1]["url"] = "frames/does-not-exist.png"
-    import json
     server.override("radar/manifest.json", json.dumps(broken).encode(), "application/json")
     page = tab.page
     page.goto(server.url("radar/index.html"))
