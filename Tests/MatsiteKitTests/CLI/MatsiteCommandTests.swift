@@ -14,10 +14,15 @@ struct MatsiteCommandTests {
         var stderr: String
     }
 
+    /// The binary beside the test bundle (the products folder of this build, whatever its
+    /// path or configuration), else the package's `.build/debug`.
     static let binary: URL = {
         let root = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/matsite")
+        let candidates = [Bundle.main.bundleURL.appendingPathComponent("matsite"),
+                          Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("matsite"),
+                          root.appendingPathComponent(".build/debug/matsite")].compactMap { $0 }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[candidates.count - 1]
     }()
 
     /// Runs the binary in `directory`, waiting without blocking a concurrency thread.
