@@ -57,6 +57,10 @@ def test_crossfade_keeps_full_coverage_order_and_timing_over_three_loops(tab, se
     for (_, a), (_, b) in zip(changes, changes[1:]):
         assert b == (a + 1) % n, f"frame {b} followed frame {a}"
 
+    # Preloaded once, shown many times: the layers never go back to the network.
+    fetched = {f["url"]: server.requested(f["url"]) for f in frames}
+    assert all(c == 1 for c in fetched.values()), fetched
+
     display = statistics.median(r["deltas"])
     assert 4 < display < 40, f"odd display frame interval {display} ms"
     tolerance = 1.5 * display
