@@ -106,7 +106,7 @@ public final class LoopbackHTTPServer: Sendable {
 
         let handler = self.handler
         let maxBody = self.maxRequestBodyBytes
-        let acceptTask = Task {
+        let acceptTask = Self.runOffThePool(on: serverChannel.channel.eventLoop) {
             await withDiscardingTaskGroup { group in
                 do {
                     try await serverChannel.executeThenClose { connections in
@@ -436,6 +436,23 @@ public enum LoopbackHTTPServerError: Error, CustomStringConvertible, Equatable {
 // MARK: - Internals
 
 private extension LoopbackHTTPServer {
+    /// Starts the accept loop, whose connection and handler tasks inherit its executor.
+    ///
+    /// Where task executors exist they run on the listener's NIO event loop thread, not on
+    /// the shared cooperative pool: a process whose pool is busy with synchronous work
+    /// (stitching, decoding, a test suite running such tests in parallel) would otherwise
+    /// leave requests unanswered for seconds, and a client's timeouts would fire on faults
+    /// the server never meant to inject.
+    static func runOffThePool(
+        on eventLoop: any EventLoop,
+        _ body: @escaping @Sendable () async -> Void
+    ) -> Task<Void, Never> {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+            return Task(executorPreference: ServeEventLoopExecutor(eventLoop)) { await body() }
+        }
+        return Task { await body() }
+    }
+
     /// Reads requests off one connection and answers them in order until either side closes.
     static func serve(
         _ connection: NIOAsyncChannel<HTTPServerRequestPart, Never>,
@@ -527,6 +544,26 @@ private struct RunState {
     var phase: Phase = .idle
     var boundPort: Int?
     var connections: [ObjectIdentifier: Channel] = [:]
+}
+
+/// Runs Swift tasks on a NIO event loop's thread.
+///
+/// Handlers must not block for long (a blocked handler delays the connections sharing the
+/// loop); they suspend on NIO futures and `Task.sleep` like any async code.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+final class ServeEventLoopExecutor: TaskExecutor {
+    private let eventLoop: any EventLoop
+
+    init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        eventLoop.execute {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+        }
+    }
 }
 
 /// A value behind a lock, for the little shared state the servers keep (a Mutex would do,

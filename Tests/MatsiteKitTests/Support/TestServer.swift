@@ -94,9 +94,12 @@ final class TestServer: Sendable {
         return TestServer(server: server, state: state)
     }
 
-    /// Stops the server, cutting any request still hanging or trickling.
+    /// Stops the server, cutting any request still hanging or trickling. Routes are
+    /// dropped too, so a behaviour that captured the server doesn't keep it alive (a
+    /// retain cycle the leak checker of a sanitizer run would report).
     func stop() async {
         try? await server.stop()
+        state.locked.withLock { $0.routes.removeAll() }
     }
 
     /// The bound port.
