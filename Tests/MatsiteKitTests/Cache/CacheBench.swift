@@ -23,7 +23,9 @@ final class CacheBench: Sendable {
 
     /// A bench whose tiles answer with `etag` (the time, quoted), `lastModified` and
     /// `cacheControl` as given (nil leaves the header out).
-    static func start(etag: Bool = true, lastModified: String? = nil, cacheControl: String? = nil) async throws -> CacheBench {
+    /// `delay` holds every tile answer back (to make builds overlap).
+    static func start(etag: Bool = true, lastModified: String? = nil, cacheControl: String? = nil,
+                      delay: Duration? = nil) async throws -> CacheBench {
         let server = try await TestServer.start()
         let tiles = TestServerLock([String: [UInt8]]())
         server.route(prefix: "/t/", .dynamic { request in
@@ -35,8 +37,9 @@ final class CacheBench: Sendable {
                 cache[time] = png
                 return png
             }
-            return .ok(body, contentType: "image/png", etag: etag ? "\"\(time)\"" : nil,
-                       lastModified: lastModified, cacheControl: cacheControl)
+            let answer = TestServer.Behaviour.ok(body, contentType: "image/png", etag: etag ? "\"\(time)\"" : nil,
+                                                 lastModified: lastModified, cacheControl: cacheControl)
+            return delay.map { .delayed($0, answer) } ?? answer
         })
         return CacheBench(server: server, site: try TestSite())
     }

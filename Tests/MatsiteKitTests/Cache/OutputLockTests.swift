@@ -1,0 +1,111 @@
+import Foundation
+import MatsiteKit
+import Testing
+
+/// Overlapping builds of one output (cron firing while the last run is still going): the
+/// lock beside the output serialises them, and the site is whole afterwards.
+@Suite("Output lock and concurrent builds")
+struct OutputLockTests {
+    @Test("two builds of the same config and output at once both end cleanly and leave a valid site")
+    func twoBuildsInOneProcess() async throws {
+        let bench = try await CacheBench.start(cacheControl: "max-age=600", delay: .milliseconds(40))
+        defer { Task { await bench.stop() } }
+        let summaries = try await withThrowingTaskGroup(of: BuildSummary.self) { group in
+            for _ in 0..<2 { group.addTask { try await bench.build(times: [0, 10, 20]) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(summaries.count == 2)
+        // One published; the other waited for it and found nothing to change.
+        #expect(summaries.filter(\.unchanged).count == 1)
+        try expectValidSite(bench.site.output)
+        #expect(try bench.frameFiles().count == 3)
+        #expect(try bench.site.entries().allSatisfy { !$0.contains("matsite-tmp") && !$0.contains("matsite-old") })
+    }
+
+    @Test("two matsite build processes on the same project at once both exit 0 and leave a valid site")
+    func twoProcesses() throws {
+        let folder = try CLI.scratch("lock")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(Self.demoConfig.utf8).write(to: folder.appendingPathComponent("matsite.yml"))
+        let builds = try (0..<2).map { _ in try CLI.Background(["build", "--quiet"], in: folder) }
+        for build in builds { build.wait() }
+        for build in builds {
+            #expect(build.status == 0, "stderr: \(build.err)")
+            #expect(build.err.isEmpty)
+        }
+        try expectValidSite(folder.appendingPathComponent("site"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(names.allSatisfy { !$0.contains("matsite-tmp") && !$0.contains("matsite-old") }, "\(names)")
+    }
+
+    @Test("a lock held by another process makes a build with a short lockWait fail with BuildError.locked naming the lock file")
+    func heldLock() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let lockFile = site.root.appendingPathComponent(".site.matsite-lock").path
+        let holder = try Self.holdLock(lockFile)
+        defer { holder.terminate(); holder.waitUntilExit() }
+
+        var options = BuildOptions()
+        options.useCache = false
+        options.lockWait = 0.5
+        let yaml = site.yaml("""
+          - id: demo
+            bbox: [-10.0, 40.0, 10.0, 52.0]
+            zoom: 4
+            source: { demo: radar }
+            frames: { count: 2 }
+        """)
+        let started = Date()
+        await #expect {
+            _ = try await Builder(config: site.config(yaml), options: options).run()
+        } throws: { error in
+            guard case BuildError.locked(let message) = error else { return false }
+            return message.contains(lockFile) && "\(error)".contains(lockFile)
+        }
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(!FileManager.default.fileExists(atPath: site.output.path), "a locked-out build writes nothing")
+
+        // The holder dies without unlocking (a killed build): the next build goes ahead.
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        _ = try await Builder(config: site.config(yaml), options: options).run()
+        try expectValidSite(site.output)
+    }
+
+    static let demoConfig = """
+    title: Lock test
+    output: site
+    cache: cache
+    leaflet: /usr/share/javascript/leaflet
+    animations:
+      - id: demo
+        title: Demo
+        bbox: [-10.0, 40.0, 10.0, 52.0]
+        zoom: 5
+        source: { demo: radar }
+        frames: { count: 4 }
+    """
+
+    /// Starts `flock --no-fork FILE sleep 120` (one process: `sleep` itself holds the lock)
+    /// and returns once the lock is held.
+    static func holdLock(_ path: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        process.arguments = ["--exclusive", "--no-fork", path, "sleep", "120"]
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let fd = open(path, O_RDWR | O_CLOEXEC)
+            if fd >= 0 {
+                let free = flock(fd, LOCK_EX | LOCK_NB) == 0
+                if free { flock(fd, LOCK_UN) }
+                close(fd)
+                if !free { return process }
+            }
+            usleep(20_000)
+        }
+        process.terminate()
+        throw CocoaError(.fileLocking)
+    }
+}

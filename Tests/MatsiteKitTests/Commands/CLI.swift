@@ -1,0 +1,120 @@
+// Runs the real `matsite` binary for the command tests: to its end with its exit status and
+// output, or in the background (serve) with its stderr readable while it runs.
+
+import Foundation
+import Testing
+
+enum CLI {
+    /// The package root, from this file's path.
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// `.build/debug/matsite`, which `swift build --build-tests` leaves behind.
+    static func binary() throws -> URL {
+        let url = packageRoot.appendingPathComponent(".build/debug/matsite")
+        try #require(FileManager.default.isExecutableFile(atPath: url.path), "build the CLI first: swift build --build-tests")
+        return url
+    }
+
+    struct Result {
+        let status: Int32
+        let out: String
+        let err: String
+    }
+
+    /// Runs `matsite arguments...` in `directory` to its end (killed after `timeout` s).
+    static func run(_ arguments: [String], in directory: URL, timeout: Double = 120) throws -> Result {
+        let process = try Background(arguments, in: directory)
+        process.wait(timeout: timeout)
+        return Result(status: process.status, out: process.out, err: process.err)
+    }
+
+    /// A scratch folder under the temporary folder.
+    static func scratch(_ name: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-cli-\(name)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// The folder's entries, recursively, relative to it.
+    static func tree(_ folder: URL) -> [String] {
+        (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).sorted()
+    }
+
+    /// `matsite` running in the background; output collected as it comes.
+    final class Background: @unchecked Sendable {
+        private let process = Process()
+        private let lock = NSLock()
+        private var outData = Data()
+        private var errData = Data()
+        private let readers = DispatchGroup()
+
+        init(_ arguments: [String], in directory: URL) throws {
+            process.executableURL = try CLI.binary()
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            process.standardInput = FileHandle.nullDevice
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            for (pipe, isOut) in [(out, true), (err, false)] {
+                readers.enter()
+                let handle = pipe.fileHandleForReading
+                DispatchQueue.global().async { [self] in
+                    while true {
+                        let chunk = handle.availableData
+                        if chunk.isEmpty { break }
+                        lock.withLock { if isOut { outData += chunk } else { errData += chunk } }
+                    }
+                    readers.leave()
+                }
+            }
+        }
+
+        var isRunning: Bool { process.isRunning }
+        var pid: Int32 { process.processIdentifier }
+        var out: String { lock.withLock { String(decoding: outData, as: UTF8.self) } }
+        var err: String { lock.withLock { String(decoding: errData, as: UTF8.self) } }
+        /// Exit status (after `stop` or once it ended).
+        var status: Int32 { process.terminationStatus }
+        /// True when it ended by a signal rather than an exit.
+        var signalled: Bool { process.terminationReason == .uncaughtSignal }
+
+        /// Waits until stderr matches `pattern` (a regular expression) and returns the first
+        /// match's captures, or nil after `timeout` s or once the process ended without it.
+        func waitForError(matching pattern: String, timeout: Double = 60) async -> [String]? {
+            let regex = try? NSRegularExpression(pattern: pattern)
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                let text = err
+                if let regex, let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    return (0..<match.numberOfRanges).map { i in
+                        Range(match.range(at: i), in: text).map { String(text[$0]) } ?? ""
+                    }
+                }
+                if !isRunning { return nil }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return nil
+        }
+
+        /// Waits for the end (killing it after `timeout` s) and for the output.
+        func wait(timeout: Double = 120) {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            stop(signal: SIGKILL)
+        }
+
+        /// Sends `signal` if still running, waits for the end and for the output.
+        func stop(signal: Int32 = SIGTERM) {
+            if process.isRunning { kill(process.processIdentifier, signal) }
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            readers.wait()
+        }
+    }
+}
