@@ -123,6 +123,40 @@ struct StitcherTests {
         for py in 0..<4 { for px in 0..<6 { expected += PixelFormula.rgba(px * 4 + 2, py * 4 + 2) } }
         #expect(poster.pixels == expected)
     }
+
+    @Test("interlaced, gray, gray+alpha, RGB and 16-bit tiles are decoded straight into the band, pixel-exact",
+          arguments: [(HandmadePNG.ColorType.rgb, 8, false), (.gray, 8, true), (.grayAlpha, 16, false), (.rgba, 16, true), (.rgb, 16, true)])
+    func everyTileKind(type: HandmadePNG.ColorType, depth: Int, interlaced: Bool) throws {
+        let layout = FrameLayout(width: 13, height: 11, originX: 2, originY: 3, shift: 0, tileSize: Self.size)
+        var expectedTiles: [[UInt8]] = []
+        let tiles = try grid(layout) { column, row in
+            var image = PNGDecoderTests.image(type, depth: depth, width: Self.size, height: Self.size)
+            // Shift the samples per tile so tiles differ from each other.
+            image.samples = image.samples.map { $0.map { $0.map { ($0 + column * 3 + row * 5) % (1 << depth) } } }
+            image.interlaced = interlaced
+            expectedTiles.append(PNGDecoderTests.expectedRGBA(image))
+            return .png(image.encode())
+        }
+        let stitched = try stitch(layout, tiles, format: .rgba)
+        let columns = layout.columns.count
+        let expected = Self.expected(layout) { x, y in
+            let tile = expectedTiles[(y / Self.size) * columns + x / Self.size]
+            let at = ((y % Self.size) * Self.size + x % Self.size) * 4
+            return Array(tile[at..<(at + 4)])
+        }
+        #expect(stitched.pixels == expected)
+    }
+
+    @Test("overzoomed palette tiles stay indexed, each index a 2x2 block")
+    func overzoomIndexed() throws {
+        let palette = PixelFormula.palette(count: 6)
+        let layout = FrameLayout(width: 21, height: 9, originX: 5, originY: 7, shift: 1, tileSize: Self.size)
+        let tiles = try grid(layout) { try .png(PixelFormula.indexedTile(column: $0, row: $1, size: Self.size, palette: palette)) }
+        let (format, _) = Stitcher().plan(layout: layout, tiles: tiles)
+        #expect(format == .indexed(palette))
+        let image = try stitch(layout, tiles, format: format)
+        #expect(image.pixels == Self.expected(layout) { [PixelFormula.index($0 >> 1, $1 >> 1, count: 6)] })
+    }
 }
 
 // MARK: - Helpers
