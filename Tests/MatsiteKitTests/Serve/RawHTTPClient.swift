@@ -186,6 +186,11 @@ final class RawHTTPConnection {
     /// Appends the next bytes to `buffered`; false at end of stream.
     private func readMore(deadline: ContinuousClock.Instant) async throws -> Bool {
         while true {
+            // The deadline comes first: a client starved of CPU past it has timed out, even
+            // if the bytes arrived meanwhile (as a real client's timer would fire).
+            if ContinuousClock.now >= deadline {
+                throw RawHTTPError.timedOut
+            }
             let (bytes, ended, error) = inbox.withLock { inbox in
                 defer { inbox.bytes = [] }
                 return (inbox.bytes, inbox.ended, inbox.error)
@@ -199,9 +204,6 @@ final class RawHTTPConnection {
             }
             if ended {
                 return false
-            }
-            if ContinuousClock.now >= deadline {
-                throw RawHTTPError.timedOut
             }
             try await Task.sleep(for: .milliseconds(5))
         }
