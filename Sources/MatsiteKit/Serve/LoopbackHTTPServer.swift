@@ -131,7 +131,8 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Stops listening, closes every open connection (a handler parked in a delay or in
     /// `neverAnswer()` is cancelled) and waits until all handlers have returned.
-    /// Stopping a server that is not running does nothing.
+    /// Stopping a server that is not running does nothing. Don't await it from inside a
+    /// handler: it waits for that handler to return.
     public func stop() async throws {
         let running: (Channel, Task<Void, Never>)? = state.withLock { state in
             guard case let .running(listener, task) = state.phase else { return nil }
