@@ -259,6 +259,19 @@
 			this._formatter = this._makeFormatter();
 			this._root.setAttribute('data-frame', String(initial));
 
+			// Frames first: the map below takes a while to build and needs none of them.
+			// Known before loading ends, so a player off screen never starts playing first.
+			this._watchVisibility();
+			this._loader = new M.FrameLoader(this._urls, {first: initial});
+			this._loader.on('progress', function (e) {
+				this._progress.textContent = e.loaded + ' / ' + e.total + ' frames';
+				this._root.setAttribute('data-loaded', String(e.loaded));
+			}, this);
+			this._loader.on('error', function (e) { this._fail(e.message); }, this);
+			this._loader.on('load', this._onLoaded, this);
+			this._loader.start();
+			this._say('Loading frames\u2026');
+
 			this._buildMap(m);
 			this._overlay = new M.FrameOverlay(m.frames, this._urls, m.bounds, {
 				posterUrl: o.posterUrl ? o.posterUrl : '',
@@ -292,17 +305,6 @@
 				this._api.setAllowedOrigins(m.embed && Array.isArray(m.embed.allowed_origins) ? m.embed.allowed_origins : ['*']);
 			}
 
-			// Known before loading ends, so a player off screen never starts playing first.
-			this._watchVisibility();
-			this._loader = new M.FrameLoader(this._urls, {first: initial});
-			this._loader.on('progress', function (e) {
-				this._progress.textContent = e.loaded + ' / ' + e.total + ' frames';
-				this._root.setAttribute('data-loaded', String(e.loaded));
-			}, this);
-			this._loader.on('error', function (e) { this._fail(e.message); }, this);
-			this._loader.on('load', this._onLoaded, this);
-			this._say('Loading frames\u2026');
-			this._loader.start();
 		},
 
 		_buildMap: function (m) {
