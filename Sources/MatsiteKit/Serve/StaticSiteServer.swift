@@ -108,12 +108,14 @@ public final class StaticSiteServer: Sendable {
         }
     }
 
-    /// Starts, then serves until ``stop()`` is called or the calling task is cancelled
-    /// (what `matsite serve` does until Ctrl-C).
+    /// Serves until ``stop()`` is called or the calling task is cancelled (what
+    /// `matsite serve` does until Ctrl-C), starting first unless ``start()`` already ran.
     ///
     /// - Parameter onStart: called once listening, with ``baseURL`` (e.g. to print it).
     public func run(onStart: @Sendable (String) -> Void = { _ in }) async throws {
-        try await start()
+        if http.withLock({ $0 == nil }) {
+            try await start()
+        }
         onStart(baseURL)
         let server = http.withLock { $0 }
         await withTaskCancellationHandler {

@@ -385,6 +385,16 @@ struct StaticSiteServerTests {
         }
     }
 
+    @Test("run after start keeps serving the started server", .timeLimit(.minutes(1)))
+    func runAfterStart() async throws {
+        try await withSite { server, _ in
+            let running = Task { try await server.run() }
+            #expect(try await RawHTTP.request(port: server.port, "/notes.txt").text == "notes\n")
+            running.cancel()
+            try await running.value
+        }
+    }
+
     @Test("starting on a folder that does not exist fails with a message naming it")
     func missingRoot() async throws {
         let server = StaticSiteServer(root: URL(fileURLWithPath: "/nonexistent/matsite-site"))
