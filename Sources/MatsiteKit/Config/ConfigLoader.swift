@@ -27,6 +27,10 @@ public enum ConfigLoader {
             throw ConfigError(file: file, line: bad.line, keyPath: "",
                               message: "not UTF-8 text (invalid byte at line \(bad.line), byte offset \(bad.offset))")
         }
+        if let line = YAMLKeyGuard.aliasBuiltKeyLine(in: text) {
+            throw ConfigError(file: file, line: line, keyPath: "",
+                              message: "a mapping key built from aliases (*name) or a [list]/{mapping} is not allowed: keys are plain words")
+        }
         let root: Node?
         do { root = try Yams.compose(yaml: text) } catch let error as YamlError {
             throw yamlSyntaxError(error, file: file)
@@ -543,5 +547,76 @@ extension ConfigLoader {
     static func durationParts(_ text: String) -> (months: Int, seconds: Double)? {
         guard let duration = try? ISODuration.parse(text), !duration.isZero else { return nil }
         return (duration.months, Double(duration.milliseconds) / 1000)
+    }
+}
+
+/// Finds mapping keys that could make composing explode.
+///
+/// Aliases share their anchor's node, so values built from nested aliases (a "billion
+/// laughs") stay small. But Yams hashes every mapping's keys to find duplicates, and
+/// hashing walks a key in full: one key made of nested aliases costs time exponential in the
+/// nesting (the config fuzzer found a 700-byte file taking 10 s). matsite's keys are plain
+/// words, so in a document that defines anchors, keys that are aliases, collections or
+/// explicit (`? `) are refused before Yams sees them. Documents without anchors are not
+/// scanned. Quoted scalars and comments are skipped; the check is textual and may refuse an
+/// odd plain scalar, never accept an alias-built key.
+enum YAMLKeyGuard {
+    /// The 1-based line of the first such key, or nil.
+    static func aliasBuiltKeyLine(in text: String) -> Int? {
+        let bytes = Array(text.utf8)
+        guard bytes.contains(UInt8(ascii: "&")) else { return nil }
+        var line = 1
+        var i = 0
+        var lineStart = true
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        func isName(_ b: UInt8) -> Bool {
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+        }
+        /// After position j (spaces skipped), is there a ':' that makes a key?
+        func colonFollows(_ j: Int) -> Bool {
+            var k = j
+            while k < bytes.count, isSpace(bytes[k]) { k += 1 }
+            guard k < bytes.count, bytes[k] == UInt8(ascii: ":") else { return false }
+            return k + 1 == bytes.count || isSpace(bytes[k + 1]) || [0x0A, 0x0D, 0x2C, 0x5D, 0x7D].contains(bytes[k + 1])
+        }
+        while i < bytes.count {
+            let b = bytes[i]
+            let previous: UInt8 = i > 0 ? bytes[i - 1] : 0x0A
+            switch b {
+            case 0x0A:
+                line += 1
+                lineStart = true
+                i += 1
+                continue
+            case UInt8(ascii: "#") where isSpace(previous) || previous == 0x0A:
+                while i < bytes.count, bytes[i] != 0x0A { i += 1 }
+                continue
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                // Skip a quoted scalar (only where one can start, not an apostrophe in a word).
+                guard isSpace(previous) || [0x0A, 0x3A, 0x2C, 0x5B, 0x7B, 0x2D, 0x3F].contains(previous) else { break }
+                var j = i + 1
+                while j < bytes.count, bytes[j] != b {
+                    if bytes[j] == 0x0A { line += 1 }
+                    if b == UInt8(ascii: "\""), bytes[j] == UInt8(ascii: "\\") { j += 1 }
+                    j += 1
+                }
+                i = j + 1
+                lineStart = false
+                continue
+            case UInt8(ascii: "*") where isSpace(previous) || [0x0A, 0x5B, 0x7B, 0x2C, 0x3F, 0x3A].contains(previous):
+                var j = i + 1
+                while j < bytes.count, isName(bytes[j]) { j += 1 }
+                if j > i + 1, colonFollows(j) { return line }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                if colonFollows(i + 1) { return line }
+            case UInt8(ascii: "?") where lineStart || isSpace(previous) || [0x5B, 0x7B, 0x2C].contains(previous):
+                if i + 1 == bytes.count || isSpace(bytes[i + 1]) || bytes[i + 1] == 0x0A { return line }
+            default:
+                break
+            }
+            if !isSpace(b) { lineStart = false }
+            i += 1
+        }
+        return nil
     }
 }
