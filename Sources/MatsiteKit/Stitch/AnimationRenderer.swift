@@ -20,6 +20,9 @@ struct AnimationRenderer: Sendable {
     /// A version tag mixed into every frame's input hash: bump it when stitching changes output.
     static let renderVersion = "matsite-stitch-1"
 
+    /// Where an animation's time went, for `--verbose`.
+    let timings = StageTimings()
+
     func render() async throws -> Result {
         let id = plan.config.id
         let folder = staging.appendingPathComponent(id)
@@ -42,6 +45,7 @@ struct AnimationRenderer: Sendable {
             for try await done in group { outcomes.append(done) }
         }
         outcomes.sort { $0.index < $1.index }
+        reporter.detail("\(id): \(timings.summary(frames: plan.frames.count))")
 
         let failures = outcomes.flatMap(\.failures)
         guard failures.isEmpty else { return Result(manifest: nil, failures: failures, reused: 0) }
@@ -71,6 +75,7 @@ private extension AnimationRenderer {
         // Fetch every tile of the frame at once; the fetcher bounds requests per host.
         var contents = [TileContent](repeating: .empty, count: frame.tiles.count)
         var problems: [(Int, String)] = []
+        let fetchStarted = ContinuousClock.now
         await withTaskGroup(of: (Int, TileOutcome).self) { group in
             for (i, locator) in frame.tiles.enumerated() {
                 group.addTask { (i, await loader.load(locator)) }
@@ -86,6 +91,7 @@ private extension AnimationRenderer {
                 }
             }
         }
+        timings.add(fetch: fetchStarted.duration(to: .now))
         try Task.checkCancellation()
 
         // Header checks (sizes, damaged headers) and the frame's pixel format.
@@ -134,13 +140,17 @@ private extension AnimationRenderer {
         let tiles = contents
         let report: StitchReport, poster: [UInt8]?
         do {
+            let timings = self.timings
             (report, poster) = try await CPUPool.shared.run { () throws -> (StitchReport, [UInt8]?) in
+                let started = ContinuousClock.now
                 let writer = try PNGWriter(path: temporary.path, width: layout.width, height: layout.height, format: format, level: level)
                 let sampler = isLast ? RowSampler(sourceWidth: layout.width, sourceHeight: layout.height, format: format) : nil
                 let report = try stitcher.stitch(layout: layout, tiles: tiles, format: format, to: writer,
                                                  tolerateBadTiles: tolerate, sampler: sampler)
                 try writer.finish()
-                return (report, try sampler?.encode())
+                let poster = try sampler?.encode()
+                timings.add(stitch: started.duration(to: .now))
+                return (report, poster)
             }
         } catch is TileFailure {
             // A tile whose header was fine but whose pixels are not (truncated or corrupt
@@ -283,5 +293,30 @@ enum FileHash {
             chunk.withUnsafeBytes { hash.update($0) }
         }
         return (hash.hexDigest(), size)
+    }
+}
+
+/// Summed durations of an animation's stages (thread-safe).
+final class StageTimings: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fetch = Duration.zero
+    private var stitch = Duration.zero
+
+    func add(fetch duration: Duration) {
+        lock.lock(); defer { lock.unlock() }
+        fetch += duration
+    }
+
+    func add(stitch duration: Duration) {
+        lock.lock(); defer { lock.unlock() }
+        stitch += duration
+    }
+
+    func summary(frames: Int) -> String {
+        lock.lock(); defer { lock.unlock() }
+        func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+        let n = Double(max(1, frames))
+        return String(format: "waiting for tiles %.2f s per frame; stitching %.3f s per frame (%.2f s in all, on %d cores)",
+                      seconds(fetch) / n, seconds(stitch) / n, seconds(stitch), ProcessInfo.processInfo.activeProcessorCount)
     }
 }
