@@ -42,7 +42,6 @@ public final class HTTPCache: Sendable {
         self.maxSize = maxSize
         keySalt = varyHeaders.sorted { $0.key.lowercased() < $1.key.lowercased() }
             .map { "\($0.key.lowercased()):\($0.value)" }.joined(separator: "\n")
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
     /// The stored entry for `url`, if present and intact (a damaged one is deleted).
@@ -160,6 +159,8 @@ private extension HTTPCache {
         let final = path(for: url)
         let temp = directory.appendingPathComponent(".tmp-\(UUID().uuidString)")
         do {
+            // Created with the first entry: a build that fetches nothing leaves no folder.
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try data.write(to: temp)
             if rename(temp.path, final.path) != 0 { try? FileManager.default.removeItem(at: temp) }
         } catch {

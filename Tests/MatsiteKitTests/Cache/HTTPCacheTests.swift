@@ -223,4 +223,22 @@ struct HTTPCacheTests {
         #expect(bench.tileRequests.count == 2 * CacheBench.tilesPerFrame)
         #expect(bench.tileRequests.allSatisfy { $0.header("Referer") == "https://example.org/" && $0.header("If-None-Match") == nil })
     }
+
+    @Test("a build that fetches nothing over HTTP leaves no cache folder behind")
+    func offlineBuildMakesNoCacheFolder() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        var options = BuildOptions()
+        options.lockWait = 30
+        let yaml = site.yaml("""
+          - id: demo
+            bbox: [-10.0, 40.0, 10.0, 52.0]
+            zoom: 4
+            source: { demo: radar }
+            frames: { count: 2 }
+        """)
+        _ = try await Builder(config: site.config(yaml), options: options).run()
+        try expectValidSite(site.output)
+        #expect(!FileManager.default.fileExists(atPath: site.root.appendingPathComponent("cache").path))
+    }
 }
