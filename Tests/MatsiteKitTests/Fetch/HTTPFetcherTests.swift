@@ -227,4 +227,47 @@ struct HTTPFetcherTests {
             #expect(server.peakRequestsInFlight == 2)
         }
     }
+
+    @Test("a body trickling in slower than timeout_s allows is cut off, not waited for")
+    func trickle() async throws {
+        try await withTestServer { server in
+            // 40 bytes at one per 100 ms: 4 s in all, each byte well within the read timeout.
+            server.route("/t.png", .trickle(Array(Self.png.prefix(40)), contentType: "image/png", chunkSize: 1, interval: .milliseconds(100)))
+            var options = Self.options(retries: 0)
+            options.timeoutSeconds = 1
+            let url = server.url("/t.png")
+            let started = ContinuousClock.now
+            let error = await #expect(throws: FetchFailure.self) {
+                try await withFetcher(options) { try await $0.get(url, accept: "image/png") }
+            }
+            let took = started.duration(to: .now)
+            #expect(took < .milliseconds(2500), "took \(took)")
+            #expect(error?.reason.contains("timed out") == true, "\(error?.reason ?? "")")
+        }
+    }
+
+    @Test("a redirect to a path on the same server is followed")
+    func redirectFollowed() async throws {
+        try await withTestServer { server in
+            server.route("/old.png", .redirect(to: "/new.png", status: 301))
+            server.route("/new.png", .ok(Self.png, contentType: "image/png"))
+            let response = try await withFetcher(Self.options()) { try await $0.get(server.url("/old.png"), accept: "image/png") }
+            #expect(response.status == 200 && response.body == Self.png)
+        }
+    }
+
+    @Test("a redirect to a non-http scheme is not followed")
+    func redirectScheme() async throws {
+        try await withTestServer { server in
+            server.route("/t.png", .redirect(to: "file:///etc/passwd"))
+            let url = server.url("/t.png")
+            do {
+                let response = try await withFetcher(Self.options()) { try await $0.get(url, accept: "image/png") }
+                #expect(response.status == 302, "followed to \(response.status)")
+                #expect(!String(decoding: response.body, as: UTF8.self).contains("root:"))
+            } catch {
+                #expect(error is FetchFailure)
+            }
+        }
+    }
 }
