@@ -20,13 +20,16 @@ struct SitePages: Sendable {
             try write(pages.render("player", context), to: folder.appendingPathComponent("index.html"))
             context["is_embed"] = true
             try write(pages.render("embed", context), to: folder.appendingPathComponent("embed.html"))
-            entries.append([
+            var entry: [String: Any] = [
                 "id": manifest.id, "title": manifest.title, "page": "\(manifest.id)/index.html",
                 "embed": "\(manifest.id)/embed.html", "poster": "\(manifest.id)/poster.png",
                 "frame_count": manifest.frames.count, "width": manifest.width, "height": manifest.height,
-                "first_time": manifest.frames.first?.time ?? "", "last_time": manifest.frames.last?.time ?? "",
                 "iframe_snippet": iframeSnippet(manifest),
-            ])
+            ]
+            // Absent, not "": an empty string is truthy to Mustache sections.
+            if let first = manifest.frames.first?.time { entry["first_time"] = first }
+            if let last = manifest.frames.last?.time { entry["last_time"] = last }
+            entries.append(entry)
         }
         let index: [String: Any] = ["site_title": config.title, "generator": generator, "assets": assets.relative(depth: 0),
                                     "animations": entries]
