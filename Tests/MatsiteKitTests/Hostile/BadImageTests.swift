@@ -74,6 +74,9 @@ struct BadImageTests {
             return (nil, root)
         } catch let error as BuildError {
             return (error, root)
+        } catch {
+            Hostile.remove(root)
+            throw error
         }
     }
 

@@ -85,7 +85,10 @@ struct FaultMatrixTests {
           arguments: Fault.all.filter(\.transient))
     func transientFaultHeals(_ fault: Fault) async throws {
         let bench = try await FaultBench.start("transient")
-        defer { Task { await bench.finish() } }
+        defer {
+            Hostile.remove(bench.root)
+            Task { await bench.server.stop() }
+        }
         let config = try Hostile.config(bench.yaml(retries: 2), in: bench.root)
         let clean = bench.root.appendingPathComponent("clean")
         try await Hostile.build(config, output: clean)
@@ -111,7 +114,10 @@ struct FaultMatrixTests {
           arguments: Fault.all)
     func permanentFaultFailsCleanly(_ fault: Fault) async throws {
         let bench = try await FaultBench.start("permanent")
-        defer { Task { await bench.finish() } }
+        defer {
+            Hostile.remove(bench.root)
+            Task { await bench.server.stop() }
+        }
         let config = try Hostile.config(bench.yaml(retries: 1), in: bench.root)
         let site = bench.root.appendingPathComponent("site")
         try await Hostile.build(config, output: site)
@@ -140,7 +146,10 @@ struct FaultMatrixTests {
     @Test("several tiles failing differently are all named, each with its own cause")
     func everyFailedTileIsNamed() async throws {
         let bench = try await FaultBench.start("several")
-        defer { Task { await bench.finish() } }
+        defer {
+            Hostile.remove(bench.root)
+            Task { await bench.server.stop() }
+        }
         let config = try Hostile.config(bench.yaml(retries: 0), in: bench.root)
         bench.server.route("/t/0/1/0/0.png", .status(503))
         bench.server.route("/t/0/1/1/0.png", .htmlErrorPage())
@@ -163,7 +172,10 @@ struct FaultMatrixTests {
     @Test("a server that never answers meets the build's deadline: BuildError.deadline, old site intact")
     func deadlineStopsAHungBuild() async throws {
         let bench = try await FaultBench.start("deadline")
-        defer { Task { await bench.finish() } }
+        defer {
+            Hostile.remove(bench.root)
+            Task { await bench.server.stop() }
+        }
         let site = bench.root.appendingPathComponent("site")
         try await Hostile.build(try Hostile.config(bench.yaml(retries: 0), in: bench.root), output: site)
         let before = Hostile.snapshot(site)
