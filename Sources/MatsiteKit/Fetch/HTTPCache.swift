@@ -26,7 +26,9 @@ public final class HTTPCache: Sendable {
         /// True while the entry may be used without asking the server.
         public func isFresh(now: Date = Date()) -> Bool {
             guard let lifetime = HTTPCache.freshnessLifetime(headers, storedAt: storedAt) else { return false }
-            return now.timeIntervalSince(storedAt) < lifetime
+            // A response that sat in a shared cache (a CDN) arrived already `Age` seconds old.
+            let age = headers.first(name: "Age").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.map { max(0, $0) } ?? 0
+            return now.timeIntervalSince(storedAt) + age < lifetime
         }
     }
 
@@ -74,7 +76,9 @@ public final class HTTPCache: Sendable {
     /// After a 304: keeps the body, takes the new validators and freshness.
     public func refresh(_ url: String, with notModified: HTTPHeaders, entry: Entry) {
         var headers = entry.headers
-        for name in ["Cache-Control", "Expires", "ETag", "Last-Modified", "Date"] {
+        // The 304 is the response's new age: the stored one's `Age` no longer applies.
+        headers.remove(name: "Age")
+        for name in ["Cache-Control", "Expires", "ETag", "Last-Modified", "Date", "Age"] {
             if let value = notModified.first(name: name) { headers.replaceOrAdd(name: name, value: value) }
         }
         write(url, headers: headers, body: entry.body, storedAt: Date())

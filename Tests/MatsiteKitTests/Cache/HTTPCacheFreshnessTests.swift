@@ -62,4 +62,12 @@ struct HTTPCacheFreshnessTests {
             #expect(!Self.entry(stored: stored, headers).isFresh(now: stored.addingTimeInterval(1)), "\(headers)")
         }
     }
+
+    @Test("an Age header counts against max-age: a response already 590 s old in a CDN is fresh for 10 s more")
+    func ageCounts() {
+        let stored = Date(timeIntervalSince1970: 1_795_000_000)
+        let entry = Self.entry(stored: stored, [("Cache-Control", "max-age=600"), ("Age", "590")])
+        #expect(entry.isFresh(now: stored.addingTimeInterval(9)))
+        #expect(!entry.isFresh(now: stored.addingTimeInterval(11)))
+    }
 }

@@ -62,6 +62,26 @@ struct HTTPCacheTests {
         #expect(second.unchanged)
     }
 
+    @Test("a response as old as its max-age (Age header from a CDN) is revalidated by the next build, and a 304 without Age makes it fresh")
+    func ageMakesStale() async throws {
+        let bench = try await CacheBench.start(etag: true, cacheControl: "max-age=600")
+        defer { Task { await bench.stop() } }
+        // The first answers come with Age: 600, the later ones (304s) without.
+        let tile = CacheBench.solidTile(seed: "aged")
+        bench.server.route(prefix: "/t/", .dynamic { request in
+            .ok(tile, contentType: "image/png", etag: "\"a\"", cacheControl: "max-age=600",
+                headers: request.header("If-None-Match") == nil ? [("Age", "600")] : [])
+        })
+        try await bench.build()
+        bench.server.resetCounts()
+        let second = try await bench.build()
+        #expect(bench.tileRequests.count == 2 * CacheBench.tilesPerFrame)
+        #expect(second.notModified == 2 * CacheBench.tilesPerFrame)
+        bench.server.resetCounts()
+        try await bench.build()
+        #expect(bench.server.totalRequestCount == 0)
+    }
+
     @Test("no-store responses are never cached: every build requests every tile again")
     func noStoreIsNeverCached() async throws {
         let bench = try await CacheBench.start(etag: true, cacheControl: "no-store, max-age=600")
