@@ -556,8 +556,9 @@ extension ConfigLoader {
 /// laughs") stay small. But Yams hashes every mapping's keys to find duplicates, and
 /// hashing walks a key in full: one key made of nested aliases costs time exponential in the
 /// nesting (the config fuzzer found a 700-byte file taking 10 s). matsite's keys are plain
-/// words, so in a document that defines anchors, keys that are aliases, collections or
-/// explicit (`? `) are refused before Yams sees them. Documents without anchors are not
+/// words, so in a document that defines anchors, aliases that are not a whole value
+/// (followed by anything but the line's end, a comment or `,` `]` `}`), collection keys and
+/// explicit (`? `) keys are refused before Yams sees them. Documents without anchors are not
 /// scanned. Quoted scalars and comments are skipped; the check is textual and may refuse an
 /// odd plain scalar, never accept an alias-built key.
 enum YAMLKeyGuard {
@@ -604,9 +605,15 @@ enum YAMLKeyGuard {
                 lineStart = false
                 continue
             case UInt8(ascii: "*") where isSpace(previous) || [0x0A, 0x5B, 0x7B, 0x2C, 0x3F, 0x3A].contains(previous):
+                // An alias may only be a whole value: followed by the end of the line, a
+                // comment, or the end of its flow entry. libyaml makes `*a text: x` (in flow
+                // context) a key starting at the alias, so "not followed by ':'" is not enough.
                 var j = i + 1
                 while j < bytes.count, isName(bytes[j]) { j += 1 }
-                if j > i + 1, colonFollows(j) { return line }
+                guard j > i + 1 else { break }
+                var k = j
+                while k < bytes.count, isSpace(bytes[k]) { k += 1 }
+                if k < bytes.count, ![0x0A, 0x0D, 0x23, 0x2C, 0x5D, 0x7D].contains(bytes[k]) { return line }
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
                 if colonFollows(i + 1) { return line }
             case UInt8(ascii: "?") where lineStart || isSpace(previous) || [0x5B, 0x7B, 0x2C].contains(previous):
