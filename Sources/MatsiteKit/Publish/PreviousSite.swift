@@ -21,9 +21,15 @@ struct PreviousSite: Sendable {
         self.frames = frames
     }
 
-    /// The previous frame made from exactly these inputs, if its file is still there.
+    /// The previous frame made from exactly these inputs, if its file is still there with
+    /// the size its manifest gives (a file changed in place, say by an optimiser run over the
+    /// site, would otherwise be kept under a manifest entry that no longer describes it).
+    /// Only the size is compared: hashing every kept frame would slow the unchanged rebuild.
     func frame(animation: String, inputHash: String) -> AnimationManifest.Frame? {
         guard let frame = frames[animation]?[inputHash], Self.safeRelative(frame.url) else { return nil }
+        var status = stat()
+        let file = output.appendingPathComponent(animation).appendingPathComponent(frame.url)
+        guard lstat(file.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, Int(status.st_size) == frame.bytes else { return nil }
         return frame
     }
 

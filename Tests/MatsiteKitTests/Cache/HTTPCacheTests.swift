@@ -262,3 +262,22 @@ struct HTTPCacheTests {
         #expect(!FileManager.default.fileExists(atPath: site.root.appendingPathComponent("cache").path))
     }
 }
+
+extension HTTPCacheTests {
+    @Test("a kept frame file that was changed in place (an optimiser run over site/) is stitched again, so the manifest stays true")
+    func changedFrameFileIsNotKept() async throws {
+        let bench = try await CacheBench.start(cacheControl: "max-age=600")
+        defer { Task { await bench.stop() } }
+        try await bench.build()
+        let frame = try #require(try bench.publishedFrames()[CacheBench.iso(0)])
+        let file = bench.site.output.appendingPathComponent("loop").appendingPathComponent(frame.url)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0, 0, 0, 0]))
+        try handle.close()
+        let summary = try await bench.build()
+        #expect(summary.framesReused == 1)
+        #expect(!summary.unchanged)
+        try expectValidSite(bench.site.output)
+    }
+}
