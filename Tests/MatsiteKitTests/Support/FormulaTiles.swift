@@ -9,8 +9,14 @@ enum FormulaTiles {
     /// Colour of global pixel (x, y) at any zoom, for `frame`. Opaque, different for
     /// neighbours, not repeating within the test boxes.
     static func rgba(_ x: Int, _ y: Int, frame: Int = 0) -> [UInt8] {
-        let blue: Int = (x / 251 + 7 * (y / 241) + x * 3 + y * 5 + frame * 101) % 256
-        return [UInt8(x % 251), UInt8(y % 241), UInt8(blue), 255]
+        [red(x), green(y), blue(x, y, frame), 255]
+    }
+
+    // The channels one by one, so hot loops need no array per pixel.
+    static func red(_ x: Int) -> UInt8 { UInt8(truncatingIfNeeded: x % 251) }
+    static func green(_ y: Int) -> UInt8 { UInt8(truncatingIfNeeded: y % 241) }
+    static func blue(_ x: Int, _ y: Int, _ frame: Int) -> UInt8 {
+        UInt8(truncatingIfNeeded: (x / 251 + 7 * (y / 241) + x * 3 + y * 5 + frame * 101) % 256)
     }
 
     /// Tile (x, y) at zoom z as an RGBA PNG.
@@ -18,9 +24,8 @@ enum FormulaTiles {
         var pixels = [UInt8](repeating: 0, count: size * size * 4)
         for row in 0..<size {
             for column in 0..<size {
-                let colour = rgba(x * size + column, y * size + row, frame: frame)
-                let at = (row * size + column) * 4
-                pixels[at] = colour[0]; pixels[at + 1] = colour[1]; pixels[at + 2] = colour[2]; pixels[at + 3] = colour[3]
+                let gx = x * size + column, gy = y * size + row, at = (row * size + column) * 4
+                pixels[at] = red(gx); pixels[at + 1] = green(gy); pixels[at + 2] = blue(gx, gy, frame); pixels[at + 3] = 255
             }
         }
         return try PNGWriter.encode(width: size, height: size, format: .rgba, pixels: pixels, level: 1)
@@ -91,12 +96,18 @@ enum FormulaTiles {
                               pixel: ((Int, Int, Int) -> [UInt8])? = nil) -> [UInt8] {
         let shift = zoom - sourceZoom
         let sourceWorld = tileSize << sourceZoom
-        var out: [UInt8] = []
-        out.reserveCapacity(window.width * window.height * 4)
+        var out = [UInt8](repeating: 0, count: window.width * window.height * 4)
+        var at = 0
         for y in window.y..<(window.y + window.height) {
             for x in window.x..<(window.x + window.width) {
                 let sx = (x >> shift) % sourceWorld, sy = y >> shift
-                out += pixel?(sx, sy, frame) ?? rgba(sx, sy, frame: frame)
+                if let pixel {
+                    let colour = pixel(sx, sy, frame)
+                    out[at] = colour[0]; out[at + 1] = colour[1]; out[at + 2] = colour[2]; out[at + 3] = colour[3]
+                } else {
+                    out[at] = red(sx); out[at + 1] = green(sy); out[at + 2] = blue(sx, sy, frame); out[at + 3] = 255
+                }
+                at += 4
             }
         }
         return out

@@ -22,7 +22,9 @@ final class TestSite: Sendable {
 
     /// A whole config: site keys that keep tests fast and local, then `animations`
     /// (YAML list items indented by two spaces).
-    func yaml(_ animations: String, http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: 5 }") -> String {
+    /// The default `http:` retries quickly but waits long for answers: a loaded CI machine
+    /// must not turn a slow answer into a retry.
+    func yaml(_ animations: String, http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: 60 }") -> String {
         """
         title: Test site
         output: \(output.path)
