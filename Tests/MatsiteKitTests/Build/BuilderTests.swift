@@ -264,4 +264,46 @@ struct BuilderTests {
         let image = try site.frameRGBA("world", index: 0)
         #expect(FormulaTiles.firstDifference(image.pixels, expected, width: window.width) == nil)
     }
+
+    @Test("with missing: transparent and no tile at all, the frame is published fully transparent, every tile listed")
+    func nothingAtAll() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            server.route(prefix: "/t/", .status(404))
+            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: "transparent")))
+        }
+        let image = try site.frameRGBA("world", index: 0)
+        #expect(image.pixels.enumerated().allSatisfy { $0.offset % 4 != 3 || $0.element == 0 })
+        let missing = try #require(try site.frames("world")[0]["missing_tiles"] as? [[String: Any]])
+        #expect(Set(missing.compactMap { m in (m["x"] as? Int).flatMap { x in (m["y"] as? Int).map { "\(x)/\($0)" } } })
+            == ["0/0", "1/0", "0/1", "1/1"])
+        #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("world/poster.png").path))
+    }
+
+    @Test("under overzoom a missing tile is listed at the source zoom, and its whole 2x2-scaled area is transparent")
+    func missingUnderOverzoom() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            server.route("/t/0/1/0/0.png", .status(404))
+            try await site.build(site.yaml("""
+                  - id: deep
+                    bbox: [-170, -60, 170, 60]
+                    zoom: 2
+                    missing: transparent
+                    fallback: { levels: 0 }
+                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", max_zoom: 1 }
+                    frames: { count: 1 }
+                """))
+        }
+        let missing = try #require(try site.frames("deep")[0]["missing_tiles"] as? [[String: Any]])
+        #expect(missing.count == 1 && missing.first?["z"] as? Int == 1 && missing.first?["x"] as? Int == 0 && missing.first?["y"] as? Int == 0)
+        let window = FormulaTiles.window(west: -170, south: -60, east: 170, north: 60, zoom: 2)
+        let expected = FormulaTiles.expectedFrame(window: window, zoom: 2, sourceZoom: 1) { x, y, frame in
+            x < 256 && y < 256 ? [0, 0, 0, 0] : FormulaTiles.rgba(x, y, frame: frame)
+        }
+        #expect(FormulaTiles.firstDifference(try site.frameRGBA("deep", index: 0).pixels, expected, width: window.width) == nil)
+    }
 }

@@ -209,4 +209,27 @@ struct AnimationRendererTests {
         let expected = FormulaTiles.expectedFrame(window: window, zoom: 3, sourceZoom: 3, tileSize: 512)
         #expect(FormulaTiles.firstDifference(image.pixels, expected, width: window.width) == nil)
     }
+
+    @Test("a box reaching past the Mercator limit is clamped to the world's top row, pixel-exact")
+    func clampedNorth() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            try await site.build(site.yaml("""
+                  - id: arctic
+                    bbox: [-30.0, 70.0, 30.0, 89.0]
+                    zoom: 2
+                    fallback: { levels: 0 }
+                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                    frames: { count: 1 }
+                """))
+        }
+        let window = FormulaTiles.window(west: -30, south: 70, east: 30, north: WebMercator.maxLatitude, zoom: 2)
+        #expect(window.y == 0)
+        #expect(try site.manifest("arctic")["height"] as? Int == window.height)
+        let image = try site.frameRGBA("arctic", index: 0)
+        let expected = FormulaTiles.expectedFrame(window: window, zoom: 2, sourceZoom: 2)
+        #expect(FormulaTiles.firstDifference(image.pixels, expected, width: window.width) == nil)
+    }
 }
