@@ -42,7 +42,7 @@ struct LibXMLDocumentTests {
         var result: LibXMLDocument.Failure?
         let elapsed = milliseconds { result = failure(text) }
         #expect(result == .entityDeclared)
-        #expect(elapsed < 1000)
+        #expect(elapsed < 20_000)  // a hang detector, generous for a loaded 2-core CI
     }
 
     @Test("an internal entity, even a harmless one, is refused")
@@ -72,7 +72,7 @@ struct LibXMLDocumentTests {
         var result: LibXMLDocument.Failure?
         let elapsed = milliseconds { result = failure(text) }
         #expect(result == .externalDTD(systemID: "http://127.0.0.1:1/x.dtd"))
-        #expect(elapsed < 1000)
+        #expect(elapsed < 20_000)  // a hang detector, generous for a loaded 2-core CI
         #expect(CapabilitiesError(url: url, failure: result ?? .empty).description
             == "capabilities at https://example.org/wmts.xml: the document refers to an external DTD (http://127.0.0.1:1/x.dtd), which is refused for safety")
     }
@@ -134,7 +134,7 @@ struct LibXMLDocumentTests {
         var result: LibXMLDocument.Failure?
         let elapsed = milliseconds { result = failure(huge) }
         #expect(result == .tooLarge(bytes: (16 << 20) + 1, limit: 16 << 20))
-        #expect(elapsed < 1000)
+        #expect(elapsed < 20_000)  // a hang detector, generous for a loaded 2-core CI
     }
 
     @Test("an empty body is refused as empty")
@@ -162,7 +162,7 @@ struct LibXMLDocumentTests {
             Issue.record("expected a malformed document, got \(String(describing: result))")
             return
         }
-        #expect(elapsed < 2000)
+        #expect(elapsed < 30_000)  // a hang detector, generous for a loaded 2-core CI
     }
 
     @Test("an undeclared entity reference is an error, not an expansion")
