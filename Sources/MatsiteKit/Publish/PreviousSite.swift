@@ -5,9 +5,12 @@ import Foundation
 struct PreviousSite: Sendable {
     let output: URL
     private let frames: [String: [String: AnimationManifest.Frame]]
+    /// The output folder's real path (the folder itself may be a symlink, nothing below it).
+    private let realOutput: String?
 
     init(output: URL) {
         self.output = output
+        realOutput = Self.realPath(output.path)
         var frames: [String: [String: AnimationManifest.Frame]] = [:]
         let decoder = JSONDecoder.manifest
         if let index = try? Data(contentsOf: output.appendingPathComponent("manifest.json")),
@@ -27,25 +30,38 @@ struct PreviousSite: Sendable {
     /// Only the size is compared: hashing every kept frame would slow the unchanged rebuild.
     func frame(animation: String, inputHash: String) -> AnimationManifest.Frame? {
         guard let frame = frames[animation]?[inputHash], Self.safeRelative(frame.url) else { return nil }
-        var status = stat()
-        let file = output.appendingPathComponent(animation).appendingPathComponent(frame.url)
-        guard lstat(file.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, Int(status.st_size) == frame.bytes else { return nil }
+        guard let file = regularFile(animation: animation, relative: frame.url), file.size == frame.bytes else { return nil }
         return frame
     }
 
     /// The previous poster's bytes.
     func poster(animation: String) -> [UInt8]? {
-        guard frames[animation] != nil else { return nil }
-        return FileManager.default.contents(atPath: output.appendingPathComponent(animation).appendingPathComponent("poster.png").path).map { [UInt8]($0) }
+        guard frames[animation] != nil, let file = regularFile(animation: animation, relative: "poster.png") else { return nil }
+        return FileManager.default.contents(atPath: file.url.path).map { [UInt8]($0) }
     }
 
     /// Hard-links (or copies) a previous file into the new site.
     func link(animation: String, relative: String, to target: URL) -> Bool {
-        let source = output.appendingPathComponent(animation).appendingPathComponent(relative)
-        var status = stat()
-        guard lstat(source.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return false }
+        guard let source = regularFile(animation: animation, relative: relative)?.url else { return false }
         if Foundation.link(source.path, target.path) == 0 { return true }
         return (try? FileManager.default.copyItem(at: source, to: target)) != nil
+    }
+
+    /// `<output>/<animation>/<relative>` with its size when it is a regular file reached
+    /// through no symlink below the output folder: a planted link (the file, or a folder on
+    /// the way such as `frames/`) must not bring outside files into the new site.
+    private func regularFile(animation: String, relative: String) -> (url: URL, size: Int)? {
+        let file = output.appendingPathComponent(animation).appendingPathComponent(relative)
+        var status = stat()
+        guard let realOutput, lstat(file.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+              Self.realPath(file.path) == realOutput + "/" + animation + "/" + relative else { return nil }
+        return (file, Int(status.st_size))
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// A manifest URL that stays inside its animation's folder.
