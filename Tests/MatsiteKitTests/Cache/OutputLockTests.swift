@@ -63,7 +63,8 @@ struct OutputLockTests {
             guard case BuildError.locked(let message) = error else { return false }
             return message.contains(lockFile) && "\(error)".contains(lockFile)
         }
-        #expect(Date().timeIntervalSince(started) < 10)
+        // Far below the default wait of 120 s (loose: a loaded machine delays the retries).
+        #expect(Date().timeIntervalSince(started) < 60)
         #expect(!FileManager.default.fileExists(atPath: site.output.path), "a locked-out build writes nothing")
 
         // The holder dies without unlocking (a killed build): the next build goes ahead.
