@@ -13,11 +13,11 @@ struct PNGDecoderTests {
         #expect(decoded.pixels == Self.expectedRGBA(image))
     }
 
-    @Test("gray with a tRNS key colour makes exactly that gray transparent")
-    func grayWithKey() throws {
-        var image = Self.image(.gray, depth: 8)
+    @Test("gray with a tRNS key colour makes exactly that gray transparent", arguments: [2, 8, 16])
+    func grayWithKey(depth: Int) throws {
+        var image = Self.image(.gray, depth: depth)
         let key = image.samples[2][3][0]
-        image.transparency = [0, UInt8(key)]
+        image.transparency = [UInt8(key >> 8), UInt8(key & 0xFF)]
         let pixels = try PNGDecoder().decode(image.encode(), keepIndices: false).pixels
         #expect(pixels == Self.expectedRGBA(image))
         #expect(pixels[(2 * image.width + 3) * 4 + 3] == 0)
@@ -35,11 +35,11 @@ struct PNGDecoderTests {
         #expect(try PNGDecoder().decode(image.encode(), keepIndices: false).pixels == Self.expectedRGBA(image))
     }
 
-    @Test("RGB with a tRNS key colour makes exactly that colour transparent")
-    func rgbWithKey() throws {
-        var image = Self.image(.rgb, depth: 8)
+    @Test("RGB with a tRNS key colour makes exactly that colour transparent", arguments: [8, 16])
+    func rgbWithKey(depth: Int) throws {
+        var image = Self.image(.rgb, depth: depth)
         let key = image.samples[5][1]
-        image.transparency = key.flatMap { [0, UInt8($0)] }
+        image.transparency = key.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
         let pixels = try PNGDecoder().decode(image.encode(), keepIndices: false).pixels
         #expect(pixels == Self.expectedRGBA(image))
         #expect(pixels[(5 * image.width + 1) * 4 + 3] == 0)
