@@ -2,12 +2,12 @@ import Foundation
 import MatsiteKit
 import Testing
 
-/// The `matsite` binary end to end: exact output and exit codes.
+/// `matsite build`, `--version` and `--help` through the real binary: exact output and exit codes.
 ///
 /// `swift build --build-tests` and `swift test` build every product, so the binary is in
 /// `.build/debug` next to the test bundle; if it is not, the tests fail saying so.
-@Suite("matsite command")
-struct MatsiteCommandTests {
+@Suite("matsite build, --version, --help")
+struct BuildCommandTests {
     struct Run {
         var status: Int32
         var stdout: String
