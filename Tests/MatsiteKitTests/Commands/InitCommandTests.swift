@@ -11,7 +11,9 @@ struct InitCommandTests {
         let project = parent.appendingPathComponent("loops")
         let created = try CLI.run(["init", project.path], in: parent)
         #expect(created.status == 0, "stderr: \(created.err)")
-        #expect(created.out.contains("created"))
+        let p = project.path
+        #expect(created.out == "created \(p)/matsite.yml, \(p)/README.md, \(p)/templates\nnext: cd \(p) && matsite build && matsite serve\n")
+        #expect(created.err.isEmpty)
         #expect(CLI.tree(project) == ["README.md", "matsite.yml", "templates"])
         let config = try String(contentsOf: project.appendingPathComponent("matsite.yml"), encoding: .utf8)
         // Offline: the live config uses the demo source; other kinds are comments only.
@@ -34,7 +36,8 @@ struct InitCommandTests {
         try Data(mine.utf8).write(to: project.appendingPathComponent("matsite.yml"))
         let result = try CLI.run(["init", project.path], in: project)
         #expect(result.status == 2)
-        #expect(result.err.contains("refusing to overwrite matsite.yml"), "stderr: \(result.err)")
+        #expect(result.err == "error: \(project.path): refusing to overwrite matsite.yml; choose an empty folder\n")
+        #expect(result.out.isEmpty)
         #expect(try String(contentsOf: project.appendingPathComponent("matsite.yml"), encoding: .utf8) == mine)
         #expect(CLI.tree(project) == ["matsite.yml"], "nothing else was written")
     }

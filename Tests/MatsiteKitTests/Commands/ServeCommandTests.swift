@@ -41,6 +41,7 @@ struct ServeCommandTests {
         let (serve, port) = try await Self.start([], in: project)
         defer { serve.stop(signal: SIGKILL) }
 
+        #expect(serve.err.contains("serving \(project.path)/site on http://127.0.0.1:\(port)/ (Ctrl-C to stop)\n"))
         let index = try await RawHTTP.request(port: port, "/index.html")
         #expect(index.status == 200)
         #expect(index.header("Content-Type")?.hasPrefix("text/html") == true)
