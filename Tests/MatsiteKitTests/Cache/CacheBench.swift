@@ -44,9 +44,11 @@ final class CacheBench: Sendable {
         return CacheBench(server: server, site: try TestSite())
     }
 
-    func stop() async {
-        await server.stop()
+    /// Removes the project folder now (a `defer` cannot await) and stops the server.
+    func close() {
         site.remove()
+        let server = server
+        Task { await server.stop() }
     }
 
     var cacheFolder: URL { site.root.appendingPathComponent("cache") }

@@ -9,7 +9,7 @@ struct HTTPCacheTests {
     @Test("a second build with nothing changed downloads no tile body, only 304s, and replaces nothing")
     func unchangedRebuildRevalidates() async throws {
         let bench = try await CacheBench.start(etag: true)
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         let first = try await bench.build()
         #expect(!first.unchanged)
         #expect(bench.tileRequests.count == 2 * CacheBench.tilesPerFrame)
@@ -37,7 +37,7 @@ struct HTTPCacheTests {
     func lastModifiedRevalidates() async throws {
         let stamp = "Sat, 21 Nov 2026 09:00:00 GMT"
         let bench = try await CacheBench.start(etag: false, lastModified: stamp, cacheControl: "max-age=0")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         try await bench.build()
         bench.server.resetCounts()
         let second = try await bench.build()
@@ -52,7 +52,7 @@ struct HTTPCacheTests {
     @Test("entries fresh by Cache-Control: max-age=600 cause no request at all")
     func freshEntriesMakeNoRequest() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         try await bench.build()
         #expect(bench.cacheEntries().count == 2 * CacheBench.tilesPerFrame)
         bench.server.resetCounts()
@@ -65,7 +65,7 @@ struct HTTPCacheTests {
     @Test("a response as old as its max-age (Age header from a CDN) is revalidated by the next build, and a 304 without Age makes it fresh")
     func ageMakesStale() async throws {
         let bench = try await CacheBench.start(etag: true, cacheControl: "max-age=600")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         // The first answers come with Age: 600, the later ones (304s) without.
         let tile = CacheBench.solidTile(seed: "aged")
         bench.server.route(prefix: "/t/", .dynamic { request in
@@ -85,7 +85,7 @@ struct HTTPCacheTests {
     @Test("no-store responses are never cached: every build requests every tile again")
     func noStoreIsNeverCached() async throws {
         let bench = try await CacheBench.start(etag: true, cacheControl: "no-store, max-age=600")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         for _ in 0..<2 {
             bench.server.resetCounts()
             let summary = try await bench.build()
@@ -100,7 +100,7 @@ struct HTTPCacheTests {
     @Test("no-cache entries are revalidated on every build, even with a max-age")
     func noCacheAlwaysRevalidates() async throws {
         let bench = try await CacheBench.start(etag: true, cacheControl: "no-cache, max-age=600")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         try await bench.build()
         #expect(bench.cacheEntries().count == 2 * CacheBench.tilesPerFrame)
         for _ in 0..<2 {
@@ -117,7 +117,7 @@ struct HTTPCacheTests {
     @Test("a corrupted or truncated cache file is detected, dropped and fetched again; frames stay identical")
     func corruptEntriesAreRefetched() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         try await bench.build()
         let hashes = try bench.site.fileHashes()
         let entries = bench.cacheEntries()
@@ -146,7 +146,7 @@ struct HTTPCacheTests {
     @Test("a damaged header line is dropped too, and the build still succeeds")
     func corruptHeaderIsRefetched() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         try await bench.build()
         let hashes = try bench.site.fileHashes()
         let entry = try #require(bench.cacheEntries().first)
@@ -162,7 +162,7 @@ struct HTTPCacheTests {
     @Test("a new time adds exactly that frame's tile requests, keeps the other frames' files and removes the one that left")
     func rollingWindow() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         try await bench.build(times: [0, 10, 20])
         let before = try bench.publishedFrames()
         try #require(before.count == 3)
@@ -195,7 +195,7 @@ struct HTTPCacheTests {
     @Test("--no-cache requests every tile without validators and writes no cache")
     func noCacheOption() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         // A project never built with the cache: no folder appears.
         let summary = try await bench.build(useCache: false)
         #expect(summary.requests == 2 * CacheBench.tilesPerFrame)
@@ -216,7 +216,7 @@ struct HTTPCacheTests {
     @Test("a small cache.max_size leaves the cache folder under the cap after the build")
     func maxSizeTrims() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         let cap = 2000
         let cache = "{ path: \(bench.cacheFolder.path), max_size: \(cap)B }"
         try await bench.build(times: [0, 10, 20], cache: cache)
@@ -233,7 +233,7 @@ struct HTTPCacheTests {
     @Test("the configured request headers are part of the cache key")
     func headersChangeTheKey() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         try await bench.build()
         bench.server.resetCounts()
         var options = BuildOptions()
@@ -267,7 +267,7 @@ extension HTTPCacheTests {
     @Test("a kept frame file that was changed in place (an optimiser run over site/) is stitched again, so the manifest stays true")
     func changedFrameFileIsNotKept() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600")
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         try await bench.build()
         let frame = try #require(try bench.publishedFrames()[CacheBench.iso(0)])
         let file = bench.site.output.appendingPathComponent("loop").appendingPathComponent(frame.url)

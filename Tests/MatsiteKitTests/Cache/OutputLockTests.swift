@@ -9,7 +9,7 @@ struct OutputLockTests {
     @Test("two builds of the same config and output at once both end cleanly and leave a valid site")
     func twoBuildsInOneProcess() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600", delay: .milliseconds(40))
-        defer { Task { await bench.stop() } }
+        defer { bench.close() }
         let summaries = try await withThrowingTaskGroup(of: BuildSummary.self) { group in
             for _ in 0..<2 { group.addTask { try await bench.build(times: [0, 10, 20]) } }
             return try await group.reduce(into: []) { $0.append($1) }
