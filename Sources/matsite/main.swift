@@ -28,6 +28,25 @@ struct Matsite: AsyncParsableCommand {
         subcommands: [Build.self, Init.self, Serve.self, Check.self],
         defaultSubcommand: nil
     )
+
+    /// ArgumentParser's own loop, except that a usage error (unknown option, bad value)
+    /// exits 2 as documented, not with its EX_USAGE (64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// Shared exit-code mapping.
