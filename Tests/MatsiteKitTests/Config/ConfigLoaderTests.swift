@@ -201,4 +201,86 @@ struct ConfigLoaderTests {
         #expect(error?.file == url.path)
         #expect(error?.message.contains("cannot read") == true)
     }
+
+    @Test("a required key that is missing is named, at the animation's line")
+    func missingRequired() throws {
+        check(try failure(Self.yaml(replacing: [5: ""])), line: 3, keyPath: "animations[0].zoom", says: "missing")
+    }
+
+    @Test("a key given twice is refused, naming the key at its first line")
+    func duplicateKey() throws {
+        check(try failure(Self.yaml(appending: ["title: Again"])), line: 1, keyPath: "", says: "key given twice: title")
+        check(try failure(Self.yaml(appending: ["    zoom: 8"])), line: 5, keyPath: "", says: "key given twice: zoom")
+    }
+
+    @Test("an unsupported time_format code is refused at time_format")
+    func timeFormat() throws {
+        check(try failure(Self.yaml(appending: ["    time_format: \"%Y-%Z\""])), line: 10,
+              keyPath: "animations[0].time_format", says: "unsupported time format code")
+    }
+
+    @Test("times that do not increase are refused at the offending item")
+    func timesOrder() throws {
+        let yaml = Self.yaml(replacing: [7: "      url: https://tiles.example.org/{time}/{z}/{x}/{y}.png",
+                                         9: "      times: [2026-11-21T10:10:00Z, 2026-11-21T10:00:00Z]"])
+        check(try failure(yaml), line: 9, keyPath: "animations[0].frames.times[1]", says: "increase")
+    }
+
+    @Test("a time that is not ISO 8601 is refused at its item")
+    func badTime() throws {
+        let yaml = Self.yaml(replacing: [7: "      url: https://tiles.example.org/{time}/{z}/{x}/{y}.png",
+                                         9: "      times: [2026-11-21T10:00:00Z, yesterday]"])
+        check(try failure(yaml), line: 9, keyPath: "animations[0].frames.times[1]", says: "ISO 8601")
+    }
+
+    @Test("a tile_size that is not a power of two is refused")
+    func tileSize() throws {
+        check(try failure(Self.yaml(appending: ["      tile_size: 300"], at: 7)), line: 8,
+              keyPath: "animations[0].source.tile_size", says: "power of two")
+    }
+
+    @Test("missing: must be fail or transparent")
+    func missingPolicy() throws {
+        check(try failure(Self.yaml(appending: ["    missing: skip"])), line: 10, keyPath: "animations[0].missing",
+              says: "fail, transparent", "skip")
+    }
+
+    @Test("a source url that is not http(s) is refused, pointing to path:")
+    func notHTTP() throws {
+        check(try failure(Self.yaml(replacing: [7: "      url: ftp://tiles.example.org/{z}/{x}/{y}.png"])), line: 7,
+              keyPath: "animations[0].source.url", says: "http://", "path:")
+    }
+
+    @Test("a source url without {z}, {x} and {y} is refused")
+    func notATileTemplate() throws {
+        check(try failure(Self.yaml(replacing: [7: "      url: https://tiles.example.org/{frame}/{z}/{x}.png"])), line: 7,
+              keyPath: "animations[0].source.url", says: "{z}, {x} and {y}")
+    }
+
+    @Test("frames.templates with a source url is refused: the source then carries only options")
+    func templatesWithURL() throws {
+        let yaml = Self.yaml(replacing: [9: "      templates: [\"https://a.example.org/1/{z}/{x}/{y}.png\"]"])
+        check(try failure(yaml), line: 9, keyPath: "animations[0].frames.templates", says: "only options")
+    }
+
+    @Test("a base map with {s} and no subdomains is refused")
+    func baseMapSubdomains() throws {
+        let error = try failure(Self.yaml(appending: ["base_map: { url: \"https://{s}.tile.example.org/{z}/{x}/{y}.png\" }"]))
+        check(error, line: 10, keyPath: "base_map.subdomains", says: "{s}")
+    }
+
+    @Test("a base map with {time} is refused")
+    func baseMapTime() throws {
+        let error = try failure(Self.yaml(appending: ["base_map: { url: \"https://tile.example.org/{time}/{z}/{x}/{y}.png\" }"]))
+        check(error, line: 10, keyPath: "base_map.url", says: "{time}")
+    }
+}
+
+extension ConfigLoaderTests {
+    /// The base config with `extra` lines inserted after line `after`.
+    static func yaml(appending extra: [String], at after: Int) -> String {
+        var lines = Self.lines
+        lines.insert(contentsOf: extra, at: after)
+        return lines.joined(separator: "\n") + "\n"
+    }
 }
