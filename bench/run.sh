@@ -120,9 +120,16 @@ for corpus in $corpora; do
     rm -rf "$work/site"
     run "$corpus: cold, filling the cache" build --config "$work/bench.yml"
     run "$corpus: warm, nothing changed" build --config "$work/bench.yml"
-    # A rolling window, as cron sees it: the oldest frame leaves, a new one (frame folder
-    # 24, new URLs, a copy of frame 0's tiles) arrives.
-    [ -d "$work/tiles/$corpus/frames/24" ] || cp -r "$work/tiles/$corpus/frames/0" "$work/tiles/$corpus/frames/24"
+    # A rolling window, as cron sees it: the oldest frame leaves, a new one arrives (frame
+    # folder 24: new URLs, and new content — frame 0's tile rows in reverse order — so it
+    # must really be stitched).
+    if [ ! -d "$work/tiles/$corpus/frames/24" ]; then
+        for src in "$work/tiles/$corpus/frames/0/7/"*/*.png; do
+            x=$(basename "$(dirname "$src")"); y=$(basename "$src" .png)
+            mkdir -p "$work/tiles/$corpus/frames/24/7/$x"
+            cp "$src" "$work/tiles/$corpus/frames/24/7/$x/$((46 + 53 - y)).png"
+        done
+    fi
     config "$corpus" "$anchor_box" "$work/site" 1 > "$work/bench.yml"
     run "$corpus: window moved by one frame" build --config "$work/bench.yml"
     echo "| $corpus: cold, median of $runs | $(median_cold "$corpus" "$anchor_box") | | | | | |"
