@@ -306,4 +306,29 @@ struct BuilderTests {
         }
         #expect(FormulaTiles.firstDifference(try site.frameRGBA("deep", index: 0).pixels, expected, width: window.width) == nil)
     }
+
+    @Test("the poster is the last frame scaled to at most 480 px by nearest neighbour, in the frame's format")
+    func poster() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            FormulaTiles.serve(on: server)
+            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), frames: "{ count: 2 }")))
+        }
+        let frame = try site.frameRGBA("world", index: 1)
+        let bytes = [UInt8](try Data(contentsOf: site.output.appendingPathComponent("world/poster.png")))
+        let poster = try PNGDecoder().decode(bytes, keepIndices: false)
+        #expect(max(poster.width, poster.height) == 480)
+        #expect(abs(Double(poster.width) / Double(poster.height) - Double(frame.width) / Double(frame.height)) < 0.01)
+        var expected: [UInt8] = []
+        for py in 0..<poster.height {
+            let fy = ((2 * py + 1) * frame.height) / (2 * poster.height)
+            for px in 0..<poster.width {
+                let fx = ((2 * px + 1) * frame.width) / (2 * poster.width)
+                let at = (fy * frame.width + fx) * 4
+                expected += frame.pixels[at..<(at + 4)]
+            }
+        }
+        #expect(poster.pixels == expected)
+    }
 }
