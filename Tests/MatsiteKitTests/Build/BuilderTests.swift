@@ -331,4 +331,32 @@ struct BuilderTests {
         }
         #expect(poster.pixels == expected)
     }
+
+    @Test("a path: source reads tiles from disk relative to the config's folder; a missing file is a missing tile")
+    func localPath() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        for frame in 0..<2 {
+            for (x, y) in [(0, 0), (1, 0), (0, 1), (1, 1)] where !(frame == 1 && x == 0 && y == 1) {
+                let folder = site.root.appendingPathComponent("tiles/\(frame)/1/\(x)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try Data(FormulaTiles.tile(z: 1, x: x, y: y, frame: frame)).write(to: folder.appendingPathComponent("\(y).png"))
+            }
+        }
+        try await site.build(site.yaml(Self.world("tiles/{frame}/{z}/{x}/{y}.png", missing: "transparent", frames: "{ count: 2 }")
+            .replacingOccurrences(of: "source: { url:", with: "source: { path:")))
+        let window = FormulaTiles.window(west: -170, south: -60, east: 170, north: 60, zoom: 1)
+        let manifest = try site.manifest("world")
+        try #require((manifest["frames"] as? [Any])?.count == 2, "\(manifest)")
+        #expect(FormulaTiles.firstDifference(try site.frameRGBA("world", index: 0).pixels,
+                                             FormulaTiles.expectedFrame(window: window, zoom: 1, sourceZoom: 1), width: window.width) == nil)
+        let expected = FormulaTiles.expectedFrame(window: window, zoom: 1, sourceZoom: 1, frame: 1) { x, y, frame in
+            x < 256 && y >= 256 ? [0, 0, 0, 0] : FormulaTiles.rgba(x, y, frame: frame)
+        }
+        #expect(FormulaTiles.firstDifference(try site.frameRGBA("world", index: 1).pixels, expected, width: window.width) == nil)
+        let entries = try site.frames("world")
+        try #require(entries.count == 2, "\(entries)")
+        let missing = entries[1]["missing_tiles"] as? [[String: Any]]
+        #expect(missing?.count == 1 && missing?.first?["x"] as? Int == 0 && missing?.first?["y"] as? Int == 1)
+    }
 }

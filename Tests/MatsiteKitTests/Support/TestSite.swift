@@ -66,7 +66,9 @@ final class TestSite: Sendable {
 
     /// A published frame's bytes.
     func frameBytes(_ id: String, index: Int) throws -> [UInt8] {
-        let url = try #require(try frames(id)[index]["url"] as? String)
+        let entries = try frames(id)
+        try #require(entries.indices.contains(index), "the manifest of \(id) lists \(entries.count) frame(s), not frame \(index)")
+        let url = try #require(entries[index]["url"] as? String)
         return [UInt8](try Data(contentsOf: output.appendingPathComponent(id).appendingPathComponent(url)))
     }
 
