@@ -153,6 +153,35 @@ struct PNGDecoderTests {
         #expect(throws: PNGError.self) { try PNGDecoder().decode(bytes, keepIndices: false) }
     }
 
+    @Test("IDAT holding more data than the image needs fails the tile (libpng's warning is an error here)")
+    func tooMuchData() throws {
+        let image = Self.image(.rgba, depth: 8)
+        let full = image.encode()
+        var bytes = Array(full.prefix(try #require(full.chunkOffset("IDAT"))))
+        bytes += HandmadePNG.chunk("IDAT", HandmadePNG.zlibStored(image.rawImageData() + [UInt8](repeating: 0, count: 4000)))
+        bytes += HandmadePNG.chunk("IEND", [])
+        #expect(throws: PNGError.self) { try PNGDecoder().decode(bytes, keepIndices: false) }
+    }
+
+    @Test("unknown ancillary chunks and text are skipped and the image decodes")
+    func unknownChunks() throws {
+        let image = Self.image(.rgba, depth: 8)
+        var bytes = image.encode()
+        let idat = try #require(bytes.chunkOffset("IDAT"))
+        bytes.insert(contentsOf: HandmadePNG.chunk("zzZz", [UInt8](repeating: 1, count: 64 << 10))
+                     + HandmadePNG.chunk("tEXt", Array("Software\u{0}test".utf8)), at: idat)
+        #expect(try PNGDecoder().decode(bytes, keepIndices: false).pixels == Self.expectedRGBA(image))
+    }
+
+    @Test("a chunk larger than maxChunkBytes is refused with a clear error, before it is read")
+    func chunkOverLimit() throws {
+        var bytes = Self.image(.rgba, depth: 8).encode()
+        let idat = try #require(bytes.chunkOffset("IDAT"))
+        bytes.insert(contentsOf: HandmadePNG.chunk("zzZz", [UInt8](repeating: 1, count: 3 << 20)), at: idat)
+        let error = #expect(throws: PNGError.self) { try PNGDecoder().decode(bytes, keepIndices: false) }
+        #expect(error?.reason.contains("too large") == true, "\(error?.reason ?? "")")
+    }
+
     @Test("zero bytes are an error saying the file is empty")
     func empty() {
         let error = #expect(throws: PNGError.self) { try PNGDecoder().decode([], keepIndices: false) }
