@@ -177,7 +177,7 @@ struct PNGDecoderTests {
     func chunkOverLimit() throws {
         var bytes = Self.image(.rgba, depth: 8).encode()
         let idat = try #require(bytes.chunkOffset("IDAT"))
-        bytes.insert(contentsOf: HandmadePNG.chunk("zzZz", [UInt8](repeating: 1, count: 3 << 20)), at: idat)
+        bytes.insert(contentsOf: HandmadePNG.chunk("zzZz", [UInt8](repeating: 1, count: (1 << 20) + 16)), at: idat)
         let error = #expect(throws: PNGError.self) { try PNGDecoder().decode(bytes, keepIndices: false) }
         #expect(error?.reason.contains("too large") == true, "\(error?.reason ?? "")")
     }
