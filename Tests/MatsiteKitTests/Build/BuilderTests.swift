@@ -359,4 +359,28 @@ struct BuilderTests {
         let missing = entries[1]["missing_tiles"] as? [[String: Any]]
         #expect(missing?.count == 1 && missing?.first?["x"] as? Int == 0 && missing?.first?["y"] as? Int == 1)
     }
+
+    @Test("a whole build keeps at most http.concurrency requests in flight to the tile host")
+    func concurrencyDuringBuild() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            let tiles = TestServerLock([String: [UInt8]]())
+            server.route(prefix: "/t/", .delayed(.milliseconds(40), .custom { request, writer in
+                let parts = request.path.dropFirst(3).replacingOccurrences(of: ".png", with: "").split(separator: "/").compactMap { Int($0) }
+                let body = try tiles.withLock { cache in
+                    if let hit = cache[request.path] { return hit }
+                    let png = try FormulaTiles.tile(z: parts[1], x: parts[2], y: parts[3], frame: parts[0])
+                    cache[request.path] = png
+                    return png
+                }
+                try await TestServer.Behaviour.ok(body, contentType: "image/png").run(request, writer)
+            }))
+            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), frames: "{ count: 4 }"),
+                                           http: "{ retry_delay_ms: 10, concurrency: 3 }"))
+            #expect(server.totalRequestCount == 16)
+            #expect(server.peakRequestsInFlight <= 3)
+            #expect(server.peakRequestsInFlight >= 2, "requests were not overlapped at all")
+        }
+    }
 }
