@@ -93,4 +93,32 @@ struct PlannerTests {
         ])
         #expect(plan.frames[1].time == Date(timeIntervalSince1970: 1_795_255_800))
     }
+
+    @Test("frames.range expands start to end inclusive by an ISO 8601 step")
+    func range() async throws {
+        let plan = try await plan("""
+              - id: ranged
+                bbox: [1, 1, 2, 2]
+                zoom: 2
+                time_format: "%H%M"
+                source: { url: "https://tiles.example.org/{time}/{z}/{x}/{y}.png" }
+                frames: { range: { start: 2026-11-21T10:00:00Z, end: 2026-11-21T12:00:00Z, step: PT10M } }
+            """)
+        #expect(plan.frames.count == 13)
+        #expect(plan.frames.first?.tiles[0].description == "https://tiles.example.org/1000/2/2/1.png")
+        #expect(plan.frames.last?.tiles[0].description == "https://tiles.example.org/1200/2/2/1.png")
+    }
+
+    @Test("monthly steps follow the calendar from the start: Jan 31, Feb 28, Mar 31")
+    func monthly() async throws {
+        let plan = try await plan("""
+              - id: monthly
+                bbox: [1, 1, 2, 2]
+                zoom: 2
+                time_format: "%Y%m%d"
+                source: { url: "https://tiles.example.org/{time}/{z}/{x}/{y}.png" }
+                frames: { range: { start: 2026-01-31T00:00:00Z, end: 2026-04-30T00:00:00Z, step: P1M } }
+            """)
+        #expect(plan.frames.map { $0.tiles[0].description.split(separator: "/")[2] } == ["20260131", "20260228", "20260331", "20260430"])
+    }
 }
