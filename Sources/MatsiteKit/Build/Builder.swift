@@ -156,7 +156,8 @@ private extension Builder {
             case .perFrame: if case .templates(let list) = animation.frames { urls = list }
             default: break
             }
-            if urls.contains(where: { $0.contains("tile.openstreetmap.org") }) {
+            let hosts = urls.compactMap { URL(string: $0.replacingOccurrences(of: "{s}", with: "a"))?.host?.lowercased() }
+            if hosts.contains(where: { $0 == "tile.openstreetmap.org" || $0.hasSuffix(".tile.openstreetmap.org") }) {
                 reporter.warning("animations \(animation.id): tile.openstreetmap.org's usage policy forbids bulk downloading of its tiles; use it only as base_map (loaded by viewers' browsers), or a provider that allows this")
             }
         }
