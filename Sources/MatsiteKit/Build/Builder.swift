@@ -156,7 +156,12 @@ private extension Builder {
             case .perFrame: if case .templates(let list) = animation.frames { urls = list }
             default: break
             }
-            let hosts = urls.compactMap { URL(string: $0.replacingOccurrences(of: "{s}", with: "a"))?.host?.lowercased() }
+            // Templates hold braces, which URL parsing refuses: take the authority by hand.
+            let hosts = urls.compactMap { url -> String? in
+                guard let scheme = url.range(of: "://") else { return nil }
+                let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
+                return authority.split(separator: "@").last?.split(separator: ":").first.map { $0.lowercased() }
+            }
             if hosts.contains(where: { $0 == "tile.openstreetmap.org" || $0.hasSuffix(".tile.openstreetmap.org") }) {
                 reporter.warning("animations \(animation.id): tile.openstreetmap.org's usage policy forbids bulk downloading of its tiles; use it only as base_map (loaded by viewers' browsers), or a provider that allows this")
             }
