@@ -89,9 +89,11 @@ struct FaultMatrixTests {
             Hostile.remove(bench.root)
             Task { await bench.server.stop() }
         }
-        let config = try Hostile.config(bench.yaml(retries: 2), in: bench.root)
+        // The clean build has time to spare (a loaded or sanitized run is slow); the faulted
+        // one gets a short timeout, so no-response and trickle faults cost seconds.
         let clean = bench.root.appendingPathComponent("clean")
-        try await Hostile.build(config, output: clean)
+        try await Hostile.build(try Hostile.config(bench.yaml(retries: 2, timeout: 10), in: bench.root), output: clean)
+        let config = try Hostile.config(bench.yaml(retries: 2, timeout: 2), in: bench.root)
 
         let path = FaultBench.faultyPath
         bench.server.route(path, .failFirst(1, with: fault.behaviour(bench.tiles[path]!), then: bench.healthy(path)))
@@ -118,10 +120,10 @@ struct FaultMatrixTests {
             Hostile.remove(bench.root)
             Task { await bench.server.stop() }
         }
-        let config = try Hostile.config(bench.yaml(retries: 1), in: bench.root)
         let site = bench.root.appendingPathComponent("site")
-        try await Hostile.build(config, output: site)
+        try await Hostile.build(try Hostile.config(bench.yaml(retries: 1, timeout: 10), in: bench.root), output: site)
         let before = Hostile.snapshot(site)
+        let config = try Hostile.config(bench.yaml(retries: 1), in: bench.root)
 
         let path = FaultBench.faultyPath
         bench.server.route(path, fault.behaviour(bench.tiles[path]!))
@@ -177,7 +179,7 @@ struct FaultMatrixTests {
             Task { await bench.server.stop() }
         }
         let site = bench.root.appendingPathComponent("site")
-        try await Hostile.build(try Hostile.config(bench.yaml(retries: 0), in: bench.root), output: site)
+        try await Hostile.build(try Hostile.config(bench.yaml(retries: 0, timeout: 10), in: bench.root), output: site)
         let before = Hostile.snapshot(site)
 
         bench.server.route(prefix: "/t/", .noResponse)
