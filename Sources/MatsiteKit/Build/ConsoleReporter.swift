@@ -1,7 +1,9 @@
 import Foundation
+import Logging
 
 /// Progress on stderr: a live bar on a terminal, plain lines otherwise, nothing but
-/// errors when quiet.
+/// errors when quiet. Warnings and details go through swift-log (label `matsite`), whose
+/// handler here prints them above the bar.
 public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
     /// How much to say.
     public enum Mode: Sendable { case live, plain, quiet }
@@ -16,11 +18,15 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
     private var lastPlainPercent = -1
     private var barShown = false
     private var warnings: [String] = []
+    /// Where warnings and details are logged.
+    public private(set) var logger = Logger(label: "matsite")
 
     /// A reporter; `mode` nil picks live on a terminal, plain otherwise.
     public init(mode: Mode? = nil, verbose: Bool = false) {
         self.mode = mode ?? (isatty(STDERR_FILENO) == 1 ? .live : .plain)
         self.verbose = verbose
+        logger = Logger(label: "matsite") { [weak self] label in ConsoleLogHandler(label: label, console: self) }
+        logger.logLevel = self.mode == .quiet ? .error : verbose ? .debug : .notice
     }
 
     /// Warnings given so far.
@@ -52,14 +58,20 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
     }
 
     public func warning(_ message: String) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
         warnings.append(message)
-        if mode != .quiet { emit("warning: \(message)") }
+        lock.unlock()
+        logger.warning("\(message)")
     }
 
     public func detail(_ message: String) {
+        logger.debug("\(message)")
+    }
+
+    /// Prints one log line above the bar (the log handler's way out).
+    func log(_ line: String) {
         lock.lock(); defer { lock.unlock() }
-        if verbose { emit(message) }
+        emit(line)
     }
 
     /// Clears the live bar (call before printing the summary or an error).
@@ -129,5 +141,29 @@ extension ConsoleReporter {
         var value = Double(bytes), unit = 0
         while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
         return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}
+
+/// swift-log's way onto the console: `warning: ...` and `error: ...` lines, details plain,
+/// printed above the live bar without tearing it.
+struct ConsoleLogHandler: LogHandler {
+    let label: String
+    weak var console: ConsoleReporter?
+    var logLevel: Logger.Level = .notice
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let prefix = switch event.level {
+        case .warning: "warning: "
+        case .error, .critical: "error: "
+        default: ""
+        }
+        let line = prefix + event.message.description
+        if let console { console.log(line) } else { FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 }
