@@ -77,6 +77,7 @@ let package = Package(
             name: "MatsiteKitTests",
             dependencies: [
                 "MatsiteKit", "MatsiteImaging",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
