@@ -5,8 +5,9 @@ import Testing
 
 /// A cron job runs matsite for months: failing inputs must not make memory grow. These
 /// repeat failures many times in one process and compare resident memory after a warm-up
-/// with resident memory at the end. (A leak of the kind once found in the C shim, a row
-/// array lost on every damaged tile, grows memory by ~2 KB per decode: 20 MB here.)
+/// with resident memory at the end. Other suites run in the same process at the same time,
+/// so the bounds are wide; the loops are long enough that a leak still crosses them (the
+/// row array the C shim once lost on every damaged tile, ~2 KB a decode, makes 200 MB here).
 @Suite("Long runs: failing inputs leave memory flat", .serialized)
 struct LongRunMemoryTests {
     /// Resident set size from /proc/self/statm.
@@ -17,7 +18,7 @@ struct LongRunMemoryTests {
         return pages * sysconf(Int32(_SC_PAGESIZE))
     }
 
-    @Test("20,000 decodes of damaged tiles (truncated IDAT, bad CRC) leave resident memory flat")
+    @Test("200,000 decodes of damaged tiles (truncated IDAT, bad CRC) leave resident memory flat")
     func damagedDecodes() throws {
         let good = try Hostile.tile(seed: 3)
         let damaged = [TestServer.truncatingFirstIDAT(of: good), TestServer.corruptingFirstCRC(of: good)]
@@ -32,10 +33,10 @@ struct LongRunMemoryTests {
         for _ in 0..<500 { _ = round() }
         let before = Self.residentBytes()
         var failures = 0
-        for _ in 0..<10_000 { failures += round() }
+        for _ in 0..<100_000 { failures += round() }
         let growth = Self.residentBytes() - before
-        #expect(failures == 20_000)
-        #expect(growth < 8 << 20, "resident memory grew by \(growth) bytes over 20,000 failed decodes")
+        #expect(failures == 200_000)
+        #expect(growth < 64 << 20, "resident memory grew by \(growth) bytes over 200,000 failed decodes")
     }
 
     @Test("40 failing builds in one process (server errors, resets, damaged tiles) leave resident memory flat")
@@ -79,7 +80,7 @@ struct LongRunMemoryTests {
             for _ in 0..<40 where await failOnce() { failed += 1 }
             let growth = Self.residentBytes() - before
             #expect(failed == 40)
-            #expect(growth < 24 << 20, "resident memory grew by \(growth) bytes over 40 failing builds")
+            #expect(growth < 96 << 20, "resident memory grew by \(growth) bytes over 40 failing builds")
         }
     }
 }
