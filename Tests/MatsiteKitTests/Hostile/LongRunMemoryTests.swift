@@ -57,7 +57,7 @@ struct LongRunMemoryTests {
                 fallback: { levels: 0 }
                 source: { url: "\(server.url("/t/{z}/{x}/{y}.png"))" }
                 frames: { count: 2 }
-            http: { retries: 0, timeout_s: 2 }
+            http: { retries: 0, timeout_s: 20 }
             """
             let config = try Hostile.config(yaml, in: root)
             func failOnce() async -> Bool {
