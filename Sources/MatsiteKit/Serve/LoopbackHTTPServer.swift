@@ -31,7 +31,7 @@ public final class LoopbackHTTPServer: Sendable {
     private let requestedPort: Int
     private let maxRequestBodyBytes: Int
     private let handler: Handler
-    private let state = ServeLockedBox(RunState())
+    private let state = LockedBox(RunState())
 
     /// Creates a server; nothing listens until ``start()``.
     ///
@@ -224,9 +224,9 @@ extension LoopbackHTTPServer {
         private let channel: Channel
         private let requestVersion: HTTPVersion
         private let requestKeepAlive: Bool
-        private let phase = ServeLockedBox(WriterPhase.idle)
+        private let phase = LockedBox(WriterPhase.idle)
         /// Set when the handler's own headers said `Connection: close`.
-        private let closesAfterResponse = ServeLockedBox(false)
+        private let closesAfterResponse = LockedBox(false)
 
         /// Whether the request was a HEAD: the response's body bytes are dropped on the wire,
         /// but its headers (Content-Length included) should be those of the GET.
@@ -564,22 +564,5 @@ final class ServeEventLoopExecutor: TaskExecutor {
         eventLoop.execute {
             job.runSynchronously(on: self.asUnownedTaskExecutor())
         }
-    }
-}
-
-/// A value behind a lock, for the little shared state the servers keep (a Mutex would do,
-/// but `Synchronization.Mutex` needs macOS 15 while the package supports macOS 14).
-final class ServeLockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

@@ -44,8 +44,8 @@ public final class StaticSiteServer: Sendable {
     /// The names a browser uses for this machine's loopback interface.
     public static let loopbackHosts: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
 
-    private let subscribers = ServeLockedBox([UUID: AsyncStream<Void>.Continuation]())
-    private let http: ServeLockedBox<LoopbackHTTPServer?> = ServeLockedBox(nil)
+    private let subscribers = LockedBox([UUID: AsyncStream<Void>.Continuation]())
+    private let http: LockedBox<LoopbackHTTPServer?> = LockedBox(nil)
     private let requestedPort: Int
 
     /// Creates a server for `root`; nothing listens until ``start()``.

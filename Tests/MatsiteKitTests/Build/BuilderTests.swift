@@ -1,6 +1,6 @@
 import Foundation
 import MatsiteImaging
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// Whole builds over TestServer: how failing tiles are reported, and what `missing:
@@ -365,7 +365,7 @@ struct BuilderTests {
         let site = try TestSite()
         defer { site.remove() }
         try await withTestServer { server in
-            let tiles = TestServerLock([String: [UInt8]]())
+            let tiles = LockedBox([String: [UInt8]]())
             server.route(prefix: "/t/", .delayed(.milliseconds(40), .custom { request, writer in
                 let parts = request.path.dropFirst(3).replacingOccurrences(of: ".png", with: "").split(separator: "/").compactMap { Int($0) }
                 let body = try tiles.withLock { cache in

@@ -4,7 +4,7 @@
 
 import Foundation
 import MatsiteImaging
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// One project over one TestServer. Tiles live at `/t/<time>/<z>/<x>/<y>.png`; each
@@ -27,7 +27,7 @@ final class CacheBench: Sendable {
     static func start(etag: Bool = true, lastModified: String? = nil, cacheControl: String? = nil,
                       delay: Duration? = nil) async throws -> CacheBench {
         let server = try await TestServer.start()
-        let tiles = TestServerLock([String: [UInt8]]())
+        let tiles = LockedBox([String: [UInt8]]())
         server.route(prefix: "/t/", .dynamic { request in
             // /t/<time>/<z>/<x>/<y>.png
             let time = request.path.split(separator: "/").dropFirst().first.map(String.init) ?? "?"

@@ -1,12 +1,12 @@
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 @Suite("LoopbackHTTPServer")
 struct LoopbackHTTPServerTests {
     @Test("port 0 binds a free port on 127.0.0.1 and the handler sees method, path, query, headers and body")
     func requestReachesHandler() async throws {
-        let seen = TestServerLock<LoopbackHTTPServer.Request?>(nil)
+        let seen = LockedBox<LoopbackHTTPServer.Request?>(nil)
         let server = LoopbackHTTPServer { request, response in
             seen.withLock { $0 = request }
             try await response.respond(status: 201, headers: ["Content-Type": "text/plain"], body: Array("made".utf8))
@@ -121,7 +121,7 @@ struct LoopbackHTTPServerTests {
 
     @Test("writing out of order is refused with a clear error")
     func misuse() async throws {
-        let errors = TestServerLock<[LoopbackHTTPServerError]>([])
+        let errors = LockedBox<[LoopbackHTTPServerError]>([])
         let server = LoopbackHTTPServer { _, response in
             do { try await response.writeBody([1]) } catch let error as LoopbackHTTPServerError { errors.withLock { $0.append(error) } }
             do { try await response.writeHead(status: -1, reason: "nope") } catch let error as LoopbackHTTPServerError {

@@ -5,6 +5,7 @@
 // also reports faults precisely: a reset, a body cut short, a read that timed out.
 
 import Foundation
+@testable import MatsiteKit
 import NIOCore
 import NIOPosix
 
@@ -43,11 +44,11 @@ final class RawHTTPConnection {
         var error: String?
     }
 
-    private let inbox: TestServerLock<Inbox>
+    private let inbox: LockedBox<Inbox>
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private var buffered: [UInt8] = []
 
-    fileprivate init(inbox: TestServerLock<Inbox>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+    fileprivate init(inbox: LockedBox<Inbox>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
         self.inbox = inbox
         self.outbound = outbound
     }
@@ -228,7 +229,7 @@ enum RawHTTP {
                 }
             }
         return try await client.executeThenClose { inbound, outbound in
-            let inbox = TestServerLock(RawHTTPConnection.Inbox())
+            let inbox = LockedBox(RawHTTPConnection.Inbox())
             let reader = Task {
                 do {
                     for try await chunk in inbound {

@@ -1,6 +1,6 @@
 import Foundation
 import MatsiteImaging
-import MatsiteKit
+@testable import MatsiteKit
 
 /// Map tiles whose every pixel is a formula of its global pixel position (and frame), and
 /// the reference arithmetic to say which global pixels a frame should show. Stitched
@@ -53,7 +53,7 @@ enum FormulaTiles {
     /// the bottom.
     static func serve(on server: TestServer, prefix: String = "/t/", indexed: Bool = false, tms: Bool = false,
                       tileSize: Int = 256) {
-        let made = TestServerLock([String: [UInt8]]())
+        let made = LockedBox([String: [UInt8]]())
         server.route(prefix: prefix, .custom { request, writer in
             let parts = request.path.dropFirst(prefix.count).replacingOccurrences(of: ".png", with: "")
                 .split(separator: "/").compactMap { Int($0) }

@@ -39,7 +39,7 @@
 // restarts its script (the attempt count used by `.sequence`) but not its request count.
 
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import NIOCore
 import NIOHTTP1
 
@@ -430,7 +430,7 @@ private final class ServerState: Sendable {
         var peakInFlight = 0
     }
 
-    let locked = TestServerLock(Routes())
+    let locked = LockedBox(Routes())
 
     func setRoute(_ key: Key, _ behaviour: TestServer.Behaviour) {
         locked.withLock { state in
@@ -484,18 +484,3 @@ private final class ServerState: Sendable {
     }
 }
 
-/// A value behind a lock (tests can't see MatsiteKit's internal one without @testable).
-final class TestServerLock<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}

@@ -4,7 +4,7 @@
 
 import Foundation
 import MatsiteImaging
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 enum Hostile {
@@ -170,7 +170,7 @@ enum Hostile {
         process.standardError = err
         try process.run()
         // Read while it runs so a chatty child never blocks on a full pipe.
-        let outData = TestServerLock(Data()), errData = TestServerLock(Data())
+        let outData = LockedBox(Data()), errData = LockedBox(Data())
         let readers = DispatchGroup()
         for (pipe, sink) in [(out, outData), (err, errData)] {
             readers.enter()

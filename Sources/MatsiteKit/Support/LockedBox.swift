@@ -1,0 +1,19 @@
+import Foundation
+
+/// A value behind a lock, for the little shared state kept across tasks (the servers'
+/// connections, the cache's index). `Synchronization.Mutex` would do, but it needs
+/// macOS 15 while the package supports macOS 14.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
