@@ -51,7 +51,12 @@ http {
     types { image/png png; }
     client_body_temp_path $work/nginx/tmp/body; proxy_temp_path $work/nginx/tmp/proxy;
     fastcgi_temp_path $work/nginx/tmp/fastcgi; uwsgi_temp_path $work/nginx/tmp/uwsgi; scgi_temp_path $work/nginx/tmp/scgi;
-    server { listen 127.0.0.1:$port; root $work/tiles; }
+    # Tiles fresh for an hour, as radar tile servers commonly say; /rv/ serves the same
+    # files with no-cache, so that every rebuild must revalidate every tile (304s).
+    server {
+        listen 127.0.0.1:$port; root $work/tiles; expires 1h;
+        location /rv/ { alias $work/tiles/; expires off; add_header Cache-Control no-cache; }
+    }
 }
 NGINX
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
@@ -60,12 +65,12 @@ nginx_pid=$!
 trap 'kill $nginx_pid 2>/dev/null; wait $nginx_pid 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/pal/frames/0/7/30/46.png" && break; sleep 0.1; done
 
-config() { # corpus bbox output [first frame folder, default 0]: 24 frames, one URL template each
-    local first=${4:-0}
+config() { # corpus bbox output [first frame folder, default 0] [URL path prefix]: 24 frames, one URL template each
+    local first=${4:-0} prefix=${5:-$1}
     cat <<YAML
 title: bench
 output: $3
-cache: $work/cache-$1
+cache: $work/cache-${prefix//\//-}
 http: { concurrency: ${CONCURRENCY:-6} }
 animations:
   - id: loop
@@ -78,7 +83,7 @@ animations:
       templates:
 YAML
     for f in $(seq "$first" $((first + 23))); do
-        echo "        - \"http://127.0.0.1:$port/$1/frames/$f/{z}/{x}/{y}.png\""
+        echo "        - \"http://127.0.0.1:$port/$prefix/frames/$f/{z}/{x}/{y}.png\""
     done
 }
 
@@ -93,6 +98,16 @@ run() {
     local out; out=$(du -sbL "$work/out-frames" 2>/dev/null | cut -f1)
     printf "| %-34s | %6.2f | %6.2f | %7.1f | %8s | %9s | %10s |\n" "$label" "$wall" "$(echo "$user + $sys" | bc)" \
         "$(echo "$rss / 1024" | bc -l)" "${requests:-0}" "${fetched:-0 B}" "$out"
+}
+
+median_warm() { # config file: the median of 10 unchanged rebuilds (each is a few tens of ms)
+    local all=()
+    for i in $(seq 10); do
+        local start; start=$(date +%s%N)
+        "$bin" build --config "$1" --quiet
+        all+=("$(( $(date +%s%N) - start ))")
+    done
+    printf "%s\n" "${all[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.3f", (a[5] + a[6]) / 2 / 1e9}'
 }
 
 median_cold() { # corpus bbox label
@@ -120,6 +135,12 @@ for corpus in $corpora; do
     rm -rf "$work/site"
     run "$corpus: cold, filling the cache" build --config "$work/bench.yml"
     run "$corpus: warm, nothing changed" build --config "$work/bench.yml"
+    echo "| $corpus: warm, nothing changed, median of 10 | $(median_warm "$work/bench.yml") | | | 0 | | |"
+    # The same with a server that makes every tile be revalidated: 304s, no bodies.
+    rm -rf "$work/site-rv" "$work/cache-rv-$corpus"
+    config "$corpus" "$anchor_box" "$work/site-rv" 0 "rv/$corpus" > "$work/bench-rv.yml"
+    "$bin" build --config "$work/bench-rv.yml" --quiet
+    run "$corpus: warm, every tile revalidated (304)" build --config "$work/bench-rv.yml"
     # A rolling window, as cron sees it: the oldest frame leaves, a new one arrives (frame
     # folder 24: new URLs, and new content — frame 0's tile rows in reverse order — so it
     # must really be stitched).

@@ -27,3 +27,17 @@ int matsite_fsync_directory(const char *path) {
     close(fd);
     return result;
 }
+
+int matsite_sync_filesystem(const char *path) {
+#ifdef __linux__
+    int fd = open(path, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return -1;
+    int result = syncfs(fd);
+    close(fd);
+    return result;
+#else
+    (void)path;
+    sync();
+    return 0;
+#endif
+}

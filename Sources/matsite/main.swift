@@ -69,6 +69,7 @@ enum Exit {
 extension Matsite {
     struct Build: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "build",
             abstract: "Build the site: fetch tiles, stitch frames, write pages and manifests.",
             discussion: """
             Reads --config (default ./matsite.yml). With no config file present, builds the \
@@ -76,7 +77,13 @@ extension Matsite {
 
             Publishing is atomic: the new site is built beside the output folder and swapped \
             in whole; a build that fails or is killed leaves the previous site as it was. \
-            Frames whose input tiles did not change are kept, not stitched again.
+            Frames whose input tiles did not change are kept, not stitched again; files whose \
+            bytes did not change are linked, not rewritten; a build that changes nothing \
+            leaves the output untouched.
+
+            Tiles are cached in cache: (default .matsite-cache) and used without a request \
+            while their server says they are fresh (Cache-Control, Expires), revalidated \
+            (If-None-Match, If-Modified-Since) once stale. --no-cache ignores the cache.
 
             Progress goes to stderr: a live bar on a terminal, plain lines otherwise.
             """
@@ -144,6 +151,7 @@ enum ProjectConfig {
 extension Matsite {
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "init",
             abstract: "Start a project: a commented matsite.yml that builds offline, templates/, a README.",
             discussion: "Refuses to overwrite existing files. Then: cd DIR && matsite build."
         )
@@ -165,6 +173,7 @@ extension Matsite {
 
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Preview the built site on http://127.0.0.1 (never other interfaces).",
             discussion: """
             Serves the output folder with correct MIME types, immutable caching for \
@@ -259,6 +268,7 @@ extension Matsite {
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Validate the config and probe every source (one tile per frame); writes nothing.",
             discussion: "Exit 0 when every probe succeeds, 1 when a source is broken, 2 for a bad config."
         )

@@ -8,4 +8,7 @@ int matsite_exchange_paths(const char *a, const char *b);
 /// Flushes a directory's entries to disk.
 int matsite_fsync_directory(const char *path);
 
+/// Flushes every file of the file system holding `path` (Linux syncfs; elsewhere sync).
+int matsite_sync_filesystem(const char *path);
+
 #endif

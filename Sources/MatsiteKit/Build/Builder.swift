@@ -61,12 +61,14 @@ private extension Builder {
         let fetcher = needsHTTP ? HTTPFetcher(options: config.http, cache: cache) : nil
         do {
             let summary = try await build(output: output, fetcher: fetcher, started: started)
-            cache?.trim()
             await fetcher?.shutdown()
+            cache?.finish()
             withExtendedLifetime(lock) {}
             return summary
         } catch {
+            // What was fetched is good: keep it (and the index that finds it) for the retry.
             await fetcher?.shutdown()
+            cache?.finish()
             throw error
         }
     }
@@ -91,7 +93,8 @@ private extension Builder {
             let loader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
             let previous = PreviousSite(output: output)
             let pages = try PageRenderer(overrides: config.templates.map(config.resolve))
-            let assets = try SiteAssets.publish(into: staging.url, pages: pages, leaflet: config.resolve(config.leaflet),
+            let writer = SiteWriter(root: staging.url, previous: previous)
+            let assets = try SiteAssets.publish(with: writer, pages: pages, leaflet: config.resolve(config.leaflet),
                                                 demoBaseMap: config.baseMap?.demo == true)
             // Fetch + stitch, animation by animation.
             var manifests: [AnimationManifest] = []
@@ -107,7 +110,7 @@ private extension Builder {
             }
             guard failures.isEmpty else { throw BuildError.tilesFailed(failures) }
             // Pages and manifests.
-            try SitePages(config: config, pages: pages, assets: assets).write(manifests, into: staging.url)
+            try SitePages(config: config, pages: pages, assets: assets).write(manifests, with: writer)
             // Publish.
             var summary = BuildSummary()
             summary.unchanged = TreeComparison.equal(staging.url, output)

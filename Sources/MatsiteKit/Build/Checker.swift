@@ -43,7 +43,7 @@ public struct Checker: Sendable {
                 for frame in plan.frames {
                     let locator = frame.tiles[centre]
                     switch await loader.load(locator) {
-                    case .tile(let bytes):
+                    case .tile(let bytes, _):
                         ok += 1
                         if frame.index == 0 { finding.lines.append("probe: \(locator) -> PNG, \(bytes.count) bytes") }
                     case .absent(let reason):

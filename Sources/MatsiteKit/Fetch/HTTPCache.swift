@@ -8,6 +8,13 @@ import NIOHTTP1
 /// response). Each entry is one file written atomically (temp file + rename) holding a
 /// JSON header line and the body; the header carries the body's SHA-256, so a truncated
 /// or corrupt entry is detected, dropped and fetched again.
+///
+/// Beside the entries, an index (`.index`, see `CacheIndex`) keeps each entry's content
+/// hash, size, expiry and last use, checked against the entry file's size and modification
+/// time. It lets an unchanged rebuild learn every fresh tile's identity without opening a
+/// single entry (`freshDigest`), and gives least-recently-used eviction its clock. It is
+/// only an accelerator: a missing, stale or damaged index costs reading the entries, never
+/// a wrong answer.
 public final class HTTPCache: Sendable {
     /// A stored response.
     public struct Entry: Sendable {
@@ -17,6 +24,20 @@ public final class HTTPCache: Sendable {
         public var body: [UInt8]
         /// When the response was stored or last revalidated.
         public var storedAt: Date
+        /// The body's SHA-256 (hex), as stored and verified.
+        public var sha256: String
+        /// Seconds since 1970 until which it may be used without asking: from its headers,
+        /// or later when a 304 since extended it (kept in the index, not in the file).
+        public var freshUntil: Double
+
+        /// An entry; `sha256` is computed from `body` when not given.
+        public init(headers: HTTPHeaders, body: [UInt8], storedAt: Date, sha256: String? = nil) {
+            self.headers = headers
+            self.body = body
+            self.storedAt = storedAt
+            self.sha256 = sha256 ?? SHA256.hex(of: body)
+            freshUntil = HTTPCache.freshUntil(headers, storedAt: storedAt)
+        }
 
         /// The entity tag, for `If-None-Match`.
         public var etag: String? { headers.first(name: "ETag") }
@@ -25,10 +46,7 @@ public final class HTTPCache: Sendable {
 
         /// True while the entry may be used without asking the server.
         public func isFresh(now: Date = Date()) -> Bool {
-            guard let lifetime = HTTPCache.freshnessLifetime(headers, storedAt: storedAt) else { return false }
-            // A response that sat in a shared cache (a CDN) arrived already `Age` seconds old.
-            let age = headers.first(name: "Age").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.map { max(0, $0) } ?? 0
-            return now.timeIntervalSince(storedAt) + age < lifetime
+            now.timeIntervalSince1970 < freshUntil
         }
     }
 
@@ -37,6 +55,8 @@ public final class HTTPCache: Sendable {
     /// Size cap in bytes.
     public let maxSize: Int64
     private let keySalt: String
+    private let index: LockedBox<CacheIndex>
+    private let directoryPath: String
 
     /// A cache in `directory`; `varyHeaders` are the request headers sent with every request.
     public init(directory: URL, maxSize: Int64, varyHeaders: [String: String]) {
@@ -44,36 +64,75 @@ public final class HTTPCache: Sendable {
         self.maxSize = maxSize
         keySalt = varyHeaders.sorted { $0.key.lowercased() < $1.key.lowercased() }
             .map { "\($0.key.lowercased()):\($0.value)" }.joined(separator: "\n")
+        index = LockedBox(CacheIndex(file: directory.appendingPathComponent(CacheIndex.fileName)))
+        directoryPath = directory.path
+    }
+
+    /// The content hashes and sizes of the entries for `urls` when all are fresh, without
+    /// reading them: from the index, provided each entry file still has the size,
+    /// modification time and inode the index recorded (a file changed since, by anyone, is
+    /// read the slow way). nil as soon as one is missing, stale or changed.
+    public func freshDigests(_ urls: [String], now: Date = Date()) -> [TileDigest]? {
+        let names = urls.map(key(for:))
+        let clock = now.timeIntervalSince1970
+        let found = index.withLock { index in names.map { index.record($0) } }
+        let records = found.compactMap { $0 }
+        guard records.count == names.count, records.allSatisfy({ $0.freshUntil > clock }) else { return nil }
+        // One directory handle for the batch: each check is then a one-component lookup.
+        let folder = open(directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { return nil }
+        defer { close(folder) }
+        for (name, record) in zip(names, records) where FileStamp(in: folder, name: name) != record.stamp { return nil }
+        index.withLock { index in for name in names { index.used(name, at: now) } }
+        return records.map { TileDigest(sha256: $0.sha256, size: $0.size) }
     }
 
     /// The stored entry for `url`, if present and intact (a damaged one is deleted).
     public func lookup(_ url: String) -> Entry? {
-        let file = path(for: url)
+        let name = key(for: url)
+        let file = directory.appendingPathComponent(name)
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
         guard let newline = data.firstIndex(of: 0x0A),
               let meta = try? JSONDecoder().decode(Meta.self, from: data[data.startIndex..<newline]) else {
-            try? FileManager.default.removeItem(at: file)
+            drop(name)
             return nil
         }
         let body = [UInt8](data[(newline + 1)...])
         guard meta.url == url, body.count == meta.size, SHA256.hex(of: body) == meta.sha256 else {
-            try? FileManager.default.removeItem(at: file)
+            drop(name)
             return nil
         }
-        // Touch for least-recently-used eviction.
-        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
         var headers = HTTPHeaders()
         for pair in meta.headers where pair.count == 2 { headers.add(name: pair[0], value: pair[1]) }
-        return Entry(headers: headers, body: body, storedAt: Date(timeIntervalSince1970: meta.storedAt))
+        var entry = Entry(headers: headers, body: body, storedAt: Date(timeIntervalSince1970: meta.storedAt), sha256: meta.sha256)
+        // Verified: (re)index it, so that the next build need not read it while it is fresh,
+        // keeping a freshness that a 304 extended.
+        if let stamp = FileStamp(path: file.path) {
+            index.withLock { index in
+                if let known = index.record(name), known.stamp == stamp, known.sha256 == entry.sha256 {
+                    entry.freshUntil = max(entry.freshUntil, known.freshUntil)
+                }
+                index.set(name, record(entry, stamp: stamp))
+            }
+        }
+        return entry
     }
 
-    /// Stores a 200 response unless its headers forbid it (`no-store`).
-    public func store(_ url: String, headers: HTTPHeaders, body: [UInt8]) {
-        guard Self.mayStore(headers) else { return }
-        write(url, headers: headers, body: body, storedAt: Date())
+    /// Stores a 200 response unless its headers forbid it (`no-store`); returns the body's
+    /// SHA-256 when stored.
+    @discardableResult
+    public func store(_ url: String, headers: HTTPHeaders, body: [UInt8]) -> String? {
+        guard Self.mayStore(headers) else { return nil }
+        let entry = Entry(headers: headers, body: body, storedAt: Date())
+        write(url, entry)
+        return entry.sha256
     }
 
-    /// After a 304: keeps the body, takes the new validators and freshness.
+    /// After a 304: keeps the body, takes the new validators and freshness. When the
+    /// validators are the ones stored, only the freshness changed: the index records it
+    /// and the entry file is left alone (rewriting 1,500 entries on every revalidating
+    /// rebuild cost more than the requests). Should the index be lost, the entry is merely
+    /// revalidated once more.
     public func refresh(_ url: String, with notModified: HTTPHeaders, entry: Entry) {
         var headers = entry.headers
         // The 304 is the response's new age: the stored one's `Age` no longer applies.
@@ -81,28 +140,72 @@ public final class HTTPCache: Sendable {
         for name in ["Cache-Control", "Expires", "ETag", "Last-Modified", "Date", "Age"] {
             if let value = notModified.first(name: name) { headers.replaceOrAdd(name: name, value: value) }
         }
-        write(url, headers: headers, body: entry.body, storedAt: Date())
+        let refreshed = Entry(headers: headers, body: entry.body, storedAt: Date(), sha256: entry.sha256)
+        let name = key(for: url)
+        if refreshed.etag == entry.etag, refreshed.lastModified == entry.lastModified, let stamp = FileStamp(path: entryPath(name)),
+           index.withLock({ $0.record(name)?.stamp == stamp }) {
+            index.withLock { $0.set(name, record(refreshed, stamp: stamp)) }
+            return
+        }
+        write(url, refreshed)
     }
 
-    /// Evicts least recently used entries until the cache fits `maxSize`.
-    public func trim() {
-        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
-        guard let files = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys) else { return }
-        var entries = files.compactMap { file -> (URL, Int64, Date)? in
-            guard let values = try? file.resourceValues(forKeys: Set(keys)) else { return nil }
-            return (file, Int64(values.fileSize ?? 0), values.contentModificationDate ?? .distantPast)
+    /// Ends a build's use of the cache: evicts least recently used entries until the folder
+    /// (index included) fits `maxSize`, and saves the index, merged with what other builds
+    /// sharing the folder saved meanwhile.
+    public func finish() {
+        // A build that wrote, dropped and newly used nothing left the cache as it found it.
+        guard index.withLock({ $0.changed }) else { return }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        var files: [String: FileStamp] = [:]
+        for name in names where !name.hasPrefix(".") {
+            if let stamp = FileStamp(path: entryPath(name)) { files[name] = stamp }
         }
-        var total = entries.reduce(Int64(0)) { $0 + $1.1 }
-        guard total > maxSize else { return }
-        entries.sort { $0.2 < $1.2 }
-        for (file, size, _) in entries where total > maxSize {
-            try? FileManager.default.removeItem(at: file)
-            total -= size
+        index.withLock { index in
+            index.reconcile(with: files)
+            var total = files.values.reduce(Int64(0)) { $0 + $1.size } + index.encodedSize
+            if total > maxSize {
+                let oldestFirst = files.map { name, stamp in (name, stamp.size, index.record(name)?.lastUsed ?? stamp.modified) }
+                    .sorted { $0.2 < $1.2 }
+                for (name, size, _) in oldestFirst where total > maxSize {
+                    try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+                    total -= size + index.remove(name)
+                }
+            }
+            index.save()
         }
     }
 }
 
+/// A cached body's identity: its SHA-256 (hex) and size.
+public struct TileDigest: Sendable, Hashable {
+    /// SHA-256 of the bytes, lowercase hex.
+    public var sha256: String
+    /// Byte count.
+    public var size: Int
+
+    /// A digest.
+    public init(sha256: String, size: Int) {
+        self.sha256 = sha256
+        self.size = size
+    }
+
+    /// The digest of `bytes`.
+    public init(of bytes: [UInt8]) {
+        self.init(sha256: SHA256.hex(of: bytes), size: bytes.count)
+    }
+}
+
 extension HTTPCache {
+    /// The time (seconds since 1970) until which a response stored at `storedAt` may be
+    /// used without asking; 0 when it must be revalidated every time. A response that sat
+    /// in a shared cache (a CDN) arrived already `Age` seconds old.
+    static func freshUntil(_ headers: HTTPHeaders, storedAt: Date) -> Double {
+        guard let lifetime = freshnessLifetime(headers, storedAt: storedAt) else { return 0 }
+        let age = headers.first(name: "Age").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.map { max(0, $0) } ?? 0
+        return storedAt.timeIntervalSince1970 + lifetime - age
+    }
+
     /// How long a response stays fresh, from `Cache-Control`, `Expires` or, failing
     /// those, RFC 9111's heuristic (a tenth of the time since `Last-Modified`, at most a day).
     /// nil means "revalidate every time". Without a `Date` header the response is dated
@@ -111,16 +214,12 @@ extension HTTPCache {
         let directives = cacheControl(headers)
         if directives["no-cache"] != nil || directives["no-store"] != nil { return nil }
         if let maxAge = directives["max-age"].flatMap({ $0.flatMap(Double.init) }) { return maxAge }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        let date = headers.first(name: "Date").flatMap(formatter.date(from:)) ?? storedAt
+        let date = headers.first(name: "Date").flatMap(HTTPDate.parse) ?? storedAt
         if let expires = headers.first(name: "Expires") {
-            guard let when = formatter.date(from: expires) else { return nil }
+            guard let when = HTTPDate.parse(expires) else { return nil }
             return when.timeIntervalSince(date)
         }
-        if let modified = headers.first(name: "Last-Modified").flatMap(formatter.date(from:)) {
+        if let modified = headers.first(name: "Last-Modified").flatMap(HTTPDate.parse) {
             return min(date.timeIntervalSince(modified) / 10, 86400)
         }
         return nil
@@ -150,23 +249,44 @@ private struct Meta: Codable {
 }
 
 private extension HTTPCache {
-    func path(for url: String) -> URL {
-        directory.appendingPathComponent(SHA256.hex(of: url + "\n" + keySalt))
+    func key(for url: String) -> String {
+        SHA256.hex(of: url + "\n" + keySalt)
     }
 
-    func write(_ url: String, headers: HTTPHeaders, body: [UInt8], storedAt: Date) {
-        let meta = Meta(url: url, storedAt: storedAt.timeIntervalSince1970, size: body.count, sha256: SHA256.hex(of: body),
-                        headers: headers.map { [$0.name, $0.value] })
+    /// The entry file's path (a string: `URL.appendingPathComponent` costs more than the
+    /// `lstat` it is for).
+    func entryPath(_ name: String) -> String {
+        directoryPath + "/" + name
+    }
+
+    func record(_ entry: Entry, stamp: FileStamp) -> CacheIndex.Record {
+        CacheIndex.Record(sha256: entry.sha256, size: entry.body.count, freshUntil: entry.freshUntil,
+                          lastUsed: Date().timeIntervalSince1970, stamp: stamp)
+    }
+
+    func drop(_ name: String) {
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        index.withLock { _ = $0.remove(name) }
+    }
+
+    func write(_ url: String, _ entry: Entry) {
+        let meta = Meta(url: url, storedAt: entry.storedAt.timeIntervalSince1970, size: entry.body.count, sha256: entry.sha256,
+                        headers: entry.headers.map { [$0.name, $0.value] })
         guard var data = try? JSONEncoder().encode(meta) else { return }
         data.append(0x0A)
-        data.append(contentsOf: body)
-        let final = path(for: url)
+        data.append(contentsOf: entry.body)
+        let name = key(for: url)
+        let final = directory.appendingPathComponent(name)
         let temp = directory.appendingPathComponent(".tmp-\(UUID().uuidString)")
         do {
             // Created with the first entry: a build that fetches nothing leaves no folder.
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try data.write(to: temp)
-            if rename(temp.path, final.path) != 0 { try? FileManager.default.removeItem(at: temp) }
+            try FileWrite.write(data, to: temp)
+            guard rename(temp.path, final.path) == 0 else {
+                try? FileManager.default.removeItem(at: temp)
+                return
+            }
+            if let stamp = FileStamp(path: final.path) { index.withLock { $0.set(name, record(entry, stamp: stamp)) } }
         } catch {
             try? FileManager.default.removeItem(at: temp)
         }

@@ -15,6 +15,8 @@ public struct HTTPResponseData: Sendable {
     public var attempts: Int
     /// True when the body came from the cache without a request, or after a 304.
     public var fromCache = false
+    /// The body's SHA-256 (hex) when the cache already knows it (stored or verified).
+    public var sha256: String?
 }
 
 /// A request that failed for good, with every fact a user needs to act.
@@ -37,13 +39,16 @@ public struct FetchFailure: Swift.Error, Sendable, CustomStringConvertible {
 /// Fetches over HTTP with one shared client, bounded concurrency per host, timeouts,
 /// size caps and retries with exponential backoff and jitter for transient failures only.
 public final class HTTPFetcher: Sendable {
-    private let client: HTTPClient
+    /// Made on the first request: a rebuild served wholly from fresh cache entries never
+    /// starts the client's event loop (nor pays for shutting it down).
+    private let client = LockedBox(ClientState.none)
+    private let configuration: HTTPClient.Configuration
     private let options: HTTPOptions
     private let hosts: HostLimiter
     private let cache: HTTPCache?
     private let counters = Counters()
 
-    /// Opens a client. Call `shutdown()` when done.
+    /// A fetcher; its client opens on the first request. Call `shutdown()` when done.
     public init(options: HTTPOptions, cache: HTTPCache? = nil) {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
@@ -52,7 +57,7 @@ public final class HTTPFetcher: Sendable {
         configuration.connectionPool = .init(idleTimeout: .seconds(30),
                                              concurrentHTTP1ConnectionsPerHostSoftLimit: options.concurrency)
         configuration.decompression = .disabled
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.configuration = configuration
         self.options = options
         self.cache = cache
         hosts = HostLimiter(limit: options.concurrency)
@@ -60,7 +65,36 @@ public final class HTTPFetcher: Sendable {
 
     /// Closes the client's connections.
     public func shutdown() async {
-        try? await client.shutdown()
+        let open = client.withLock { state -> HTTPClient? in
+            defer { state = .closed }
+            if case .open(let client) = state { return client }
+            return nil
+        }
+        try? await open?.shutdown()
+    }
+
+    private enum ClientState {
+        case none, open(HTTPClient), closed
+    }
+
+    /// The client, opened on first use; nil once shut down.
+    private func openClient() -> HTTPClient? {
+        client.withLock { state in
+            switch state {
+            case .open(let client): return client
+            case .closed: return nil
+            case .none:
+                let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+                state = .open(client)
+                return client
+            }
+        }
+    }
+
+    /// The content hashes and sizes of these URLs' cached responses when every one is
+    /// fresh, known without a request or reading a body (see `HTTPCache.freshDigests`).
+    public func freshDigests(_ urls: [String]) -> [TileDigest]? {
+        cache?.freshDigests(urls)
     }
 
     /// Requests made and body bytes received so far.
@@ -78,7 +112,8 @@ public final class HTTPFetcher: Sendable {
         }
         let cached = cache?.lookup(url)
         if let cached, cached.isFresh() {
-            return HTTPResponseData(status: 200, headers: cached.headers, body: cached.body, attempts: 0, fromCache: true)
+            return HTTPResponseData(status: 200, headers: cached.headers, body: cached.body, attempts: 0, fromCache: true,
+                                    sha256: cached.sha256)
         }
         var attempt = 0
         while true {
@@ -90,7 +125,8 @@ public final class HTTPFetcher: Sendable {
                 if response.status == 304, let cached {
                     counters.add(notModified: 1)
                     cache?.refresh(url, with: response.headers, entry: cached)
-                    return HTTPResponseData(status: 200, headers: cached.headers, body: cached.body, attempts: attempt, fromCache: true)
+                    return HTTPResponseData(status: 200, headers: cached.headers, body: cached.body, attempts: attempt, fromCache: true,
+                                            sha256: cached.sha256)
                 }
                 let retryable = [408, 429, 500, 502, 503, 504].contains(response.status)
                 if retryable, attempt <= options.retries {
@@ -100,7 +136,7 @@ public final class HTTPFetcher: Sendable {
                 if retryable {
                     throw FetchFailure(url: url, status: response.status, reason: "HTTP \(response.status)", attempts: attempt)
                 }
-                if response.status == 200 { cache?.store(url, headers: response.headers, body: response.body) }
+                if response.status == 200 { response.sha256 = cache?.store(url, headers: response.headers, body: response.body) }
                 return response
             case .transient(let reason):
                 if attempt <= options.retries {
@@ -135,6 +171,7 @@ private extension HTTPFetcher {
         do {
             let timeout = TimeAmount.milliseconds(Int64(options.timeoutSeconds * 1000))
             let started = ContinuousClock.now
+            guard let client = openClient() else { return .permanent("the HTTP client was already shut down", nil) }
             let response = try await client.execute(request, timeout: timeout)
             counters.add(requests: 1)
             let status = Int(response.status.code)
@@ -210,14 +247,7 @@ extension HTTPFetcher {
     static func retryAfterSeconds(_ value: String, now: Date) -> Double? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Double(trimmed), seconds >= 0 { return seconds }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        for pattern in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            formatter.dateFormat = pattern
-            if let date = formatter.date(from: trimmed) { return max(0, date.timeIntervalSince(now)) }
-        }
-        return nil
+        return HTTPDate.parse(trimmed).map { max(0, $0.timeIntervalSince(now)) }
     }
 }
 

@@ -28,6 +28,20 @@ public struct TileSourceLoader: TileLoader {
     }
 }
 
+extension TileSourceLoader {
+    /// Only cached HTTP responses are known without loading; files, archives and demo
+    /// tiles are read (they are local, and have no checksum to trust).
+    public func freshDigests(_ locators: [TileLocator]) -> [TileDigest]? {
+        var urls: [String] = []
+        urls.reserveCapacity(locators.count)
+        for locator in locators {
+            guard case .http(let url) = locator else { return nil }
+            urls.append(url)
+        }
+        return fetcher?.freshDigests(urls)
+    }
+}
+
 private extension TileSourceLoader {
     func loadHTTP(_ url: String) async -> TileOutcome {
         guard let fetcher else { return .failed("no HTTP client") }
@@ -56,7 +70,7 @@ private extension TileSourceLoader {
             if let exception = exceptionMessage?(response.body) { return .failed("service exception: \(exception)") }
             return .failed(problem)
         }
-        return .tile(response.body)
+        return .tile(response.body, digest: response.sha256.map { TileDigest(sha256: $0, size: response.body.count) })
     }
 
     func loadFile(_ path: String) -> TileOutcome {

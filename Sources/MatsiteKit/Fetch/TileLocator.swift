@@ -33,8 +33,9 @@ public struct DemoTile: Sendable, Hashable {
 
 /// What loading a tile gave.
 public enum TileOutcome: Sendable {
-    /// The tile's bytes, checked to be a PNG.
-    case tile([UInt8])
+    /// The tile's bytes, checked to be a PNG, with their digest when the source already
+    /// knew it (a cached response), so that nobody hashes them twice.
+    case tile(_ bytes: [UInt8], digest: TileDigest? = nil)
     /// The source has no tile here (HTTP 204/404, no file, no row).
     case absent(String)
     /// The tile could not be had.
@@ -46,6 +47,14 @@ public protocol TileLoader: Sendable {
     /// Loads one tile; never throws: every problem is an outcome, so one tile's failure
     /// never stops the others.
     func load(_ locator: TileLocator) async -> TileOutcome
+
+    /// The digests `load` would give for these tiles, when every one is known without
+    /// loading it (fresh cache entries); nil means "load them to know".
+    func freshDigests(_ locators: [TileLocator]) -> [TileDigest]?
+}
+
+extension TileLoader {
+    public func freshDigests(_ locators: [TileLocator]) -> [TileDigest]? { nil }
 }
 
 /// Checks that bytes are a PNG tile before anything trusts them.

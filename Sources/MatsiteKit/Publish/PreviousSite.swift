@@ -5,13 +5,18 @@ import Foundation
 struct PreviousSite: Sendable {
     let output: URL
     private let frames: [String: [String: AnimationManifest.Frame]]
-    /// The output folder's real path (the folder itself may be a symlink, nothing below it).
-    private let realOutput: String?
+    /// Each animation's last frame's input hash (its poster was drawn from that frame).
+    private let lastFrames: [String: String]
+    /// Its regular files reached through no symlink below the output folder (the folder
+    /// itself may be a symlink), listed once: a planted link (a file, or a folder on the
+    /// way such as `frames/`) must not bring outside files into the new site.
+    private let files: [String: TreeComparison.File]
 
     init(output: URL) {
         self.output = output
-        realOutput = Self.realPath(output.path)
+        files = TreeComparison.files(output) ?? [:]
         var frames: [String: [String: AnimationManifest.Frame]] = [:]
+        var lastFrames: [String: String] = [:]
         let decoder = JSONDecoder.manifest
         if let index = try? Data(contentsOf: output.appendingPathComponent("manifest.json")),
            let site = try? decoder.decode(SiteManifest.self, from: index) {
@@ -19,9 +24,11 @@ struct PreviousSite: Sendable {
                 guard let data = try? Data(contentsOf: output.appendingPathComponent(entry.id).appendingPathComponent("manifest.json")),
                       let manifest = try? decoder.decode(AnimationManifest.self, from: data) else { continue }
                 frames[entry.id] = Dictionary(manifest.frames.map { ($0.inputHash, $0) }, uniquingKeysWith: { a, _ in a })
+                lastFrames[entry.id] = manifest.frames.last?.inputHash
             }
         }
         self.frames = frames
+        self.lastFrames = lastFrames
     }
 
     /// The previous frame made from exactly these inputs, if its file is still there with
@@ -34,10 +41,14 @@ struct PreviousSite: Sendable {
         return frame
     }
 
-    /// The previous poster's bytes.
-    func poster(animation: String) -> [UInt8]? {
-        guard frames[animation] != nil, let file = regularFile(animation: animation, relative: "poster.png") else { return nil }
-        return FileManager.default.contents(atPath: file.url.path).map { [UInt8]($0) }
+    /// True when the previous build's last frame of the animation had these inputs.
+    func isLastFrame(animation: String, inputHash: String) -> Bool {
+        lastFrames[animation] == inputHash
+    }
+
+    /// True when the previous build left a poster for the animation.
+    func hasPoster(animation: String) -> Bool {
+        frames[animation] != nil && regularFile(animation: animation, relative: "poster.png") != nil
     }
 
     /// Hard-links (or copies) a previous file into the new site.
@@ -47,15 +58,28 @@ struct PreviousSite: Sendable {
         return (try? FileManager.default.copyItem(at: source, to: target)) != nil
     }
 
-    /// `<output>/<animation>/<relative>` with its size when it is a regular file reached
-    /// through no symlink below the output folder: a planted link (the file, or a folder on
-    /// the way such as `frames/`) must not bring outside files into the new site.
+    /// `<output>/<animation>/<relative>` with its size when it is one of `files`.
     private func regularFile(animation: String, relative: String) -> (url: URL, size: Int)? {
-        let file = output.appendingPathComponent(animation).appendingPathComponent(relative)
-        var status = stat()
-        guard let realOutput, lstat(file.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
-              Self.realPath(file.path) == realOutput + "/" + animation + "/" + relative else { return nil }
-        return (file, Int(status.st_size))
+        regularFile(animation + "/" + relative)
+    }
+
+    /// The relative paths of its files below `prefix` (a folder, with its slash).
+    func paths(under prefix: String) -> [String] {
+        files.keys.filter { $0.hasPrefix(prefix) }
+    }
+
+    /// True when `<output>/<relative>` is one of `files` and holds exactly `bytes`.
+    func holds(_ bytes: [UInt8], at relative: String) -> Bool {
+        guard let file = regularFile(relative), file.size == bytes.count,
+              let data = FileManager.default.contents(atPath: file.url.path), data.count == bytes.count else { return false }
+        if bytes.isEmpty { return true }
+        return data.withUnsafeBytes { old in bytes.withUnsafeBytes { new in memcmp(old.baseAddress!, new.baseAddress!, new.count) == 0 } }
+    }
+
+    /// `<output>/<relative>` with its size when it is one of `files`.
+    func regularFile(_ relative: String) -> (url: URL, size: Int)? {
+        guard let file = files[relative] else { return nil }
+        return (output.appendingPathComponent(relative), Int(file.size))
     }
 
     static func realPath(_ path: String) -> String? {
@@ -81,32 +105,59 @@ enum ConfigLoaderSlug {
 
 /// Compares two published trees.
 enum TreeComparison {
-    /// True when both folders hold the same files with the same bytes.
+    /// A regular file of a tree: size and identity (hard links share it).
+    struct File: Equatable {
+        var size: Int64
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// True when both folders hold the same files with the same bytes. Files that are the
+    /// same inode (frames hard-linked from the previous site) are not read.
     static func equal(_ a: URL, _ b: URL) -> Bool {
-        guard let left = files(a), let right = files(b), left.keys.sorted() == right.keys.sorted() else { return false }
-        for (path, leftSize) in left {
-            guard right[path] == leftSize else { return false }
-            let fa = a.appendingPathComponent(path), fb = b.appendingPathComponent(path)
-            var sa = stat(), sb = stat()
-            if stat(fa.path, &sa) == 0, stat(fb.path, &sb) == 0, sa.st_ino == sb.st_ino, sa.st_dev == sb.st_dev { continue }
-            guard FileManager.default.contentsEqual(atPath: fa.path, andPath: fb.path) else { return false }
+        guard let left = files(a), let right = files(b), left.count == right.count else { return false }
+        for (path, file) in left {
+            guard let other = right[path], other.size == file.size else { return false }
+            if other.inode == file.inode && other.device == file.device { continue }
+            guard FileManager.default.contentsEqual(atPath: a.path + "/" + path, andPath: b.path + "/" + path) else { return false }
         }
         return true
     }
 
     /// Total bytes of the files under a folder.
     static func size(of folder: URL) -> Int64 {
-        (files(folder) ?? [:]).values.reduce(0, +)
+        (files(folder) ?? [:]).values.reduce(0) { $0 + $1.size }
     }
 
-    private static func files(_ root: URL) -> [String: Int64]? {
-        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey]) else { return nil }
-        var out: [String: Int64] = [:]
-        let prefix = root.standardizedFileURL.resolvingSymlinksInPath().path.count + 1
-        for case let file as URL in walker {
-            guard let values = try? file.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey]), values.isRegularFile == true else { continue }
-            out[String(file.standardizedFileURL.resolvingSymlinksInPath().path.dropFirst(prefix))] = Int64(values.fileSize ?? 0)
+    /// Every regular file below `root` (symlinks are not followed), by relative path; nil
+    /// when `root` cannot be read. With `readdir` and `lstat` rather than a
+    /// `FileManager` enumerator, which costs several times more per file.
+    static func files(_ root: URL) -> [String: File]? {
+        var out: [String: File] = [:]
+        func walk(_ folder: String, _ prefix: String) -> Bool {
+            guard let directory = opendir(folder) else { return false }
+            defer { closedir(directory) }
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+                }
+                if name == "." || name == ".." { continue }
+                let path = folder + "/" + name
+                var status = stat()
+                guard lstat(path, &status) == 0 else { continue }
+                switch status.st_mode & S_IFMT {
+                case S_IFREG:
+                    out[prefix + name] = File(size: Int64(status.st_size), device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+                case S_IFDIR:
+                    _ = walk(path, prefix + name + "/")
+                default:
+                    continue
+                }
+            }
+            return true
         }
-        return out
+        // The root itself may be a symlink (an output folder kept elsewhere).
+        let resolved = PreviousSite.realPath(root.path) ?? root.path
+        return walk(resolved, "") ? out : nil
     }
 }

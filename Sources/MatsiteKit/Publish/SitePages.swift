@@ -6,20 +6,19 @@ struct SitePages: Sendable {
     let pages: PageRenderer
     let assets: SiteAssets
 
-    func write(_ manifests: [AnimationManifest], into site: URL) throws {
+    func write(_ manifests: [AnimationManifest], with writer: SiteWriter) throws {
         let generator = "matsite \(Matsite.version)"
         var entries: [[String: Any]] = []
         for manifest in manifests {
-            let folder = site.appendingPathComponent(manifest.id)
             var context: [String: Any] = [
                 "site_title": config.title, "title": manifest.title, "id": manifest.id, "generator": generator,
                 "manifest_url": "manifest.json", "poster_url": "poster.png", "index_url": "../index.html",
                 "embed_url": "embed.html", "width": manifest.width, "height": manifest.height,
                 "assets": assets.relative(depth: 1), "is_embed": false,
             ]
-            try write(pages.render("player", context), to: folder.appendingPathComponent("index.html"))
+            try writer.put(Array(pages.render("player", context).utf8), at: "\(manifest.id)/index.html")
             context["is_embed"] = true
-            try write(pages.render("embed", context), to: folder.appendingPathComponent("embed.html"))
+            try writer.put(Array(pages.render("embed", context).utf8), at: "\(manifest.id)/embed.html")
             var entry: [String: Any] = [
                 "id": manifest.id, "title": manifest.title, "page": "\(manifest.id)/index.html",
                 "embed": "\(manifest.id)/embed.html", "poster": "\(manifest.id)/poster.png",
@@ -33,12 +32,12 @@ struct SitePages: Sendable {
         }
         let index: [String: Any] = ["site_title": config.title, "generator": generator, "assets": assets.relative(depth: 0),
                                     "animations": entries]
-        try write(pages.render("index", index), to: site.appendingPathComponent("index.html"))
+        try writer.put(Array(pages.render("index", index).utf8), at: "index.html")
         let siteManifest = SiteManifest(title: config.title, generator: generator, animations: manifests.map {
             .init(id: $0.id, title: $0.title, page: "\($0.id)/index.html", embed: "\($0.id)/embed.html",
                   manifest: "\($0.id)/manifest.json", poster: "\($0.id)/poster.png")
         })
-        try JSONEncoder.manifest.encode(siteManifest).write(to: site.appendingPathComponent("manifest.json"))
+        try writer.put(Array(JSONEncoder.manifest.encode(siteManifest)), at: "manifest.json")
     }
 
     /// The `<iframe>` a user pastes into their page: sized to the frames' aspect ratio.
@@ -48,10 +47,5 @@ struct SitePages: Sendable {
         let base = config.baseURL.hasSuffix("/") ? config.baseURL : config.baseURL + "/"
         let source = Attribution.escape("\(base)\(manifest.id)/embed.html")
         return "<iframe src=\"\(source)\" title=\"\(Attribution.escape(manifest.title))\" width=\"\(width)\" height=\"\(height)\" loading=\"lazy\" allowfullscreen></iframe>"
-    }
-
-    private func write(_ text: String, to file: URL) throws {
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: file)
     }
 }

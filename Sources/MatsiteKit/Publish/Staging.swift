@@ -36,9 +36,11 @@ public struct Staging: Sendable {
         }
     }
 
-    /// Makes the staged site the output, atomically, and removes the old one.
+    /// Makes the staged site the output, atomically, and removes the old one. The staged
+    /// files are flushed to disk first (one `syncfs`, not one `fsync` per file), so that a
+    /// power cut after the swap cannot leave a published site with empty files.
     public func publish() throws {
-        _ = matsite_fsync_directory(url.path)
+        _ = matsite_sync_filesystem(url.path)
         if !FileManager.default.fileExists(atPath: output.path) {
             guard rename(url.path, output.path) == 0 else { throw publishError("cannot move the new site into place") }
             _ = matsite_fsync_directory(output.deletingLastPathComponent().path)

@@ -18,7 +18,7 @@ struct AnimationRenderer: Sendable {
     }
 
     /// A version tag mixed into every frame's input hash: bump it when stitching changes output.
-    static let renderVersion = "matsite-stitch-1"
+    static let renderVersion = "matsite-stitch-2"
 
     /// Where an animation's time went, for `--verbose`.
     let timings = StageTimings()
@@ -54,9 +54,15 @@ struct AnimationRenderer: Sendable {
         let fallback = try await publishFallbackTiles(folder: folder)
         for i in frames.indices where frames[i].missingTiles?.isEmpty == true { frames[i].missingTiles = nil }
         let manifest = makeManifest(frames: frames, fallback: fallback)
-        try JSONEncoder.manifest.encode(manifest).write(to: folder.appendingPathComponent("manifest.json"))
+        try SiteWriter(root: staging, previous: previous).put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(id)/manifest.json")
         return Result(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)
     }
+}
+
+/// A tile as a frame's input hash sees it.
+enum TileIdentity: Sendable {
+    case png(TileDigest)
+    case absent
 }
 
 /// What became of one frame.
@@ -65,25 +71,47 @@ struct FrameOutcome: Sendable {
     var entry: AnimationManifest.Frame?
     var failures: [FailedTile] = []
     var reused = false
-    var poster: [UInt8]?
+    var poster: Poster?
+}
+
+/// Where the animation's poster comes from: the last frame, or the previous build's
+/// poster when the last frame is the previous build's last frame, kept.
+enum Poster: Sendable {
+    case made([UInt8])
+    case previous
 }
 
 private extension AnimationRenderer {
     func renderFrame(_ frame: FramePlan, into folder: URL) async throws -> FrameOutcome {
         let layout = plan.layout
         let tolerate = plan.config.missing == .transparent
+
+        // Unchanged inputs known without loading a tile (fresh cache entries, through the
+        // cache's index): keep the previous build's file and read nothing.
+        if let known = loader.freshDigests(frame.tiles),
+           let kept = keep(frame, into: folder, inputHash: self.inputHash(known.map { .png($0) }), fetchProblems: []) {
+            return kept
+        }
+
         // Fetch every tile of the frame at once; the fetcher bounds requests per host.
         var contents = [TileContent](repeating: .empty, count: frame.tiles.count)
+        var identities = [TileIdentity](repeating: .absent, count: frame.tiles.count)
         var problems: [(Int, String)] = []
         let fetchStarted = ContinuousClock.now
         await withTaskGroup(of: (Int, TileOutcome).self) { group in
             for (i, locator) in frame.tiles.enumerated() {
-                group.addTask { (i, await loader.load(locator)) }
+                group.addTask {
+                    // Hash here, in parallel, unless the cache already knows the digest.
+                    let outcome = await loader.load(locator)
+                    if case .tile(let bytes, .none) = outcome { return (i, .tile(bytes, digest: TileDigest(of: bytes))) }
+                    return (i, outcome)
+                }
             }
             for await (i, outcome) in group {
                 switch outcome {
-                case .tile(let bytes):
+                case .tile(let bytes, let digest):
                     contents[i] = .png(bytes)
+                    identities[i] = .png(digest ?? TileDigest(of: bytes))
                     reporter.tileLoaded(bytes: bytes.count)
                 case .absent(let reason), .failed(let reason):
                     problems.append((i, reason))
@@ -93,6 +121,11 @@ private extension AnimationRenderer {
         }
         timings.add(fetch: fetchStarted.duration(to: .now))
         try Task.checkCancellation()
+        if !problems.isEmpty && !tolerate { return failed(frame, problems) }
+
+        // Unchanged inputs: keep the previous build's file.
+        let inputHash = inputHash(identities)
+        if let kept = keep(frame, into: folder, inputHash: inputHash, fetchProblems: problems) { return kept }
 
         // Header checks (sizes, damaged headers) and the frame's pixel format.
         let stitcher = Stitcher()
@@ -103,36 +136,11 @@ private extension AnimationRenderer {
             problems.append((i, failure.reason))
             contents[i] = .empty
         }
-        if !problems.isEmpty && !tolerate {
-            return FrameOutcome(index: frame.index, failures: problems.sorted { $0.0 < $1.0 }.map { i, reason in
-                FailedTile(animation: plan.config.id, frame: frame.index, locator: frame.tiles[i].description, reason: reason)
-            })
-        }
-        for (i, _) in problems { contents[i] = .empty }
-
-        let inputHash = Self.inputHash(layout: layout, level: plan.config.compressionLevel, contents: contents)
+        if !problems.isEmpty && !tolerate { return failed(frame, problems) }
         let isLast = frame.index == plan.frames.count - 1
         var missing = problems.map { i, reason in missingTile(i, reason: reason) }
         // missing: transparent warns per tile, so a gap is never silent.
         for (i, reason) in problems.sorted(by: { $0.0 < $1.0 }) { warnTransparent(frame, locator: frame.tiles[i], reason: reason) }
-
-        // Unchanged inputs: keep the previous build's file.
-        if let kept = previous.frame(animation: plan.config.id, inputHash: inputHash),
-           !isLast || previous.poster(animation: plan.config.id) != nil {
-            // A rolling window shifts indices: the kept bytes get this frame's name.
-            let name = String(format: "%04d-", frame.index) + kept.sha256.prefix(8) + ".png"
-            if previous.link(animation: plan.config.id, relative: kept.url, to: folder.appendingPathComponent(name)) {
-                reporter.frameDone(animation: plan.config.id, index: frame.index, reused: true)
-                var entry = kept
-                entry.index = frame.index
-                entry.url = "frames/\(name)"
-                entry.time = frame.time.map(TimeFormat.iso)
-                entry.durationMs = frame.durationMs
-                entry.missingTiles = missing
-                return FrameOutcome(index: frame.index, entry: entry, reused: true,
-                                    poster: isLast ? previous.poster(animation: plan.config.id) : nil)
-            }
-        }
 
         // Stitch band by band straight into the file.
         let temporary = folder.appendingPathComponent(String(format: ".%04d.tmp.png", frame.index))
@@ -174,7 +182,7 @@ private extension AnimationRenderer {
         let entry = AnimationManifest.Frame(index: frame.index, url: "frames/\(name)", time: frame.time.map(TimeFormat.iso),
                                             durationMs: frame.durationMs, bytes: size, sha256: sha,
                                             missingTiles: missing, inputHash: inputHash)
-        return FrameOutcome(index: frame.index, entry: entry, poster: poster)
+        return FrameOutcome(index: frame.index, entry: entry, poster: poster.map(Poster.made))
     }
 
     /// The tiles (by index) that fail a full decode, with why.
@@ -196,26 +204,70 @@ private extension AnimationRenderer {
         return AnimationManifest.MissingTile(z: z, x: x, y: y, bounds: WebMercator.tileBounds(z: z, x: x, y: y), reason: reason)
     }
 
-    static func inputHash(layout: FrameLayout, level: Int, contents: [TileContent]) -> String {
+    /// What went into a frame, hashed: the render settings and each tile's digest (or its
+    /// absence), in order. Equal hashes mean byte-identical frames.
+    func inputHash(_ tiles: [TileIdentity]) -> String {
+        let layout = plan.layout
         var hash = SHA256()
-        hash.update(Array("\(renderVersion) \(layout.width)x\(layout.height)+\(layout.originX)+\(layout.originY) s\(layout.shift) t\(layout.tileSize) z\(level)\n".utf8))
-        for content in contents {
-            switch content {
-            case .png(let bytes):
-                hash.update(Array("png \(bytes.count)\n".utf8))
-                hash.update(bytes)
-            case .empty:
-                hash.update(Array("empty\n".utf8))
+        hash.update(Array(("\(Self.renderVersion) \(layout.width)x\(layout.height)+\(layout.originX)+\(layout.originY) s\(layout.shift) "
+            + "t\(layout.tileSize) z\(plan.config.compressionLevel) m\(plan.config.missing.rawValue)\n").utf8))
+        for tile in tiles {
+            switch tile {
+            case .png(let digest): hash.update(Array("png \(digest.size) \(digest.sha256)\n".utf8))
+            case .absent: hash.update(Array("absent\n".utf8))
             }
         }
         return hash.hexDigest()
     }
 
+    /// The previous build's frame for these inputs, hard-linked under this frame's name,
+    /// or nil when there is none (or its file is gone). Tiles missing now are listed with
+    /// today's reasons; tiles the previous stitch drew transparent keep theirs.
+    func keep(_ frame: FramePlan, into folder: URL, inputHash: String, fetchProblems: [(Int, String)]) -> FrameOutcome? {
+        let id = plan.config.id
+        let isLast = frame.index == plan.frames.count - 1
+        guard let kept = previous.frame(animation: id, inputHash: inputHash) else { return nil }
+        // The poster is drawn from the last frame: the old one serves only if this kept
+        // frame was the old last frame too (a window that shrank moves another one last).
+        if isLast && !(previous.isLastFrame(animation: id, inputHash: inputHash) && previous.hasPoster(animation: id)) { return nil }
+        // A rolling window shifts indices: the kept bytes get this frame's name.
+        let name = String(format: "%04d-", frame.index) + kept.sha256.prefix(8) + ".png"
+        guard previous.link(animation: id, relative: kept.url, to: folder.appendingPathComponent(name)) else { return nil }
+        var reasons = Dictionary(fetchProblems, uniquingKeysWith: { a, _ in a })
+        if let old = kept.missingTiles, !old.isEmpty {
+            for i in frame.tiles.indices where reasons[i] == nil {
+                let (z, x, y) = plan.tileCoordinate(i)
+                if let tile = old.first(where: { $0.z == z && $0.x == x && $0.y == y }) { reasons[i] = tile.reason }
+            }
+        }
+        let missing = reasons.sorted { $0.key < $1.key }
+        for (i, reason) in missing { warnTransparent(frame, locator: frame.tiles[i], reason: reason) }
+        reporter.frameDone(animation: id, index: frame.index, reused: true)
+        var entry = kept
+        entry.index = frame.index
+        entry.url = "frames/\(name)"
+        entry.time = frame.time.map(TimeFormat.iso)
+        entry.durationMs = frame.durationMs
+        entry.missingTiles = missing.map { missingTile($0.key, reason: $0.value) }
+        return FrameOutcome(index: frame.index, entry: entry, reused: true, poster: isLast ? .previous : nil)
+    }
+
+    func failed(_ frame: FramePlan, _ problems: [(Int, String)]) -> FrameOutcome {
+        FrameOutcome(index: frame.index, failures: problems.sorted { $0.0 < $1.0 }.map { i, reason in
+            FailedTile(animation: plan.config.id, frame: frame.index, locator: frame.tiles[i].description, reason: reason)
+        })
+    }
+
     func writePoster(_ last: FrameOutcome?, folder: URL) throws {
-        guard let poster = last?.poster else {
+        let target = folder.appendingPathComponent("poster.png")
+        switch last?.poster {
+        case .made(let bytes):
+            try FileWrite.write(bytes, to: target)
+        case .previous where previous.link(animation: plan.config.id, relative: "poster.png", to: target):
+            break
+        default:
             throw BuildError.stage("stitch", "animation \(plan.config.id): no poster could be made from the last frame")
         }
-        try Data(poster).write(to: folder.appendingPathComponent("poster.png"))
     }
 
     /// Tiles deeper than the frames' zoom, for the player's zoom fallback, copied as the
@@ -241,10 +293,10 @@ private extension AnimationRenderer {
                             let x = ((column % n) + n) % n
                             let locator = plan.locate(frame.index, zoom, x, row)
                             group.addTask {
-                                guard case .tile(let bytes) = await loader.load(locator) else { return 0 }
+                                guard case .tile(let bytes, _) = await loader.load(locator) else { return 0 }
                                 let file = frameFolder.appendingPathComponent("\(zoom)/\(x)/\(row).png")
                                 try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                                try Data(bytes).write(to: file)
+                                try FileWrite.write(bytes, to: file)
                                 return 1
                             }
                         }

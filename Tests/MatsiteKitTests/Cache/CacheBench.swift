@@ -75,9 +75,10 @@ final class CacheBench: Sendable {
 
     /// Builds like `matsite build` does: with the tile cache unless `useCache` is false.
     @discardableResult
-    func build(times: [Int] = [0, 10], cache: String? = nil, useCache: Bool = true) async throws -> BuildSummary {
+    func build(times: [Int] = [0, 10], cache: String? = nil, useCache: Bool = true, output: String? = nil) async throws -> BuildSummary {
         var options = BuildOptions()
         options.useCache = useCache
+        options.output = output
         options.lockWait = 30
         return try await Builder(config: site.config(yaml(times: times, cache: cache)), options: options).run()
     }

@@ -217,7 +217,8 @@ struct HTTPCacheTests {
     func maxSizeTrims() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600")
         defer { bench.close() }
-        let cap = 2000
+        // Entries here are about 2 KB each, and the index takes 128 bytes per entry: room for two.
+        let cap = 5000
         let cache = "{ path: \(bench.cacheFolder.path), max_size: \(cap)B }"
         try await bench.build(times: [0, 10, 20], cache: cache)
         let entries = bench.cacheEntries()
@@ -279,5 +280,106 @@ extension HTTPCacheTests {
         #expect(summary.framesReused == 1)
         #expect(!summary.unchanged)
         try expectValidSite(bench.site.output)
+    }
+
+    @Test("an unchanged rebuild with fresh entries reads no cache entry; the first build that needs one still checks it")
+    func freshEntriesAreNotRead() async throws {
+        let bench = try await CacheBench.start(cacheControl: "max-age=600")
+        defer { bench.close() }
+        try await bench.build()
+        let hashes = try bench.site.fileHashes()
+        // Damage one entry's body in place and put its modification time back: only reading
+        // the entry (and its checksum) could notice.
+        let entry = try #require(bench.cacheEntries().first)
+        var status = stat()
+        try #require(stat(entry.path, &status) == 0)
+        let handle = try FileHandle(forUpdating: entry)
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size - 20)
+        try handle.write(contentsOf: Data(repeating: 0x55, count: 10))
+        try handle.close()
+        var times = [status.st_atim, status.st_mtim]
+        try #require(utimensat(AT_FDCWD, entry.path, &times, 0) == 0)
+        bench.server.resetCounts()
+
+        let second = try await bench.build()
+        #expect(bench.server.totalRequestCount == 0)
+        #expect(second.unchanged)
+        #expect(second.framesReused == 2)
+
+        // Without the old site every frame is stitched: the damaged entry is read, fails its
+        // checksum and is fetched again; the frames come out as before.
+        try FileManager.default.removeItem(at: bench.site.output)
+        bench.server.resetCounts()
+        let third = try await bench.build()
+        #expect(bench.tileRequests.count == 1)
+        #expect(third.framesReused == 0)
+        #expect(try bench.site.fileHashes() == hashes)
+    }
+
+    @Test("a window that loses its newest frame gets the poster of its new last frame, not the old one")
+    func posterFollowsTheLastFrame() async throws {
+        let bench = try await CacheBench.start(cacheControl: "max-age=600")
+        defer { bench.close() }
+        let reference = bench.site.root.appendingPathComponent("reference")
+        try await bench.build(times: [0, 10], output: reference.path)
+        try await bench.build(times: [0, 10, 20])
+        let poster = bench.site.output.appendingPathComponent("loop/poster.png")
+        let newest = try Data(contentsOf: poster)
+
+        let summary = try await bench.build(times: [0, 10])
+        #expect(summary.framesReused == 1, "the new last frame is stitched again to draw its poster")
+        #expect(try Data(contentsOf: poster) != newest)
+        #expect(try Data(contentsOf: poster) == Data(contentsOf: reference.appendingPathComponent("loop/poster.png")))
+        try expectValidSite(bench.site.output)
+    }
+
+    @Test("a rebuild links every file whose bytes did not change (assets, pages) instead of writing it again")
+    func unchangedFilesAreLinked() async throws {
+        let bench = try await CacheBench.start(cacheControl: "max-age=600")
+        defer { bench.close() }
+        try await bench.build(times: [0, 10])
+        let before = try bench.outputInodes()
+        try await bench.build(times: [0, 10, 20])
+        let after = try bench.outputInodes()
+        let assets = before.keys.filter { $0.hasPrefix("assets/") }
+        #expect(assets.count >= 5)
+        for path in assets + ["loop/embed.html", "loop/index.html", "manifest.json"] {
+            #expect(after[path] == before[path], "\(path) should be the same file")
+        }
+        // Changed files are new: the manifest lists another frame, the index another time span.
+        #expect(after["loop/manifest.json"] != before["loop/manifest.json"])
+        #expect(after["index.html"] != before["index.html"])
+        try expectValidSite(bench.site.output)
+    }
+
+    @Test("a 304 with the validators already stored leaves the entry file alone; a 304 that extends freshness spares the next build its requests")
+    func notModifiedDoesNotRewriteEntries() async throws {
+        let bench = try await CacheBench.start(etag: true)
+        defer { bench.close() }
+        // No freshness at first: every build revalidates.
+        try await bench.build()
+        let stamps = try bench.cacheEntries().map { try FileManager.default.attributesOfItem(atPath: $0.path) }
+            .map { [$0[.modificationDate] as? Date as Any, $0[.systemFileNumber] as? Int as Any].description }
+        bench.server.resetCounts()
+        let second = try await bench.build()
+        #expect(second.notModified == 2 * CacheBench.tilesPerFrame)
+        let after = try bench.cacheEntries().map { try FileManager.default.attributesOfItem(atPath: $0.path) }
+            .map { [$0[.modificationDate] as? Date as Any, $0[.systemFileNumber] as? Int as Any].description }
+        #expect(after == stamps)
+
+        // A server whose 304s (not its 200s) grant ten minutes: the build after the first
+        // revalidation asks nothing, though the entry files still say "stale".
+        let tile = CacheBench.solidTile(seed: "fixed")
+        bench.server.route(prefix: "/t/", .dynamic { request in
+            .ok(tile, contentType: "image/png", etag: "\"fixed\"", cacheControl: request.header("If-None-Match") == "\"fixed\"" ? "max-age=600" : nil)
+        })
+        try await bench.build()
+        bench.server.resetCounts()
+        let revalidated = try await bench.build()
+        #expect(revalidated.notModified == 2 * CacheBench.tilesPerFrame)
+        bench.server.resetCounts()
+        try await bench.build()
+        #expect(bench.server.totalRequestCount == 0)
     }
 }

@@ -30,7 +30,7 @@ struct TileSourceLoaderTests {
 
     @Test("a PNG with status 200 is a tile, byte for byte")
     func tile() async throws {
-        guard case .tile(let bytes) = try await load(.ok(Self.png, contentType: "image/png")) else {
+        guard case .tile(let bytes, _) = try await load(.ok(Self.png, contentType: "image/png")) else {
             Issue.record("not a tile"); return
         }
         #expect(bytes == Self.png)
