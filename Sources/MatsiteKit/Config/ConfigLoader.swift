@@ -32,7 +32,9 @@ public enum ConfigLoader {
                               message: "a mapping key built from aliases (*name) or a [list]/{mapping} is not allowed: keys are plain words")
         }
         let root: Node?
-        do { root = try Yams.compose(yaml: text) } catch let error as YamlError {
+        // No tag resolution: the reader takes every scalar as text and checks it against the
+        // type the key wants, and the default resolver compiles a dozen regexes per run.
+        do { root = try Yams.compose(yaml: text, .basic) } catch let error as YamlError {
             throw yamlSyntaxError(error, file: file)
         }
         var config = SiteConfig()

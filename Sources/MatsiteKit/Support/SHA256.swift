@@ -40,17 +40,25 @@ public struct SHA256: Sendable {
     public func finalize() -> [UInt8] {
         var copy = self
         let bitLength = copy.length &* 8
-        var tail = copy.buffer
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        for start in stride(from: 0, to: tail.count, by: 64) { copy.compress(Array(tail[start..<start + 64])) }
-        var digest: [UInt8] = []
-        digest.reserveCapacity(32)
-        for word in [copy.state.0, copy.state.1, copy.state.2, copy.state.3, copy.state.4, copy.state.5, copy.state.6, copy.state.7] {
-            digest += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+        // Padding: 0x80, zeros, the bit length; one or two blocks, on the stack.
+        let blocks = copy.buffer.count < 56 ? 1 : 2
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+            tail.initialize(repeating: 0)
+            for (i, byte) in copy.buffer.enumerated() { tail[i] = byte }
+            tail[copy.buffer.count] = 0x80
+            for i in 0..<8 { tail[blocks * 64 - 1 - i] = UInt8(truncatingIfNeeded: bitLength >> UInt64(8 * i)) }
+            for block in 0..<blocks { copy.compress(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(tail)[block * 64..<block * 64 + 64])) }
         }
-        return digest
+        let words = [copy.state.0, copy.state.1, copy.state.2, copy.state.3, copy.state.4, copy.state.5, copy.state.6, copy.state.7]
+        return [UInt8](unsafeUninitializedCapacity: 32) { digest, count in
+            for (i, word) in words.enumerated() {
+                digest[4 * i] = UInt8(word >> 24)
+                digest[4 * i + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                digest[4 * i + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                digest[4 * i + 3] = UInt8(truncatingIfNeeded: word)
+            }
+            count = 32
+        }
     }
 
     /// The digest as lowercase hex.
@@ -58,11 +66,7 @@ public struct SHA256: Sendable {
 
     /// Hex of any bytes.
     public static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes { out.append(digits[Int(byte >> 4)]); out.append(digits[Int(byte & 15)]) }
-        return String(decoding: out, as: UTF8.self)
+        bytes.withUnsafeBytes(Hex.encode)
     }
 
     /// The hex digest of `bytes`.
@@ -96,7 +100,7 @@ private extension SHA256 {
         // The message schedule lives on the stack: no allocation per 64-byte block.
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             for i in 0..<16 {
-                w[i] = UInt32(block[i * 4]) << 24 | UInt32(block[i * 4 + 1]) << 16 | UInt32(block[i * 4 + 2]) << 8 | UInt32(block[i * 4 + 3])
+                w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
             }
             for i in 16..<64 {
                 let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)
