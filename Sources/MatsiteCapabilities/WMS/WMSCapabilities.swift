@@ -58,20 +58,9 @@ public struct WMSCapabilities: Sendable, Equatable {
     /// Parses a WMS capabilities document (1.1.1 `WMT_MS_Capabilities` or 1.3.0
     /// `WMS_Capabilities`) fetched from `url`.
     public static func parse(_ data: [UInt8], url: String, limits: XMLLimits = .default) throws(CapabilitiesError) -> WMSCapabilities {
-        let document: LibXMLDocument
-        do {
-            // WMS 1.1.1 documents must carry a DOCTYPE naming the OGC DTD; it is never fetched.
-            document = try LibXMLDocument.parse(
-                data, limits: limits,
-                externalDTDAllowedFor: ["WMT_MS_Capabilities", "ServiceExceptionReport"])
-        } catch {
-            throw CapabilitiesError(url: url, failure: error)
-        }
-        guard let root = document.root else { throw CapabilitiesError(url: url, reason: .missing("root element")) }
-        if let exceptions = ServiceException.exceptions(in: root) {
-            throw CapabilitiesError(url: url, reason: .serviceException(
-                exceptions.map(\.description).joined(separator: "; ")))
-        }
+        // WMS 1.1.1 documents must carry a DOCTYPE naming the OGC DTD; it is never fetched.
+        let root = try capabilitiesRoot(data, url: url, limits: limits,
+                                        externalDTDAllowedFor: ["WMT_MS_Capabilities", "ServiceExceptionReport"])
         guard root.is("WMS_Capabilities", in: .wms) || root.is("WMT_MS_Capabilities", in: .wms) else {
             throw CapabilitiesError(url: url, reason: .wrongDocument(
                 expected: "a WMS 1.1.1 or 1.3.0 capabilities document", found: describeRoot(root)))

@@ -103,18 +103,8 @@ public struct WMTSCapabilities: Sendable, Equatable {
     /// - Throws: `CapabilitiesError` for unsafe, malformed or foreign documents (an HTML page,
     ///   a WMS document, a service exception: its message is given).
     public static func parse(_ data: [UInt8], url: String, limits: XMLLimits = .default) throws(CapabilitiesError) -> WMTSCapabilities {
-        let document: LibXMLDocument
-        do {
-            // A WMS-style exception report may come with its DOCTYPE; it is never fetched.
-            document = try LibXMLDocument.parse(data, limits: limits, externalDTDAllowedFor: ["ServiceExceptionReport"])
-        } catch {
-            throw CapabilitiesError(url: url, failure: error)
-        }
-        guard let root = document.root else { throw CapabilitiesError(url: url, reason: .missing("root element")) }
-        if let exceptions = ServiceException.exceptions(in: root) {
-            throw CapabilitiesError(url: url, reason: .serviceException(
-                exceptions.map(\.description).joined(separator: "; ")))
-        }
+        // A WMS-style exception report may come with its DOCTYPE; it is never fetched.
+        let root = try capabilitiesRoot(data, url: url, limits: limits, externalDTDAllowedFor: ["ServiceExceptionReport"])
         guard root.is("Capabilities", in: .wmts) else {
             throw CapabilitiesError(url: url, reason: .wrongDocument(
                 expected: "a WMTS 1.0.0 Capabilities document", found: describeRoot(root)))
@@ -159,18 +149,6 @@ public struct WMTSCapabilities: Sendable, Equatable {
                                 time: time, timeProblem: problem)
         }
     }
-}
-
-func describeRoot(_ root: LibXMLElement) -> String {
-    let namespace = root.namespaceURI.map { " in namespace \($0)" } ?? ""
-    let hint: String
-    switch root.localName {
-    case "WMS_Capabilities", "WMT_MS_Capabilities": hint = " (a WMS document: use source.wms)"
-    case "Capabilities" where root.namespaceURI == "http://www.opengis.net/wmts/1.0": hint = " (a WMTS document: use source.wmts)"
-    case "html": hint = " (an HTML page)"
-    default: hint = ""
-    }
-    return "<\(root.localName)>\(namespace)\(hint)"
 }
 
 private extension WMTSCapabilities {

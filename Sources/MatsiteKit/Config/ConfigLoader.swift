@@ -264,8 +264,6 @@ private extension ConfigLoader {
         return animation
     }
 
-    static func isSlug(_ id: String) -> Bool { ConfigLoaderSlug.isSlug(id) }
-
     static func bbox(_ node: Node, _ path: String, _ r: inout YAMLReader) throws -> BoundingBox {
         let items = try r.list(node, path)
         guard items.count == 4 else {
@@ -627,5 +625,15 @@ enum YAMLKeyGuard {
             i += 1
         }
         return nil
+    }
+}
+
+extension ConfigLoader {
+    /// The id rule: `[a-z0-9][a-z0-9-]*`, at most 64 characters (also how a previous
+    /// site's manifest is trusted to name a folder).
+    static func isSlug(_ id: String) -> Bool {
+        guard let first = id.unicodeScalars.first, id.count <= 64 else { return false }
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789")
+        return allowed.contains(first) && id.unicodeScalars.allSatisfy { allowed.contains($0) || $0 == "-" }
     }
 }

@@ -20,7 +20,7 @@ struct PreviousSite: Sendable {
         let decoder = JSONDecoder.manifest
         if let index = try? Data(contentsOf: output.appendingPathComponent("manifest.json")),
            let site = try? decoder.decode(SiteManifest.self, from: index) {
-            for entry in site.animations where ConfigLoaderSlug.isSlug(entry.id) {
+            for entry in site.animations where ConfigLoader.isSlug(entry.id) {
                 guard let data = try? Data(contentsOf: output.appendingPathComponent(entry.id).appendingPathComponent("manifest.json")),
                       let manifest = try? decoder.decode(AnimationManifest.self, from: data) else { continue }
                 frames[entry.id] = Dictionary(manifest.frames.map { ($0.inputHash, $0) }, uniquingKeysWith: { a, _ in a })
@@ -82,24 +82,9 @@ struct PreviousSite: Sendable {
         return (output.appendingPathComponent(relative), Int(file.size))
     }
 
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
     /// A manifest URL that stays inside its animation's folder.
     static func safeRelative(_ path: String) -> Bool {
         !path.hasPrefix("/") && !path.split(separator: "/").contains("..") && path.hasPrefix("frames/")
-    }
-}
-
-/// The id rule, shared with the config loader.
-enum ConfigLoaderSlug {
-    static func isSlug(_ id: String) -> Bool {
-        guard let first = id.unicodeScalars.first, id.count <= 64 else { return false }
-        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789")
-        return allowed.contains(first) && id.unicodeScalars.allSatisfy { allowed.contains($0) || $0 == "-" }
     }
 }
 
@@ -157,7 +142,7 @@ enum TreeComparison {
             return true
         }
         // The root itself may be a symlink (an output folder kept elsewhere).
-        let resolved = PreviousSite.realPath(root.path) ?? root.path
+        let resolved = FilePath.real(root.path) ?? root.path
         return walk(resolved, "") ? out : nil
     }
 }

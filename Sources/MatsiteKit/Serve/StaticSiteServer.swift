@@ -197,11 +197,11 @@ private extension StaticSiteServer {
         guard case let .segments(segments, trailingSlash) = Self.decode(path: request.path) else {
             return try await respondError(400, "That path is not allowed.", response)
         }
-        guard let rootPath = Self.realPath(root.path) else {
+        guard let rootPath = FilePath.real(root.path) else {
             return try await respondError(404, "The site folder is missing; is a build running?", response)
         }
         let candidate = segments.isEmpty ? rootPath : rootPath + "/" + segments.joined(separator: "/")
-        guard let resolved = Self.realPath(candidate), Self.isInside(resolved, root: rootPath) else {
+        guard let resolved = FilePath.real(candidate), Self.isInside(resolved, root: rootPath) else {
             // Missing, or a symlink leading out of the folder: both look like "not found"
             // so the response says nothing about what exists outside.
             return try await respondError(404, "Not found.", response)
@@ -222,7 +222,7 @@ private extension StaticSiteServer {
             }
             let index = resolved + "/index.html"
             var indexInfo = stat()
-            guard let indexResolved = Self.realPath(index), Self.isInside(indexResolved, root: rootPath),
+            guard let indexResolved = FilePath.real(index), Self.isInside(indexResolved, root: rootPath),
                   stat(indexResolved, &indexInfo) == 0, (indexInfo.st_mode & S_IFMT) == S_IFREG else {
                 return try await respondError(404, "This folder has no index.html.", response)
             }
@@ -415,12 +415,6 @@ private extension StaticSiteServer {
         for header in extraHeaders {
             headers.add(name: header.name, value: header.value)
         }
-    }
-
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     static func isInside(_ path: String, root: String) -> Bool {
