@@ -74,6 +74,8 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         public var missingTiles: [MissingTile]?
         /// Hash of everything the frame was made from: equal means the frame can be reused.
         public var inputHash: String
+        /// Hash of the frame's fallback tiles (when published): equal means they can be kept.
+        public var fallbackHash: String? = nil
     }
 
     /// A tile the frame lacks.

@@ -51,7 +51,7 @@ struct AnimationRenderer: Sendable {
         guard failures.isEmpty else { return Result(manifest: nil, failures: failures, reused: 0) }
         var frames = outcomes.compactMap(\.entry)
         try writePoster(outcomes.last, folder: folder)
-        let fallback = try await publishFallbackTiles(folder: folder)
+        let fallback = try await publishFallbackTiles(folder: folder, frames: &frames, outcomes: outcomes)
         for i in frames.indices where frames[i].missingTiles?.isEmpty == true { frames[i].missingTiles = nil }
         let manifest = makeManifest(frames: frames, fallback: fallback)
         try SiteWriter(root: staging, previous: previous).put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(id)/manifest.json")
@@ -72,6 +72,9 @@ struct FrameOutcome: Sendable {
     var failures: [FailedTile] = []
     var reused = false
     var poster: Poster?
+    /// For a kept frame: its index and fallback tiles' hash in the previous build.
+    var previousIndex: Int?
+    var previousFallbackHash: String?
 }
 
 /// Where the animation's poster comes from: the last frame, or the previous build's
@@ -245,11 +248,13 @@ private extension AnimationRenderer {
         reporter.frameDone(animation: id, index: frame.index, reused: true)
         var entry = kept
         entry.index = frame.index
+        entry.fallbackHash = nil
         entry.url = "frames/\(name)"
         entry.time = frame.time.map(TimeFormat.iso)
         entry.durationMs = frame.durationMs
         entry.missingTiles = missing.map { missingTile($0.key, reason: $0.value) }
-        return FrameOutcome(index: frame.index, entry: entry, reused: true, poster: isLast ? .previous : nil)
+        return FrameOutcome(index: frame.index, entry: entry, reused: true, poster: isLast ? .previous : nil,
+                            previousIndex: kept.index, previousFallbackHash: kept.fallbackHash)
     }
 
     func failed(_ frame: FramePlan, _ problems: [(Int, String)]) -> FrameOutcome {
@@ -272,7 +277,12 @@ private extension AnimationRenderer {
 
     /// Tiles deeper than the frames' zoom, for the player's zoom fallback, copied as the
     /// source serves them (deeper than the source's max zoom, the player scales up).
-    func publishFallbackTiles(folder: URL) async throws -> AnimationManifest.Fallback? {
+    ///
+    /// Each frame's set gets a hash of its tiles' digests (`fallback_hash`). A kept frame
+    /// whose tiles are all fresh in the cache with that same hash has its previous tiles
+    /// hard-linked under its new index: nothing loaded, nothing written.
+    func publishFallbackTiles(folder: URL, frames: inout [AnimationManifest.Frame], outcomes: [FrameOutcome]) async throws
+        -> AnimationManifest.Fallback? {
         let config = plan.config
         if config.fallback.fromSource, let templates = Optional(plan.frames.compactMap(\.sourceTemplate)),
            templates.count == plan.frames.count, templates.allSatisfy({ !$0.isEmpty }) {
@@ -281,33 +291,75 @@ private extension AnimationRenderer {
         }
         let deepest = min(config.zoom + config.fallback.levels, plan.sourceMaxZoom ?? 22)
         guard config.fallback.levels > 0, deepest > config.zoom else { return nil }
-        var published = 0
+        // The same tiles (zoom, x, y) for every frame, only their locators differ.
+        var tiles: [(z: Int, x: Int, y: Int)] = []
         for zoom in (config.zoom + 1)...deepest {
             let layout = WebMercator.layout(of: config.bbox, zoom: zoom, sourceZoom: zoom, tileSize: config.source.tileSize)
             let n = 1 << zoom
-            for frame in plan.frames {
-                let frameFolder = folder.appendingPathComponent("tiles").appendingPathComponent(String(format: "%04d", frame.index))
-                try await withThrowingTaskGroup(of: Int.self) { group in
-                    for row in layout.rows {
-                        for column in layout.columns {
-                            let x = ((column % n) + n) % n
-                            let locator = plan.locate(frame.index, zoom, x, row)
-                            group.addTask {
-                                guard case .tile(let bytes, _) = await loader.load(locator) else { return 0 }
-                                let file = frameFolder.appendingPathComponent("\(zoom)/\(x)/\(row).png")
-                                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                                try FileWrite.write(bytes, to: file)
-                                return 1
-                            }
-                        }
-                    }
-                    for try await count in group { published += count }
-                }
+            for row in layout.rows {
+                for column in layout.columns { tiles.append((zoom, ((column % n) + n) % n, row)) }
             }
         }
-        reporter.detail("\(config.id): published \(published) fallback tiles (zoom \(config.zoom + 1)-\(deepest))")
+        var published = 0, linked = 0
+        for (i, frame) in plan.frames.enumerated() where i < frames.count {
+            let locators = tiles.map { plan.locate(frame.index, $0.z, $0.x, $0.y) }
+            let frameFolder = String(format: "tiles/%04d", frame.index)
+            if let digests = loader.freshDigests(locators), let old = outcomes[i].previousIndex,
+               let hash = Optional(fallbackHash(digests.map { .png($0) })), hash == outcomes[i].previousFallbackHash,
+               try linkFallback(tiles, from: String(format: "tiles/%04d", old), to: folder.appendingPathComponent(frameFolder)) {
+                frames[i].fallbackHash = hash
+                linked += tiles.count
+                continue
+            }
+            let target = folder.appendingPathComponent(frameFolder)
+            let identities = try await withThrowingTaskGroup(of: (Int, TileIdentity).self) { group in
+                for (t, locator) in locators.enumerated() {
+                    let tile = tiles[t]
+                    group.addTask {
+                        guard case .tile(let bytes, let digest) = await loader.load(locator) else { return (t, .absent) }
+                        let file = target.appendingPathComponent("\(tile.z)/\(tile.x)/\(tile.y).png")
+                        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                        try FileWrite.write(bytes, to: file)
+                        return (t, .png(digest ?? TileDigest(of: bytes)))
+                    }
+                }
+                var identities = [TileIdentity](repeating: .absent, count: locators.count)
+                for try await (t, identity) in group { identities[t] = identity }
+                return identities
+            }
+            published += identities.filter { if case .png = $0 { true } else { false } }.count
+            frames[i].fallbackHash = fallbackHash(identities)
+        }
+        reporter.detail("\(config.id): published \(published + linked) fallback tiles (zoom \(config.zoom + 1)-\(deepest)), \(linked) of them kept")
         return AnimationManifest.Fallback(url: "tiles/{frame}/{z}/{x}/{y}.png", templates: nil, minZoom: config.zoom + 1,
                                           maxNativeZoom: deepest, subdomains: [])
+    }
+
+    /// A frame's fallback tiles, hashed: their digests (or absence) in order.
+    func fallbackHash(_ tiles: [TileIdentity]) -> String {
+        var hash = SHA256()
+        hash.update(Array("fallback \(plan.config.zoom) \(plan.config.fallback.levels)\n".utf8))
+        for tile in tiles {
+            switch tile {
+            case .png(let digest): hash.update(Array("png \(digest.size) \(digest.sha256)\n".utf8))
+            case .absent: hash.update(Array("absent\n".utf8))
+            }
+        }
+        return hash.hexDigest()
+    }
+
+    /// Hard-links a kept frame's previous fallback tiles into its new folder; false (with
+    /// what was linked removed) when one is not there.
+    func linkFallback(_ tiles: [(z: Int, x: Int, y: Int)], from old: String, to target: URL) throws -> Bool {
+        for tile in tiles {
+            let file = target.appendingPathComponent("\(tile.z)/\(tile.x)/\(tile.y).png")
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            guard previous.link(animation: plan.config.id, relative: "\(old)/\(tile.z)/\(tile.x)/\(tile.y).png", to: file) else {
+                try? FileManager.default.removeItem(at: target)
+                return false
+            }
+        }
+        return true
     }
 
     func makeManifest(frames: [AnimationManifest.Frame], fallback: AnimationManifest.Fallback?) -> AnimationManifest {

@@ -55,14 +55,14 @@ final class CacheBench: Sendable {
 
     /// The config: one animation, 2x2 tiles at zoom 4, one frame per time in `times`
     /// (minutes after 10:00 on 2026-11-21). `cache` replaces the cache key's value.
-    func yaml(times: [Int], cache: String? = nil) -> String {
+    func yaml(times: [Int], cache: String? = nil, fallbackLevels: Int = 0) -> String {
         let list = times.map { Self.iso($0) }.joined(separator: ", ")
         var text = site.yaml("""
           - id: loop
             title: Cache loop
             bbox: [-10.0, 40.0, 10.0, 52.0]
             zoom: 4
-            fallback: { levels: 0 }
+            fallback: { levels: \(fallbackLevels) }
             source: { url: "\(server.url("/t/{time}/{z}/{x}/{y}.png"))" }
             frames: { times: [\(list)] }
             time_format: "%Y%m%d%H%M"
@@ -75,12 +75,13 @@ final class CacheBench: Sendable {
 
     /// Builds like `matsite build` does: with the tile cache unless `useCache` is false.
     @discardableResult
-    func build(times: [Int] = [0, 10], cache: String? = nil, useCache: Bool = true, output: String? = nil) async throws -> BuildSummary {
+    func build(times: [Int] = [0, 10], cache: String? = nil, useCache: Bool = true, output: String? = nil,
+               fallbackLevels: Int = 0) async throws -> BuildSummary {
         var options = BuildOptions()
         options.useCache = useCache
         options.output = output
         options.lockWait = 30
-        return try await Builder(config: site.config(yaml(times: times, cache: cache)), options: options).run()
+        return try await Builder(config: site.config(yaml(times: times, cache: cache, fallbackLevels: fallbackLevels)), options: options).run()
     }
 
     /// The tile path of `time` (minutes after 10:00) as requested.

@@ -382,4 +382,35 @@ extension HTTPCacheTests {
         try await bench.build()
         #expect(bench.server.totalRequestCount == 0)
     }
+
+    @Test("fallback tiles of kept frames are kept too: linked under the frame's new index, not fetched or written again")
+    func fallbackTilesAreKept() async throws {
+        let bench = try await CacheBench.start(cacheControl: "max-age=600")
+        defer { bench.close() }
+        try await bench.build(times: [0, 10], fallbackLevels: 1)
+        let perFrame = bench.tileRequests.filter { $0.path.hasPrefix(CacheBench.tilePrefix(0)) }.count
+        try #require(perFrame > CacheBench.tilesPerFrame, "zoom 5 tiles are fetched for the fallback")
+        let tiles = bench.site.output.appendingPathComponent("loop/tiles")
+        let oldFiles = try FileManager.default.subpathsOfDirectory(atPath: tiles.appendingPathComponent("0001").path).filter { $0.hasSuffix(".png") }
+        try #require(oldFiles.count == perFrame - CacheBench.tilesPerFrame)
+        let oldInodes = try oldFiles.map { try CacheBench.inode(tiles.appendingPathComponent("0001/\($0)")) }
+
+        // Nothing changed: no request, nothing replaced.
+        bench.server.resetCounts()
+        let same = try await bench.build(times: [0, 10], fallbackLevels: 1)
+        #expect(bench.server.totalRequestCount == 0)
+        #expect(same.unchanged)
+
+        // The window moves: 10:10 becomes frame 0 and keeps its fallback tiles (same files).
+        bench.server.resetCounts()
+        try await bench.build(times: [10, 20], fallbackLevels: 1)
+        #expect(bench.tileRequests.allSatisfy { $0.path.hasPrefix(CacheBench.tilePrefix(20)) })
+        #expect(bench.tileRequests.count == perFrame)
+        let newInodes = try oldFiles.map { try CacheBench.inode(tiles.appendingPathComponent("0000/\($0)")) }
+        #expect(newInodes == oldInodes)
+        let manifest = try bench.site.manifest("loop")
+        let frames = try #require(manifest["frames"] as? [[String: Any]])
+        #expect(frames.allSatisfy { ($0["fallback_hash"] as? String)?.count == 64 })
+        try expectValidSite(bench.site.output)
+    }
 }
