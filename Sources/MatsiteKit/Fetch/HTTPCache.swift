@@ -158,8 +158,14 @@ public final class HTTPCache: Sendable {
         guard index.withLock({ $0.changed }) else { return }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         var files: [String: FileStamp] = [:]
-        for name in names where !name.hasPrefix(".") {
-            if let stamp = FileStamp(path: entryPath(name)) { files[name] = stamp }
+        for name in names {
+            guard let stamp = FileStamp(path: entryPath(name)) else { continue }
+            if !name.hasPrefix(".") {
+                files[name] = stamp
+            } else if name.hasPrefix(".tmp-"), stamp.modified < Date().timeIntervalSince1970 - 3600 {
+                // Left by a build that was killed mid-write (a live one's is seconds old).
+                try? FileManager.default.removeItem(atPath: entryPath(name))
+            }
         }
         index.withLock { index in
             index.reconcile(with: files)

@@ -154,4 +154,19 @@ struct CacheIndexTests {
         #expect(after[.modificationDate] as? Date == before[.modificationDate] as? Date)
         #expect(after[.systemFileNumber] as? Int == before[.systemFileNumber] as? Int)
     }
+
+    @Test("temporary files a killed build left behind are removed once they are an hour old, not while fresh")
+    func staleTemporaryFilesGo() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let old = folder.appendingPathComponent(".tmp-killed"), fresh = folder.appendingPathComponent(".tmp-writing")
+        try Data([1, 2, 3]).write(to: old)
+        try Data([1, 2, 3]).write(to: fresh)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: old.path)
+        let cache = Self.cache(folder)
+        cache.store("http://127.0.0.1/a", headers: Self.fresh, body: Self.body(1))
+        cache.finish()
+        #expect(!FileManager.default.fileExists(atPath: old.path))
+        #expect(FileManager.default.fileExists(atPath: fresh.path))
+    }
 }
