@@ -19,6 +19,17 @@ public enum DemoRadar {
     ])
 
     /// The tile's PNG bytes.
+    /// Names the drawing: bump it whenever `tile` would draw different bytes. Demo tiles
+    /// are pure functions of their coordinates, so their digest is this name and the
+    /// coordinates (`digest`), and an unchanged rebuild need not draw them to know them.
+    static let version = "demo-radar-1"
+
+    /// The identity of a demo tile, known without drawing it.
+    static func digest(_ tile: DemoTile, size: Int = 256) -> TileDigest {
+        TileDigest(sha256: SHA256.hex(of: "\(version) \(tile.layer) \(tile.frame)/\(tile.frameCount) \(tile.z)/\(tile.x)/\(tile.y) \(size)"),
+                   size: 0)
+    }
+
     public static func tile(_ tile: DemoTile, size: Int = 256) -> [UInt8] {
         let field = intensity(tile, size: size)
         var pixels = [UInt8](repeating: 0, count: size * size)
@@ -103,6 +114,9 @@ public enum DemoRadar {
 public enum DemoBaseMap {
     /// Deepest zoom published; the player scales it up beyond.
     public static let maxZoom = 4
+    /// Names the drawing, as `DemoRadar.version` does; published beside the tiles so that
+    /// a rebuild can keep them without drawing them again.
+    static let version = "demo-basemap-1"
 
     /// Muted on purpose, like the base maps weather layers are shown on: grey-blue sea,
     /// pale land, grey graticule, so every echo colour stands out.

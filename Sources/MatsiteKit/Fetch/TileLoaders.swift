@@ -23,15 +23,24 @@ public struct TileSourceLoader: TileLoader {
         case .mbtiles(let path, let z, let x, let y): return archives.tile(path: path, z: z, x: x, tmsY: y)
         case .demo(let tile):
             let bytes = (try? await CPUPool.shared.run { DemoRadar.tile(tile) }) ?? []
-            return bytes.isEmpty ? .failed("the demo tile could not be drawn") : .tile(bytes)
+            return bytes.isEmpty ? .failed("the demo tile could not be drawn") : .tile(bytes, digest: DemoRadar.digest(tile))
         }
     }
 }
 
 extension TileSourceLoader {
-    /// Only cached HTTP responses are known without loading; files, archives and demo
-    /// tiles are read (they are local, and have no checksum to trust).
+    /// Known without loading: fresh cached HTTP responses, and demo tiles (named by their
+    /// drawing's version and coordinates). Files and archives are read: they are local,
+    /// and have no checksum to trust.
     public func freshDigests(_ locators: [TileLocator]) -> [TileDigest]? {
+        if case .demo = locators.first {
+            var digests: [TileDigest] = []
+            for locator in locators {
+                guard case .demo(let tile) = locator else { return nil }
+                digests.append(DemoRadar.digest(tile))
+            }
+            return digests
+        }
         var urls: [String] = []
         urls.reserveCapacity(locators.count)
         for locator in locators {

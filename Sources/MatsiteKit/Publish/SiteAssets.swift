@@ -71,12 +71,21 @@ private extension SiteAssets {
                 previous.holds(script, at: "assets/\(folder)/leaflet.js") && previous.holds(style, at: "assets/\(folder)/leaflet.css")
             }
     }
+}
 
+extension SiteAssets {
+    /// The demo base map's tiles, with a `VERSION` file naming their drawing: when the
+    /// previous site has the same one, its tiles are linked instead of drawn again.
     static func writeDemoBaseMap(with writer: SiteWriter) throws {
+        let marker = Array((DemoBaseMap.version + "\n").utf8)
+        let keep = writer.previous.holds(marker, at: "assets/demo-basemap/VERSION")
+        try writer.put(marker, at: "assets/demo-basemap/VERSION")
         for z in 0...DemoBaseMap.maxZoom {
             for x in 0..<(1 << z) {
                 for y in 0..<(1 << z) {
-                    try writer.put(DemoBaseMap.tile(z: z, x: x, y: y), at: "assets/demo-basemap/\(z)/\(x)/\(y).png")
+                    let path = "assets/demo-basemap/\(z)/\(x)/\(y).png"
+                    if keep, try writer.link(path) { continue }
+                    try writer.put(DemoBaseMap.tile(z: z, x: x, y: y), at: path)
                 }
             }
         }

@@ -13,10 +13,10 @@ struct SiteWriter: Sendable {
     func put(_ bytes: [UInt8], at relative: String) throws {
         let target = root.path + "/" + relative
         if previous.holds(bytes, at: relative), let old = previous.regularFile(relative) {
-            if link(old.url.path, target) == 0 { return }
+            if Foundation.link(old.url.path, target) == 0 { return }
             if errno == ENOENT {
                 try makeParent(of: target)
-                if link(old.url.path, target) == 0 { return }
+                if Foundation.link(old.url.path, target) == 0 { return }
             }
         }
         do {
@@ -26,6 +26,17 @@ struct SiteWriter: Sendable {
             try makeParent(of: target)
             try FileWrite.write(bytes, to: target)
         }
+    }
+
+    /// Hard-links the previous site's file at `relative` into the new site, unread: for
+    /// files whose bytes are known to be the same by other means. False when it is not there.
+    func link(_ relative: String) throws -> Bool {
+        guard let old = previous.regularFile(relative) else { return false }
+        let target = root.path + "/" + relative
+        if Foundation.link(old.url.path, target) == 0 { return true }
+        guard errno == ENOENT else { return false }
+        try makeParent(of: target)
+        return Foundation.link(old.url.path, target) == 0
     }
 
     private func makeParent(of path: String) throws {

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import MatsiteKit
+
+/// The offline demo is what a new user builds first, then builds again: the second build
+/// must not draw anything it drew before.
+@Suite("Demo rebuilds")
+struct DemoRebuildTests {
+    @Test("an unchanged demo rebuild keeps its frames and fallback tiles without drawing them; the output is untouched")
+    func unchangedDemoRebuild() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let yaml = site.yaml("""
+          - id: demo
+            bbox: [-10.0, 40.0, 10.0, 52.0]
+            zoom: 4
+            fallback: { levels: 1 }
+            source: { demo: radar }
+            frames: { count: 2 }
+        """)
+        try await site.build(yaml)
+        let before = try site.fileHashes()
+        #expect(before.keys.contains { $0.hasPrefix("demo/tiles/0001/5/") })
+        let summary = try await site.build(yaml)
+        #expect(summary.unchanged)
+        #expect(summary.framesReused == 2)
+        #expect(try site.fileHashes() == before)
+    }
+
+    @Test("a demo tile's digest is the same drawn or not: its drawing's version and coordinates")
+    func digestWithoutDrawing() async throws {
+        let tile = DemoTile(layer: "radar", frame: 1, frameCount: 2, z: 4, x: 7, y: 5)
+        let loader = TileSourceLoader(fetcher: nil)
+        guard case .tile(_, let digest) = await loader.load(.demo(tile)) else {
+            Issue.record("no demo tile")
+            return
+        }
+        #expect(digest == loader.freshDigests([.demo(tile)])?.first)
+        var other = tile
+        other.frame = 0
+        #expect(loader.freshDigests([.demo(other)])?.first != digest)
+        // A mixed list is not known as a whole.
+        #expect(loader.freshDigests([.demo(tile), .file("/nonexistent.png")]) == nil)
+    }
+
+    @Test("the demo base map is linked from the previous site when its VERSION names the same drawing")
+    func baseMapKeptByVersion() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-basemap-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let old = root.appendingPathComponent("site"), staging = root.appendingPathComponent("staging")
+        // A previous site holding placeholder tiles under the current version: were any
+        // drawn, its bytes would differ from the placeholder.
+        var paths: [String] = []
+        for z in 0...DemoBaseMap.maxZoom {
+            for x in 0..<(1 << z) { for y in 0..<(1 << z) { paths.append("assets/demo-basemap/\(z)/\(x)/\(y).png") } }
+        }
+        for path in paths + ["assets/demo-basemap/VERSION"] {
+            let file = old.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data((path.hasSuffix("VERSION") ? DemoBaseMap.version + "\n" : "placeholder").utf8).write(to: file)
+        }
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        try SiteAssets.writeDemoBaseMap(with: SiteWriter(root: staging, previous: PreviousSite(output: old)))
+        for path in paths {
+            #expect(try CacheBench.inode(staging.appendingPathComponent(path)) == CacheBench.inode(old.appendingPathComponent(path)), "\(path)")
+        }
+    }
+}
