@@ -113,7 +113,9 @@ private extension Builder {
             try SitePages(config: config, pages: pages, assets: assets).write(manifests, with: writer)
             // Publish.
             var summary = BuildSummary()
-            summary.unchanged = TreeComparison.equal(staging.url, output)
+            // The old tree was listed when the build began (the lock keeps it as it was).
+            let staged = TreeComparison.files(staging.url) ?? [:]
+            summary.unchanged = TreeComparison.equal(staging.url, staged, output, previous.files)
             if summary.unchanged { staging.discard() } else { try staging.publish() }
             summary.animations = manifests.count
             summary.frames = manifests.reduce(0) { $0 + $1.frames.count }
@@ -124,7 +126,8 @@ private extension Builder {
                 summary.bytesFetched = stats.bytes
                 summary.notModified = stats.notModified
             }
-            summary.outputBytes = TreeComparison.size(of: output)
+            // Published or kept, the output now holds exactly the staged files.
+            summary.outputBytes = staged.values.reduce(0) { $0 + $1.size }
             summary.seconds = Date().timeIntervalSince(started)
             summary.output = output.path
             return summary

@@ -10,7 +10,7 @@ struct PreviousSite: Sendable {
     /// Its regular files reached through no symlink below the output folder (the folder
     /// itself may be a symlink), listed once: a planted link (a file, or a folder on the
     /// way such as `frames/`) must not bring outside files into the new site.
-    private let files: [String: TreeComparison.File]
+    let files: [String: TreeComparison.File]
 
     init(output: URL) {
         self.output = output
@@ -97,21 +97,16 @@ enum TreeComparison {
         var inode: UInt64
     }
 
-    /// True when both folders hold the same files with the same bytes. Files that are the
-    /// same inode (frames hard-linked from the previous site) are not read.
-    static func equal(_ a: URL, _ b: URL) -> Bool {
-        guard let left = files(a), let right = files(b), left.count == right.count else { return false }
+    /// True when two listed trees hold the same files with the same bytes. Files that are
+    /// the same inode (linked from the previous site) are not read.
+    static func equal(_ a: URL, _ left: [String: File], _ b: URL, _ right: [String: File]) -> Bool {
+        guard left.count == right.count else { return false }
         for (path, file) in left {
             guard let other = right[path], other.size == file.size else { return false }
             if other.inode == file.inode && other.device == file.device { continue }
             guard FileManager.default.contentsEqual(atPath: a.path + "/" + path, andPath: b.path + "/" + path) else { return false }
         }
         return true
-    }
-
-    /// Total bytes of the files under a folder.
-    static func size(of folder: URL) -> Int64 {
-        (files(folder) ?? [:]).values.reduce(0) { $0 + $1.size }
     }
 
     /// Every regular file below `root` (symlinks are not followed), by relative path; nil

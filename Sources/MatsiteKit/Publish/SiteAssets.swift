@@ -49,10 +49,13 @@ private extension SiteAssets {
             throw BuildError.stage("publish", "Leaflet not found in \(source.path): install Debian's libjs-leaflet (apt-get install libjs-leaflet) or set the config key leaflet: to a folder holding leaflet.js and leaflet.css")
         }
         let scriptBytes = [UInt8](script), styleBytes = [UInt8](style)
-        let name = previousLeaflet(writer.previous, script: scriptBytes, style: styleBytes)
-            ?? "leaflet-" + SHA256.hex(of: scriptBytes + styleBytes).prefix(8)
-        try writer.put(scriptBytes, at: "assets/\(name)/leaflet.js")
-        try writer.put(styleBytes, at: "assets/\(name)/leaflet.css")
+        // The previous folder was found by comparing these very bytes: link, do not compare again.
+        let kept = previousLeaflet(writer.previous, script: scriptBytes, style: styleBytes)
+        let name = kept ?? "leaflet-" + SHA256.hex(of: scriptBytes + styleBytes).prefix(8)
+        for (file, bytes) in [("leaflet.js", scriptBytes), ("leaflet.css", styleBytes)] {
+            if kept != nil, try writer.link("assets/\(name)/\(file)") { continue }
+            try writer.put(bytes, at: "assets/\(name)/\(file)")
+        }
         let images = source.appendingPathComponent("images")
         for file in (try? FileManager.default.contentsOfDirectory(atPath: images.path)) ?? [] where file.hasSuffix(".png") || file.hasSuffix(".svg") {
             if let data = FileManager.default.contents(atPath: images.appendingPathComponent(file).path) {

@@ -11,14 +11,8 @@ struct SiteWriter: Sendable {
 
     /// Puts `bytes` at `relative` (a path below the site root), creating folders.
     func put(_ bytes: [UInt8], at relative: String) throws {
+        if previous.holds(bytes, at: relative), try link(relative) { return }
         let target = root.path + "/" + relative
-        if previous.holds(bytes, at: relative), let old = previous.regularFile(relative) {
-            if Foundation.link(old.url.path, target) == 0 { return }
-            if errno == ENOENT {
-                try makeParent(of: target)
-                if Foundation.link(old.url.path, target) == 0 { return }
-            }
-        }
         do {
             try FileWrite.write(bytes, to: target)
         } catch {
@@ -28,15 +22,16 @@ struct SiteWriter: Sendable {
         }
     }
 
-    /// Hard-links the previous site's file at `relative` into the new site, unread: for
-    /// files whose bytes are known to be the same by other means. False when it is not there.
-    func link(_ relative: String) throws -> Bool {
-        guard let old = previous.regularFile(relative) else { return false }
+    /// Hard-links the previous site's file at `old` (default: the same path) to `relative`
+    /// in the new site, unread: for files whose bytes are known to be the same by other
+    /// means. False when it is not there or cannot be linked.
+    func link(from old: String? = nil, _ relative: String) throws -> Bool {
+        guard let source = previous.regularFile(old ?? relative) else { return false }
         let target = root.path + "/" + relative
-        if Foundation.link(old.url.path, target) == 0 { return true }
+        if Foundation.link(source.url.path, target) == 0 { return true }
         guard errno == ENOENT else { return false }
         try makeParent(of: target)
-        return Foundation.link(old.url.path, target) == 0
+        return Foundation.link(source.url.path, target) == 0
     }
 
     private func makeParent(of path: String) throws {

@@ -20,6 +20,9 @@ struct AnimationRenderer: Sendable {
     /// A version tag mixed into every frame's input hash: bump it when stitching changes output.
     static let renderVersion = "matsite-stitch-2"
 
+    /// Writes into the staging folder, linking what the previous site already has.
+    var writer: SiteWriter { SiteWriter(root: staging, previous: previous) }
+
     /// Where an animation's time went, for `--verbose`.
     let timings = StageTimings()
 
@@ -54,7 +57,7 @@ struct AnimationRenderer: Sendable {
         let fallback = try await publishFallbackTiles(folder: folder, frames: &frames, outcomes: outcomes)
         for i in frames.indices where frames[i].missingTiles?.isEmpty == true { frames[i].missingTiles = nil }
         let manifest = makeManifest(frames: frames, fallback: fallback)
-        try SiteWriter(root: staging, previous: previous).put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(id)/manifest.json")
+        try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(id)/manifest.json")
         return Result(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)
     }
 }
@@ -211,9 +214,14 @@ private extension AnimationRenderer {
     /// absence), in order. Equal hashes mean byte-identical frames.
     func inputHash(_ tiles: [TileIdentity]) -> String {
         let layout = plan.layout
+        return Self.hash("\(Self.renderVersion) \(layout.width)x\(layout.height)+\(layout.originX)+\(layout.originY) s\(layout.shift) "
+            + "t\(layout.tileSize) z\(plan.config.compressionLevel) m\(plan.config.missing.rawValue)", tiles)
+    }
+
+    /// A header line and each tile's digest (or its absence), in order, hashed.
+    static func hash(_ header: String, _ tiles: [TileIdentity]) -> String {
         var hash = SHA256()
-        hash.update(Array(("\(Self.renderVersion) \(layout.width)x\(layout.height)+\(layout.originX)+\(layout.originY) s\(layout.shift) "
-            + "t\(layout.tileSize) z\(plan.config.compressionLevel) m\(plan.config.missing.rawValue)\n").utf8))
+        hash.update(Array((header + "\n").utf8))
         for tile in tiles {
             switch tile {
             case .png(let digest): hash.update(Array("png \(digest.size) \(digest.sha256)\n".utf8))
@@ -306,7 +314,7 @@ private extension AnimationRenderer {
             let frameFolder = String(format: "tiles/%04d", frame.index)
             if let digests = loader.freshDigests(locators), let old = outcomes[i].previousIndex,
                let hash = Optional(fallbackHash(digests.map { .png($0) })), hash == outcomes[i].previousFallbackHash,
-               try linkFallback(tiles, from: String(format: "tiles/%04d", old), to: folder.appendingPathComponent(frameFolder)) {
+               try linkFallback(tiles, from: String(format: "tiles/%04d", old), to: frameFolder) {
                 frames[i].fallbackHash = hash
                 linked += tiles.count
                 continue
@@ -337,27 +345,17 @@ private extension AnimationRenderer {
 
     /// A frame's fallback tiles, hashed: their digests (or absence) in order.
     func fallbackHash(_ tiles: [TileIdentity]) -> String {
-        var hash = SHA256()
-        hash.update(Array("fallback \(plan.config.zoom) \(plan.config.fallback.levels)\n".utf8))
-        for tile in tiles {
-            switch tile {
-            case .png(let digest): hash.update(Array("png \(digest.size) \(digest.sha256)\n".utf8))
-            case .absent: hash.update(Array("absent\n".utf8))
-            }
-        }
-        return hash.hexDigest()
+        Self.hash("fallback \(plan.config.zoom) \(plan.config.fallback.levels)", tiles)
     }
 
     /// Hard-links a kept frame's previous fallback tiles into its new folder; false (with
     /// what was linked removed) when one is not there.
-    func linkFallback(_ tiles: [(z: Int, x: Int, y: Int)], from old: String, to target: URL) throws -> Bool {
-        for tile in tiles {
-            let file = target.appendingPathComponent("\(tile.z)/\(tile.x)/\(tile.y).png")
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            guard previous.link(animation: plan.config.id, relative: "\(old)/\(tile.z)/\(tile.x)/\(tile.y).png", to: file) else {
-                try? FileManager.default.removeItem(at: target)
-                return false
-            }
+    func linkFallback(_ tiles: [(z: Int, x: Int, y: Int)], from old: String, to new: String) throws -> Bool {
+        let id = plan.config.id
+        for tile in tiles where try !writer.link(from: "\(id)/\(old)/\(tile.z)/\(tile.x)/\(tile.y).png",
+                                                 "\(id)/\(new)/\(tile.z)/\(tile.x)/\(tile.y).png") {
+            try? FileManager.default.removeItem(at: staging.appendingPathComponent("\(id)/\(new)"))
+            return false
         }
         return true
     }
