@@ -97,7 +97,6 @@ struct CacheIndex {
             chosen.lastUsed = max(ours?.lastUsed ?? 0, theirs?.lastUsed ?? 0, chosen.lastUsed)
             merged[name] = chosen
         }
-        if merged != records { changed = true }
         records = merged
     }
 

@@ -34,7 +34,7 @@ public struct DemoTile: Sendable, Hashable {
 /// What loading a tile gave.
 public enum TileOutcome: Sendable {
     /// The tile's bytes, checked to be a PNG, with their digest when the source already
-    /// knew it (a cached response), so that nobody hashes them twice.
+    /// knew it (a cached response, a demo tile), so that nobody hashes them twice.
     case tile(_ bytes: [UInt8], digest: TileDigest? = nil)
     /// The source has no tile here (HTTP 204/404, no file, no row).
     case absent(String)
