@@ -101,9 +101,7 @@ private extension Builder {
             var failures: [FailedTile] = []
             var reused = 0
             for plan in plans {
-                let renderer = AnimationRenderer(plan: plan, site: config, staging: staging.url, loader: loader,
-                                                 previous: previous, reporter: reporter)
-                let result = try await renderer.render()
+                let result = try await render(plan, loader: loader, writer: writer)
                 failures += result.failures
                 reused += result.reused
                 if let manifest = result.manifest { manifests.append(manifest) }
@@ -135,6 +133,53 @@ private extension Builder {
             staging.discard()
             throw error
         }
+    }
+
+    /// What rendering one animation gave: its manifest, or the tiles that failed it.
+    struct Rendered {
+        var manifest: AnimationManifest?
+        var failures: [FailedTile]
+        var reused: Int
+    }
+
+    /// One animation: its frames fetched, kept or stitched; then its poster, fallback
+    /// tiles and manifest, into the staged site.
+    func render(_ plan: AnimationPlan, loader: any TileLoader, writer: SiteWriter) async throws -> Rendered {
+        let animation = plan.config
+        let folder = writer.root.appendingPathComponent(animation.id)
+        let timings = StageTimings()
+        let pipeline = FramePipeline(
+            animation: animation.id, frames: plan.frames,
+            fetcher: FrameFetcher(loader: loader, reporter: reporter),
+            reuse: FrameReuse(previous: writer.previous, animation: animation.id, grid: plan.grid, lastIndex: plan.frames.count - 1),
+            stitcher: FrameStitcher(layout: plan.layout, grid: plan.grid, compressionLevel: animation.compressionLevel,
+                                    missing: animation.missing, timings: timings),
+            reporter: reporter, timings: timings)
+        let outcomes = try await pipeline.run(into: folder.appendingPathComponent("frames"))
+        reporter.detail("\(animation.id): \(timings.summary(frames: plan.frames.count))")
+        let failures = outcomes.flatMap(\.failures)
+        guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }
+
+        try Poster.write(outcomes.last?.poster, animation: animation.id, folder: folder, previous: writer.previous)
+        let fallback = try await FallbackTilePublisher(
+            animation: animation.id, zoom: animation.zoom, bbox: animation.bbox, tileSize: animation.source.tileSize,
+            settings: animation.fallback, sourceMaxZoom: plan.sourceMaxZoom, subdomains: animation.source.subdomains,
+            locate: plan.locate, loader: loader, writer: writer
+        ).publish(zip(plan.frames, outcomes).map { frame, outcome in
+            .init(index: frame.index, sourceTemplate: frame.sourceTemplate,
+                  previousIndex: outcome.previousIndex, previousHash: outcome.previousFallbackHash)
+        })
+        if let summary = fallback.summary { reporter.detail(summary) }
+        var frames = outcomes.compactMap(\.entry)
+        for i in frames.indices {
+            frames[i].fallbackHash = fallback.hashes[i]
+            if frames[i].missingTiles?.isEmpty == true { frames[i].missingTiles = nil }
+        }
+        let manifest = AnimationManifest(animation: animation, layout: plan.layout, frames: frames, fallback: fallback.fallback,
+                                         baseMap: config.baseMap.flatMap(AnimationManifest.BaseMap.init),
+                                         allowedOrigins: config.embed.allowedOrigins)
+        try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.id)/manifest.json")
+        return Rendered(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)
     }
 
     var needsHTTP: Bool {

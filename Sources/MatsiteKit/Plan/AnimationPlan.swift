@@ -31,14 +31,8 @@ public struct AnimationPlan: Sendable {
     /// Deepest zoom the source has, if known.
     public let sourceMaxZoom: Int?
 
-    /// The tile coordinates (z, x, y) of grid cell `i`, wrapped into the world.
-    public func tileCoordinate(_ i: Int) -> (z: Int, x: Int, y: Int) {
-        let columns = layout.columns
-        let column = columns.lowerBound + i % columns.count
-        let row = layout.rows.lowerBound + i / columns.count
-        let n = 1 << sourceZoom
-        return (sourceZoom, ((column % n) + n) % n, row)
-    }
+    /// The source tiles of a frame: position in `FramePlan.tiles` <-> world tile.
+    public var grid: TileGrid { TileGrid(layout: layout, zoom: sourceZoom) }
 }
 
 /// A frame of a source before its tiles are planned: its index, time and time text.
@@ -85,15 +79,9 @@ public enum Planner {
         let sourceZoom = min(animation.zoom, maxZoom ?? animation.zoom)
         let layout = WebMercator.layout(of: animation.bbox, zoom: animation.zoom, sourceZoom: sourceZoom,
                                         tileSize: source.tileSize ?? animation.source.tileSize)
-        let n = 1 << sourceZoom
+        let grid = TileGrid(layout: layout, zoom: sourceZoom).tiles
         let frames = source.frames.enumerated().map { position, frame in
-            var tiles: [TileLocator] = []
-            tiles.reserveCapacity(layout.tileCount)
-            for row in layout.rows {
-                for column in layout.columns {
-                    tiles.append(source.locate(frame, sourceZoom, ((column % n) + n) % n, row))
-                }
-            }
+            let tiles = grid.map { source.locate(frame, $0.z, $0.x, $0.y) }
             let last = position == source.frames.count - 1
             return FramePlan(index: position, time: frame.time,
                              durationMs: last ? (animation.lastFrameDurationMs ?? animation.frameDurationMs) : animation.frameDurationMs,

@@ -46,7 +46,7 @@ struct PlannerTests {
             """)
         let columns = plan.frames[0].tiles.map { $0.description.split(separator: "/")[3] }
         #expect(Set(columns) == ["15", "0"])
-        #expect(plan.tileCoordinate(1).x == 0 && plan.tileCoordinate(0).x == 15)
+        #expect(plan.grid.tile(1).x == 0 && plan.grid.tile(0).x == 15)
     }
 
     @Test("TMS rows count from the bottom, and subdomains rotate over the tiles")

@@ -1,12 +1,12 @@
 import Foundation
 import MatsiteImaging
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// Frames stitched from tiles served over real HTTP on 127.0.0.1, compared pixel by pixel
 /// with the tiles' formula over the window the contract defines.
-@Suite("AnimationRenderer")
-struct AnimationRendererTests {
+@Suite("Frame stitching")
+struct FrameStitcherTests {
     @Test("a box that starts and ends mid-tile is stitched pixel-exact, frame by frame")
     func unalignedBox() async throws {
         let site = try TestSite()
@@ -231,5 +231,22 @@ struct AnimationRendererTests {
         let image = try site.frameRGBA("arctic", index: 0)
         let expected = FormulaTiles.expectedFrame(window: window, zoom: 2, sourceZoom: 2)
         #expect(FormulaTiles.firstDifference(image.pixels, expected, width: window.width) == nil)
+    }
+
+    @Test("a frame's input hash is the one earlier versions wrote, so an upgraded matsite keeps the previous site's frames")
+    func inputHashIsStable() {
+        let layout = FrameLayout(width: 300, height: 200, originX: 1000, originY: 2000, shift: 1, tileSize: 256)
+        let stitcher = FrameStitcher(layout: layout, grid: TileGrid(layout: layout, zoom: 3), compressionLevel: 6,
+                                     missing: .transparent, timings: StageTimings())
+        let digest = TileDigest(sha256: String(repeating: "ab", count: 32), size: 1234)
+        // The text hashed, written out as matsite-stitch-2 defined it.
+        let text = "matsite-stitch-2 300x200+1000+2000 s1 t256 z6 mtransparent\n"
+            + "png 1234 \(digest.sha256)\nabsent\n"
+        #expect(FrameStitcher.renderVersion == "matsite-stitch-2")
+        #expect(stitcher.inputHash([.png(digest), .absent]) == SHA256.hex(of: Array(text.utf8)))
+        // Every setting that changes the bytes changes the hash.
+        let other = FrameStitcher(layout: layout, grid: stitcher.grid, compressionLevel: 9, missing: .transparent, timings: StageTimings())
+        #expect(other.inputHash([.png(digest), .absent]) != stitcher.inputHash([.png(digest), .absent]))
+        #expect(stitcher.inputHash([.absent, .png(digest)]) != stitcher.inputHash([.png(digest), .absent]))
     }
 }

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Keeps the previous build's frame when a frame's inputs did not change: its file is
+/// hard-linked under this frame's name, nothing is stitched.
+struct FrameReuse: Sendable {
+    /// The site being replaced.
+    let previous: PreviousSite
+    /// The animation's id.
+    let animation: String
+    /// Position in a frame's tile list <-> world tile.
+    let grid: TileGrid
+    /// Index of the animation's last frame (the poster is drawn from it).
+    let lastIndex: Int
+
+    /// A kept frame.
+    struct Kept: Sendable {
+        /// Its manifest entry, renamed, retimed and with today's missing tiles.
+        var entry: AnimationManifest.Frame
+        /// Tiles drawn transparent in it, by position, with why, in order.
+        var missing: [(index: Int, reason: String)]
+        /// Its index and its fallback tiles' hash in the previous build.
+        var previousIndex: Int
+        var previousFallbackHash: String?
+    }
+
+    /// The previous build's frame for these inputs, linked into `folder` under this
+    /// frame's name, or nil when there is none (or its file is gone). Tiles missing now
+    /// are listed with today's reasons; tiles the previous stitch drew transparent keep theirs.
+    func keep(_ frame: FramePlan, into folder: URL, inputHash: String, fetchProblems: [(index: Int, reason: String)]) -> Kept? {
+        guard let kept = previous.frame(animation: animation, inputHash: inputHash) else { return nil }
+        // The poster is drawn from the last frame: the old one serves only if this kept
+        // frame was the old last frame too (a window that shrank moves another one last).
+        if frame.index == lastIndex
+            && !(previous.isLastFrame(animation: animation, inputHash: inputHash) && previous.hasPoster(animation: animation)) {
+            return nil
+        }
+        // A rolling window shifts indices: the kept bytes get this frame's name.
+        let name = String(format: "%04d-", frame.index) + kept.sha256.prefix(8) + ".png"
+        guard previous.link(animation: animation, relative: kept.url, to: folder.appendingPathComponent(name)) else { return nil }
+        var reasons = Dictionary(fetchProblems.map { ($0.index, $0.reason) }, uniquingKeysWith: { a, _ in a })
+        if let old = kept.missingTiles, !old.isEmpty {
+            for i in frame.tiles.indices where reasons[i] == nil {
+                let tile = grid.tile(i)
+                if let gone = old.first(where: { $0.z == tile.z && $0.x == tile.x && $0.y == tile.y }) { reasons[i] = gone.reason }
+            }
+        }
+        let missing = reasons.sorted { $0.key < $1.key }.map { (index: $0.key, reason: $0.value) }
+        var entry = kept
+        entry.index = frame.index
+        entry.fallbackHash = nil
+        entry.url = "frames/\(name)"
+        entry.time = frame.time.map(TimeFormat.iso)
+        entry.durationMs = frame.durationMs
+        entry.missingTiles = missing.map { AnimationManifest.MissingTile(grid.tile($0.index), reason: $0.reason) }
+        return Kept(entry: entry, missing: missing, previousIndex: kept.index, previousFallbackHash: kept.fallbackHash)
+    }
+}

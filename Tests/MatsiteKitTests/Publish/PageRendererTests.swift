@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import MatsiteKit
+
+/// The default templates, overridden file by file by a project's `templates:` folder.
+@Suite("Page renderer")
+struct PageRendererTests {
+    /// A templates folder holding `files` (relative path -> bytes).
+    func folder(_ files: [String: [UInt8]]) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-templates-\(UUID().uuidString)")
+        for (path, bytes) in files {
+            let file = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: file)
+        }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        return root
+    }
+
+    @Test("the defaults render the three pages and carry the player's assets")
+    func defaults() throws {
+        let pages = try PageRenderer(overrides: nil)
+        #expect(pages.assets.keys.contains("player.js") && pages.assets.keys.contains("player.css"))
+        let html = try pages.render("index", ["site_title": "Loops", "generator": "matsite test", "animations": [[String: Any]]()])
+        #expect(html.contains("<title>Loops</title>"))
+    }
+
+    @Test("user strings are escaped in pages")
+    func escapes() throws {
+        let html = try PageRenderer(overrides: nil).render("index", ["site_title": "<script>alert(1)</script> & co",
+                                                                     "animations": [[String: Any]]()])
+        #expect(!html.contains("<script>alert(1)</script>"))
+        #expect(html.contains("&lt;script&gt;"))
+    }
+
+    @Test("a file in the templates folder replaces the default of the same name; the others stay")
+    func overrides() throws {
+        let root = try folder(["index.mustache": Array("custom {{site_title}}".utf8),
+                               "assets/player.css": Array("body{}".utf8)])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let pages = try PageRenderer(overrides: root)
+        #expect(try pages.render("index", ["site_title": "Loops"]) == "custom Loops")
+        #expect(pages.assets["player.css"] == "body{}")
+        #expect(try pages.render("embed", ["title": "T", "assets": [String: String]()]).contains("<html"))
+    }
+
+    @Test("a templates folder that does not exist is an error naming it and the config key")
+    func missingFolder() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-no-such-\(UUID().uuidString)")
+        let error = #expect(throws: (any Error).self) { try PageRenderer(overrides: path) }
+        #expect("\(error.map { "\($0)" } ?? "")" == "the templates folder \(path.path) does not exist (config key templates)")
+    }
+
+    @Test("a template that does not parse, or is not UTF-8, is an error naming the file")
+    func badTemplates() throws {
+        let unparsable = try folder(["player.mustache": Array("{{#open}} never closed".utf8)])
+        defer { try? FileManager.default.removeItem(at: unparsable) }
+        let parseError = #expect(throws: (any Error).self) { try PageRenderer(overrides: unparsable) }
+        #expect("\(parseError.map { "\($0)" } ?? "")".hasPrefix("template player.mustache does not parse: "))
+
+        let binary = try folder(["index.mustache": [0xFF, 0xFE, 0x00, 0xC3]])
+        defer { try? FileManager.default.removeItem(at: binary) }
+        let textError = #expect(throws: (any Error).self) { try PageRenderer(overrides: binary) }
+        #expect("\(textError.map { "\($0)" } ?? "")".contains("index.mustache is not UTF-8 text"))
+    }
+
+    @Test("rendering a template nobody defined names it")
+    func unknownTemplate() throws {
+        let error = #expect(throws: (any Error).self) { try PageRenderer(overrides: nil).render("nope", [:]) }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("template nope.mustache is missing"))
+    }
+}
