@@ -166,7 +166,7 @@ private extension Builder {
             settings: animation.fallback, sourceMaxZoom: plan.sourceMaxZoom, subdomains: animation.source.subdomains,
             locate: plan.locate, loader: loader, writer: writer
         ).publish(zip(plan.frames, outcomes).map { frame, outcome in
-            .init(index: frame.index, sourceTemplate: frame.sourceTemplate,
+            FallbackTilePublisher.Frame(index: frame.index, sourceTemplate: frame.sourceTemplate,
                   previousIndex: outcome.previousIndex, previousHash: outcome.previousFallbackHash)
         })
         if let summary = fallback.summary { reporter.detail(summary) }
@@ -176,7 +176,7 @@ private extension Builder {
             if frames[i].missingTiles?.isEmpty == true { frames[i].missingTiles = nil }
         }
         let manifest = AnimationManifest(animation: animation, layout: plan.layout, frames: frames, fallback: fallback.fallback,
-                                         baseMap: config.baseMap.flatMap(AnimationManifest.BaseMap.init),
+                                         baseMap: config.baseMap.flatMap { AnimationManifest.BaseMap($0) },
                                          allowedOrigins: config.embed.allowedOrigins)
         try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.id)/manifest.json")
         return Rendered(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)

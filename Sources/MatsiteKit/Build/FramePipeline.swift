@@ -79,8 +79,8 @@ private extension FramePipeline {
 
         let isLast = frame.index == reuse.lastIndex
         switch try await stitcher.stitch(tiles.contents, format: format, index: frame.index, into: folder, poster: isLast) {
-        case .undecodable(let tiles):
-            return failed(frame, tiles, sorted: false)
+        case .undecodable(let bad):
+            return failed(frame, bad, sorted: false)
         case .stitched(let stitched):
             for problem in stitched.drawnTransparent { warnTransparent(frame, problem) }
             let missing = (problems + stitched.drawnTransparent).map {

@@ -64,5 +64,5 @@ public struct TileGrid: Sendable, Equatable {
     }
 
     /// Every tile, in the order of a frame's tile list.
-    public var tiles: [TileCoordinate] { (0..<count).map(tile) }
+    public var tiles: [TileCoordinate] { (0..<count).map { tile($0) } }
 }

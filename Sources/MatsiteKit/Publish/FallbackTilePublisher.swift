@@ -63,7 +63,7 @@ struct FallbackTilePublisher: Sendable {
             let locators = tiles.map { locate(frame.index, $0.z, $0.x, $0.y) }
             let folder = Self.folder(frame.index)
             if let digests = loader.freshDigests(locators), let old = frame.previousIndex,
-               let hash = Optional(hash(digests.map { .png($0) })), hash == frame.previousHash,
+               let hash = Optional(fallbackHash(digests.map { .png($0) })), hash == frame.previousHash,
                try link(tiles, from: Self.folder(old), to: folder) {
                 result.hashes[i] = hash
                 linked += tiles.count
@@ -71,7 +71,7 @@ struct FallbackTilePublisher: Sendable {
             }
             let identities = try await load(tiles, locators, into: writer.root.appendingPathComponent("\(animation)/\(folder)"))
             published += identities.filter { if case .png = $0 { true } else { false } }.count
-            result.hashes[i] = hash(identities)
+            result.hashes[i] = fallbackHash(identities)
         }
         result.summary = "\(animation): published \(published + linked) fallback tiles (zoom \(zoom + 1)-\(deepest)), \(linked) of them kept"
         result.fallback = AnimationManifest.Fallback(url: "tiles/{frame}/{z}/{x}/{y}.png", templates: nil, minZoom: zoom + 1,
@@ -85,7 +85,7 @@ private extension FallbackTilePublisher {
     static func folder(_ index: Int) -> String { String(format: "tiles/%04d", index) }
 
     /// A frame's fallback tiles, hashed: their digests (or absence) in order.
-    func hash(_ tiles: [TileIdentity]) -> String {
+    func fallbackHash(_ tiles: [TileIdentity]) -> String {
         InputHash.hash("fallback \(zoom) \(settings.levels)", tiles)
     }
 

@@ -50,7 +50,7 @@ struct FrameStitcher: Sendable {
     func checkHeaders(_ tiles: inout [TileContent]) async throws -> (format: PixelFormat, bad: [(index: Int, reason: String)]) {
         let stitcher = self.stitcher, layout = self.layout, loaded = tiles
         let (format, failures) = try await CPUPool.shared.run { stitcher.plan(layout: layout, tiles: loaded) }
-        let bad = failures.map { (grid.index(column: $0.column, row: $0.row), $0.reason) }
+        let bad: [(index: Int, reason: String)] = failures.map { (grid.index(column: $0.column, row: $0.row), $0.reason) }
         for (i, _) in bad { tiles[i] = .empty }
         return (format, bad)
     }
@@ -80,7 +80,7 @@ struct FrameStitcher: Sendable {
             try? FileManager.default.removeItem(at: temporary)
             return .undecodable(try await CPUPool.shared.run { Self.undecodable(tiles, stitcher: stitcher) })
         }
-        let drawn = report.failedTiles.map { (grid.index(column: $0.column, row: $0.row), $0.reason) }
+        let drawn: [(index: Int, reason: String)] = report.failedTiles.map { (grid.index(column: $0.column, row: $0.row), $0.reason) }
         let (sha, size) = try FileHash.sha256(of: temporary)
         let name = String(format: "%04d-", index) + sha.prefix(8) + ".png"
         try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent(name))

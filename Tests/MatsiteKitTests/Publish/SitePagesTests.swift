@@ -22,7 +22,7 @@ struct SitePagesTests {
             zoom: 3
             source: { demo: radar }
             frames: { count: 2 }
-        """).replacingOccurrences(of: "title: Test site", with: "title: Site & co\nbase_url: \(baseURL)")
+        """).replacingOccurrences(of: "title: Test site", with: "title: Site and co\nbase_url: \(baseURL)")
         let config = try site.config(yaml)
         let layout = FrameLayout(width: width, height: height, originX: 0, originY: 0, shift: 0, tileSize: 256)
         let frames = (0..<2).map {
@@ -61,7 +61,7 @@ struct SitePagesTests {
         let (site, root) = try write(title: "Radar", baseURL: "/")
         defer { site.remove() }
         let manifest = try JSONDecoder.manifest.decode(SiteManifest.self, from: Data(contentsOf: root.appendingPathComponent("manifest.json")))
-        #expect(manifest.title == "Site & co" && manifest.generator == "matsite \(Matsite.version)")
+        #expect(manifest.title == "Site and co" && manifest.generator == "matsite \(Matsite.version)")
         #expect(manifest.animations == [.init(id: "loop", title: "Radar", page: "loop/index.html", embed: "loop/embed.html",
                                               manifest: "loop/manifest.json", poster: "loop/poster.png")])
     }
