@@ -1,7 +1,31 @@
+import Foundation
+
+/// The stages of a build, as error messages name them: config -> plan -> fetch -> stitch
+/// -> publish (+ pages). `Builder` stamps each step's errors with its stage, once.
+public enum BuildStage: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// Reading and checking the config.
+    case config
+    /// Resolving sources and planning each frame's tiles.
+    case plan
+    /// Loading tiles.
+    case fetch
+    /// Stitching frames and their posters.
+    case stitch
+    /// Writing the staged site and swapping it in.
+    case publish
+    /// Rendering the HTML pages from templates.
+    case pages
+    /// `matsite init` writing a new project.
+    case scaffold = "init"
+
+    public var description: String { rawValue }
+}
+
 /// A build that could not finish, by stage, in words a user can act on.
 public enum BuildError: Swift.Error, CustomStringConvertible, Sendable {
-    /// A stage failed: `stage` is plan, fetch, stitch, publish or pages.
-    case stage(String, String)
+    /// A step failed: its stage, and the error that stopped it (kept whole: a
+    /// `SystemCallError` keeps its errno, a `PNGError` libpng's words).
+    case stage(BuildStage, any Error)
     /// Tiles could not be had (with `missing: fail`): every one, with its cause.
     case tilesFailed([FailedTile])
     /// The whole build ran past its deadline.
@@ -9,10 +33,28 @@ public enum BuildError: Swift.Error, CustomStringConvertible, Sendable {
     /// Another build holds the output's lock.
     case locked(String)
 
+    /// A step's failure stamped by hand, from before stages were stamped by `Builder`.
+    @available(*, deprecated, message: "throw StepFailure or the underlying error; Builder stamps the stage")
+    public static func stage(_ stage: String, _ message: String) -> BuildError {
+        .stage(BuildStage(rawValue: stage) ?? .publish, StepFailure(message))
+    }
+
+    /// The stage that failed, for `.stage`.
+    public var failedStage: BuildStage? {
+        if case .stage(let stage, _) = self { return stage }
+        return nil
+    }
+
+    /// The error underneath, for `.stage`.
+    public var underlying: (any Error)? {
+        if case .stage(_, let error) = self { return error }
+        return nil
+    }
+
     public var description: String {
         switch self {
-        case .stage(let stage, let message):
-            return "\(stage): \(message)"
+        case .stage(let stage, let error):
+            return "\(stage): \(Self.words(for: error))"
         case .tilesFailed(let tiles):
             let shown = tiles.prefix(50).map { "  - \($0)" }.joined(separator: "\n")
             let more = tiles.count > 50 ? "\n  ... and \(tiles.count - 50) more" : ""
@@ -23,6 +65,43 @@ public enum BuildError: Swift.Error, CustomStringConvertible, Sendable {
             return message
         }
     }
+
+    /// `error` with `stage` stamped on it, unless it already says where it belongs: a
+    /// `BuildError`, a `ConfigError` (bad config: exit code 2) or a cancellation.
+    public static func stamping(_ error: any Error, with stage: BuildStage) -> any Error {
+        switch error {
+        case is BuildError, is ConfigError, is CancellationError: error
+        default: BuildError.stage(stage, error)
+        }
+    }
+}
+
+private extension BuildError {
+    /// An error in words: Foundation's errors by their localized text (their
+    /// descriptions are debugging dumps), others by their description.
+    static func words(for error: any Error) -> String {
+        switch error {
+        case let error as CocoaError: error.localizedDescription
+        case let error as POSIXError: error.localizedDescription
+        default: String(describing: error)
+        }
+    }
+}
+
+/// What a step found wrong, in words, with the error underneath when there is one.
+public struct StepFailure: Swift.Error, CustomStringConvertible, Sendable {
+    /// The whole message (it already says what the underlying error said).
+    public let message: String
+    /// The error that caused it.
+    public let underlying: (any Error)?
+
+    /// A failure saying `message`.
+    public init(_ message: String, underlying: (any Error)? = nil) {
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String { message }
 }
 
 /// A tile that failed, for the final list.

@@ -55,7 +55,7 @@ private extension Builder {
     func build() async throws -> BuildSummary {
         let started = Date()
         let output = config.resolve(options.output ?? config.output).standardizedFileURL
-        let lock = try await OutputLock.acquire(for: output, wait: options.lockWait)
+        let lock = try await step(.publish) { try await OutputLock.acquire(for: output, wait: options.lockWait) }
         Staging.recover(output: output)
         let cache = self.cache()
         let fetcher = needsHTTP ? HTTPFetcher(options: config.http, cache: cache) : nil
@@ -76,26 +76,18 @@ private extension Builder {
     func build(output: URL, fetcher: HTTPFetcher?, started: Date) async throws -> BuildSummary {
         warnAboutPoliteness()
         // Plan: which tiles make which frame.
-        let resolver = SourceResolver(config: config, fetcher: fetcher)
-        var plans: [AnimationPlan] = []
-        for animation in config.animations {
-            let plan = Planner.plan(animation, source: try await resolver.resolve(animation))
-            guard !plan.frames.isEmpty else { throw BuildError.stage("plan", "animation \(animation.id) has no frames") }
-            guard plan.frames.count <= config.limits.maxFrames else {
-                throw BuildError.stage("plan", "animation \(animation.id) has \(plan.frames.count) frames, over limits.max_frames (\(config.limits.maxFrames))")
-            }
-            reporter.planned(animation: animation.id, frames: plan.frames.count, tiles: plan.frames.count * plan.layout.tileCount)
-            plans.append(plan)
-        }
+        let plans = try await step(.plan) { try await plan(fetcher: fetcher) }
 
-        let staging = try Staging.create(beside: output)
+        let staging = try await step(.publish) { try Staging.create(beside: output) }
         do {
             let loader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
             let previous = PreviousSite(output: output)
-            let pages = try PageRenderer(overrides: config.templates.map(config.resolve))
+            let pages = try await step(.pages) { try PageRenderer(overrides: config.templates.map(config.resolve)) }
             let writer = SiteWriter(root: staging.url, previous: previous)
-            let assets = try SiteAssets.publish(with: writer, pages: pages, leaflet: config.resolve(config.leaflet),
-                                                demoBaseMap: config.baseMap?.demo == true)
+            let assets = try await step(.publish) {
+                try SiteAssets.publish(with: writer, pages: pages, leaflet: config.resolve(config.leaflet),
+                                       demoBaseMap: config.baseMap?.demo == true)
+            }
             // Fetch + stitch, animation by animation.
             var manifests: [AnimationManifest] = []
             var failures: [FailedTile] = []
@@ -108,13 +100,13 @@ private extension Builder {
             }
             guard failures.isEmpty else { throw BuildError.tilesFailed(failures) }
             // Pages and manifests.
-            try SitePages(config: config, pages: pages, assets: assets).write(manifests, with: writer)
+            try await step(.pages) { try SitePages(config: config, pages: pages, assets: assets).write(manifests, with: writer) }
             // Publish.
             var summary = BuildSummary()
             // The old tree was listed when the build began (the lock keeps it as it was).
             let staged = TreeComparison.files(staging.url) ?? [:]
             summary.unchanged = TreeComparison.equal(staging.url, staged, output, previous.files)
-            if summary.unchanged { staging.discard() } else { try staging.publish() }
+            if summary.unchanged { staging.discard() } else { try await step(.publish) { try staging.publish() } }
             summary.animations = manifests.count
             summary.frames = manifests.reduce(0) { $0 + $1.frames.count }
             summary.framesReused = reused
@@ -133,6 +125,32 @@ private extension Builder {
             staging.discard()
             throw error
         }
+    }
+
+    /// Runs one step of the pipeline, stamping what it throws with the step's stage: the
+    /// only place a stage is given to an error.
+    func step<T>(_ stage: BuildStage, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw BuildError.stamping(error, with: stage)
+        }
+    }
+
+    /// Resolves each animation's source and plans its frames, within the limits.
+    func plan(fetcher: HTTPFetcher?) async throws -> [AnimationPlan] {
+        let resolver = SourceResolver(config: config, fetcher: fetcher)
+        var plans: [AnimationPlan] = []
+        for animation in config.animations {
+            let plan = Planner.plan(animation, source: try await resolver.resolve(animation))
+            guard !plan.frames.isEmpty else { throw StepFailure("animation \(animation.id) has no frames") }
+            guard plan.frames.count <= config.limits.maxFrames else {
+                throw StepFailure("animation \(animation.id) has \(plan.frames.count) frames, over limits.max_frames (\(config.limits.maxFrames))")
+            }
+            reporter.planned(animation: animation.id, frames: plan.frames.count, tiles: plan.frames.count * plan.layout.tileCount)
+            plans.append(plan)
+        }
+        return plans
     }
 
     /// What rendering one animation gave: its manifest, or the tiles that failed it.
@@ -155,20 +173,20 @@ private extension Builder {
             stitcher: FrameStitcher(layout: plan.layout, grid: plan.grid, compressionLevel: animation.compressionLevel,
                                     missing: animation.missing, timings: timings),
             reporter: reporter, timings: timings)
-        let outcomes = try await pipeline.run(into: folder.appendingPathComponent("frames"))
+        let outcomes = try await step(.stitch) { try await pipeline.run(into: folder.appendingPathComponent("frames")) }
         reporter.detail("\(animation.id): \(timings.summary(frames: plan.frames.count))")
         let failures = outcomes.flatMap(\.failures)
         guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }
 
-        try Poster.write(outcomes.last?.poster, animation: animation.id, folder: folder, previous: writer.previous)
-        let fallback = try await FallbackTilePublisher(
+        try await step(.stitch) { try Poster.write(outcomes.last?.poster, animation: animation.id, folder: folder, previous: writer.previous) }
+        let fallback = try await step(.publish) { try await FallbackTilePublisher(
             animation: animation.id, zoom: animation.zoom, bbox: animation.bbox, tileSize: animation.source.tileSize,
             settings: animation.fallback, sourceMaxZoom: plan.sourceMaxZoom, subdomains: animation.source.subdomains,
             locate: plan.locate, loader: loader, writer: writer
         ).publish(zip(plan.frames, outcomes).map { frame, outcome in
             FallbackTilePublisher.Frame(index: frame.index, sourceTemplate: frame.sourceTemplate,
                   previousIndex: outcome.previousIndex, previousHash: outcome.previousFallbackHash)
-        })
+        }) }
         if let summary = fallback.summary { reporter.detail(summary) }
         var frames = outcomes.compactMap(\.entry)
         for i in frames.indices {
@@ -178,7 +196,7 @@ private extension Builder {
         let manifest = AnimationManifest(animation: animation, layout: plan.layout, frames: frames, fallback: fallback.fallback,
                                          baseMap: config.baseMap.flatMap { AnimationManifest.BaseMap($0) },
                                          allowedOrigins: config.embed.allowedOrigins)
-        try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.id)/manifest.json")
+        try await step(.publish) { try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.id)/manifest.json") }
         return Rendered(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)
     }
 

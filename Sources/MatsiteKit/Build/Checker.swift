@@ -54,7 +54,7 @@ public struct Checker: Sendable {
                 }
                 finding.lines.append("probed \(plan.frames.count) tile(s), one per frame: \(ok) ok")
             } catch {
-                finding.problems.append("\(error)")
+                finding.problems.append("\(BuildError.stamping(error, with: .plan))")
             }
             findings.append(finding)
         }

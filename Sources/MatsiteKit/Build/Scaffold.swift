@@ -17,7 +17,7 @@ public enum Scaffold {
             try Data(config.utf8).write(to: folder.appendingPathComponent("matsite.yml"))
             try Data(readme.utf8).write(to: folder.appendingPathComponent("README.md"))
         } catch {
-            throw BuildError.stage("init", "cannot write into \(folder.path): \(error.localizedDescription)")
+            throw BuildError.stage(.scaffold, StepFailure("cannot write into \(folder.path): \(error.localizedDescription)", underlying: error))
         }
         return files + ["templates/"]
     }

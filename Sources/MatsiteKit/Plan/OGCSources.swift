@@ -63,10 +63,10 @@ private extension OGCSources {
         do {
             response = try await fetcher.get(target, accept: "application/xml,text/xml;q=0.9,*/*;q=0.1", maxBytes: 16 << 20)
         } catch {
-            throw BuildError.stage("plan", "capabilities: \(error)")
+            throw StepFailure("capabilities: \(error)", underlying: error)
         }
         guard response.status == 200 else {
-            throw BuildError.stage("plan", "capabilities: \(target): HTTP \(response.status)")
+            throw StepFailure("capabilities: \(target): HTTP \(response.status)")
         }
         return response.body
     }
@@ -132,7 +132,7 @@ private extension OGCSources {
         case .unknownTileMatrixSet, .tileMatrixSetNotWebMercator: key = "tile_matrix_set"
         default: key = nil
         }
-        guard let key else { return BuildError.stage("plan", error.description) }
+        guard let key else { return error }
         let field = path.hasSuffix("wms") && key == "layer" ? "layers" : key
         return ConfigError(file: file, line: animation.line, keyPath: "\(path).\(field)", message: error.description)
     }

@@ -67,7 +67,7 @@ public struct SourceResolver: Sendable {
                 return text.hasPrefix("http") ? text : ""
             })
         case .wmts, .wms:
-            throw BuildError.stage("plan", "unreachable source kind")
+            throw StepFailure("unreachable source kind")
         }
     }
 
@@ -85,7 +85,7 @@ public struct SourceResolver: Sendable {
                 SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1))
             }
         case .latest:
-            throw BuildError.stage("plan", "frames.latest needs a WMTS or WMS source")
+            throw StepFailure("frames.latest needs a WMTS or WMS source")
         }
     }
 
@@ -106,7 +106,7 @@ public struct SourceResolver: Sendable {
     }
 
     func requireFetcher() throws -> HTTPFetcher {
-        guard let fetcher else { throw BuildError.stage("plan", "this source needs the network") }
+        guard let fetcher else { throw StepFailure("this source needs the network") }
         return fetcher
     }
 }
@@ -118,7 +118,7 @@ struct StepComponents {
 
     init(_ text: String) throws {
         guard let seconds = ConfigLoader.durationParts(text) else {
-            throw BuildError.stage("plan", "\"\(text)\" is not an ISO 8601 duration")
+            throw StepFailure("\"\(text)\" is not an ISO 8601 duration")
         }
         months = seconds.months
         self.seconds = seconds.seconds

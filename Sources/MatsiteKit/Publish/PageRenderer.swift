@@ -17,7 +17,7 @@ public struct PageRenderer: Sendable {
         if let overrides {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: overrides.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw BuildError.stage("pages", "the templates folder \(overrides.path) does not exist (config key templates)")
+                throw StepFailure("the templates folder \(overrides.path) does not exist (config key templates)")
             }
             let root = overrides.standardizedFileURL.resolvingSymlinksInPath()
             if let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey]) {
@@ -26,7 +26,7 @@ public struct PageRenderer: Sendable {
                     guard values?.isRegularFile == true, values?.isSymbolicLink != true else { continue }
                     let relative = String(file.standardizedFileURL.path.dropFirst(root.path.count + 1))
                     guard let data = FileManager.default.contents(atPath: file.path), let text = String(data: data, encoding: .utf8) else {
-                        throw BuildError.stage("pages", "template \(file.path) is not UTF-8 text")
+                        throw StepFailure("template \(file.path) is not UTF-8 text")
                     }
                     files[relative] = text
                 }
@@ -41,12 +41,12 @@ public struct PageRenderer: Sendable {
                 assets[assetName] = text
             } else if name.hasSuffix(".mustache") {
                 do { try library.register(text, named: String(name.dropLast(".mustache".count))) } catch {
-                    throw BuildError.stage("pages", "template \(name) does not parse: \(error)")
+                    throw StepFailure("template \(name) does not parse: \(error)", underlying: error)
                 }
             }
         }
         for required in ["index", "player", "embed"] where library.getTemplate(named: required) == nil {
-            throw BuildError.stage("pages", "template \(required).mustache is missing")
+            throw StepFailure("template \(required).mustache is missing")
         }
         self.library = library
         self.assets = assets
@@ -55,7 +55,7 @@ public struct PageRenderer: Sendable {
     /// Renders template `name` with `context`.
     public func render(_ name: String, _ context: [String: Any]) throws -> String {
         guard let text = library.render(context, withTemplate: name) else {
-            throw BuildError.stage("pages", "template \(name).mustache is missing")
+            throw StepFailure("template \(name).mustache is missing")
         }
         return text
     }

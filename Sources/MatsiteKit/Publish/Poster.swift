@@ -15,7 +15,7 @@ enum Poster: Sendable {
         case .previous where previous.link(animation: animation, relative: "poster.png", to: target):
             break
         default:
-            throw BuildError.stage("stitch", "animation \(animation): no poster could be made from the last frame")
+            throw StepFailure("animation \(animation): no poster could be made from the last frame")
         }
     }
 }

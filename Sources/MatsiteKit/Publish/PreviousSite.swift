@@ -54,7 +54,8 @@ struct PreviousSite: Sendable {
     /// Hard-links (or copies) a previous file into the new site.
     func link(animation: String, relative: String, to target: URL) -> Bool {
         guard let source = regularFile(animation: animation, relative: relative)?.url else { return false }
-        if Foundation.link(source.path, target.path) == 0 { return true }
+        // Another file system cannot hard-link: copy.
+        if (try? systemCall("link", "cannot link \(target.path)") { Foundation.link(source.path, target.path) }) != nil { return true }
         return (try? FileManager.default.copyItem(at: source, to: target)) != nil
     }
 
@@ -124,7 +125,8 @@ enum TreeComparison {
                 if name == "." || name == ".." { continue }
                 let path = folder + "/" + name
                 var status = stat()
-                guard lstat(path, &status) == 0 else { continue }
+                // Gone since it was listed: not part of the tree.
+                guard (try? systemCall("lstat", "cannot read \(path)") { lstat(path, &status) }) != nil else { continue }
                 switch status.st_mode & S_IFMT {
                 case S_IFREG:
                     out[prefix + name] = File(size: Int64(status.st_size), device: UInt64(status.st_dev), inode: UInt64(status.st_ino))

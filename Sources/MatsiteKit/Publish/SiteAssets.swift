@@ -46,7 +46,7 @@ private extension SiteAssets {
         let css = source.appendingPathComponent("leaflet.css")
         guard let script = FileManager.default.contents(atPath: minified.path) ?? FileManager.default.contents(atPath: plain.path),
               let style = FileManager.default.contents(atPath: css.path) else {
-            throw BuildError.stage("publish", "Leaflet not found in \(source.path): install Debian's libjs-leaflet (apt-get install libjs-leaflet) or set the config key leaflet: to a folder holding leaflet.js and leaflet.css")
+            throw StepFailure("Leaflet not found in \(source.path): install Debian's libjs-leaflet (apt-get install libjs-leaflet) or set the config key leaflet: to a folder holding leaflet.js and leaflet.css")
         }
         let scriptBytes = [UInt8](script), styleBytes = [UInt8](style)
         // The previous folder was found by comparing these very bytes: link, do not compare again.

@@ -28,10 +28,19 @@ struct SiteWriter: Sendable {
     func link(from old: String? = nil, _ relative: String) throws -> Bool {
         guard let source = previous.regularFile(old ?? relative) else { return false }
         let target = root.path + "/" + relative
-        if Foundation.link(source.url.path, target) == 0 { return true }
-        guard errno == ENOENT else { return false }
-        try makeParent(of: target)
-        return Foundation.link(source.url.path, target) == 0
+        let link = { () throws(SystemCallError) -> Void in
+            _ = try systemCall("link", "cannot link \(target)") { Foundation.link(source.url.path, target) }
+        }
+        do {
+            try link()
+            return true
+        } catch where error.errno == ENOENT {
+            // Folders are made when first needed.
+            try makeParent(of: target)
+            return (try? link()) != nil
+        } catch {
+            return false
+        }
     }
 
     private func makeParent(of path: String) throws {

@@ -42,7 +42,7 @@ public struct Staging: Sendable {
     public func publish() throws {
         _ = matsite_sync_filesystem(url.path)
         if !FileManager.default.fileExists(atPath: output.path) {
-            guard rename(url.path, output.path) == 0 else { throw publishError("cannot move the new site into place") }
+            try systemCall("rename", "cannot move the new site into place at \(output.path)") { rename(url.path, output.path) }
             _ = matsite_fsync_directory(output.deletingLastPathComponent().path)
             return
         }
@@ -52,10 +52,12 @@ public struct Staging: Sendable {
             return
         }
         let old = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).matsite-old-\(getpid())")
-        guard rename(output.path, old.path) == 0 else { throw publishError("cannot move the old site aside") }
-        guard rename(url.path, output.path) == 0 else {
+        try systemCall("rename", "cannot move the old site aside at \(output.path)") { rename(output.path, old.path) }
+        do {
+            try systemCall("rename", "cannot move the new site into place at \(output.path)") { rename(url.path, output.path) }
+        } catch {
             _ = rename(old.path, output.path)
-            throw publishError("cannot move the new site into place")
+            throw error
         }
         try? FileManager.default.removeItem(at: old)
     }
@@ -63,10 +65,6 @@ public struct Staging: Sendable {
     /// Deletes the staging folder (a failed build).
     public func discard() {
         try? FileManager.default.removeItem(at: url)
-    }
-
-    private func publishError(_ what: String) -> BuildError {
-        .stage("publish", "\(what) at \(output.path): \(String(cString: strerror(errno)))")
     }
 }
 
@@ -93,10 +91,18 @@ public final class OutputLock: Sendable {
         let parent = output.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         let path = parent.appendingPathComponent(".\(output.lastPathComponent).matsite-lock").path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw BuildError.stage("publish", "cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
+        let fd = try systemCall("open", "cannot open the lock file \(path)") { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
         let start = Date()
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        while true {
+            do {
+                try systemCall("flock", "cannot lock \(path)") { flock(fd, LOCK_EX | LOCK_NB) }
+                break
+            } catch where error.errno != EAGAIN {
+                close(fd)
+                throw error
+            } catch {
+                // Held by another build: wait below.
+            }
             guard Date().timeIntervalSince(start) < wait else {
                 close(fd)
                 throw BuildError.locked("another matsite build is writing \(output.path) (lock \(path)); waited \(Int(wait)) s. Try again when it has finished.")

@@ -8,30 +8,23 @@ import Foundation
 /// (`Staging.publish`); cache entries need no flush at all, since each carries a checksum
 /// and a damaged one is fetched again.
 enum FileWrite {
-    /// Creates or truncates `path` and writes `bytes`; the error names the path and cause.
-    static func write(_ bytes: some ContiguousBytes, to path: String, stage: String = "publish") throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw failure(path, stage) }
+    /// Creates or truncates `path` and writes `bytes`; throws a `SystemCallError` naming
+    /// the path, the call and errno.
+    static func write(_ bytes: some ContiguousBytes, to path: String) throws {
+        let fd = try systemCall("open", "cannot write \(path)") { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         defer { close(fd) }
-        try bytes.withUnsafeBytes { buffer in
+        try bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) throws in
             var offset = 0
             while offset < buffer.count {
-                let written = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw failure(path, stage)
+                offset += try systemCall("write", "cannot write \(path)") {
+                    Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 }
-                offset += written
             }
         }
     }
 
     /// `write(_:to:)` for a file URL.
-    static func write(_ bytes: some ContiguousBytes, to url: URL, stage: String = "publish") throws {
-        try write(bytes, to: url.path, stage: stage)
-    }
-
-    private static func failure(_ path: String, _ stage: String) -> BuildError {
-        .stage(stage, "cannot write \(path): \(String(cString: strerror(errno)))")
+    static func write(_ bytes: some ContiguousBytes, to url: URL) throws {
+        try write(bytes, to: url.path)
     }
 }
