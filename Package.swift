@@ -5,7 +5,9 @@ import PackageDescription
 //   MatsiteImaging      PNG decode/encode and band-by-band stitching (owns libpng, via CPNGShim)
 //   MatsiteCapabilities WMTS/WMS capabilities and ISO 8601 time dimensions (owns libxml2)
 //   MatsiteKit          config -> plan -> fetch -> stitch -> publish, pages, cache, serve
+//                       (SHA-256 from libcrypto, via CLibCrypto)
 //   matsite             the thin command line over MatsiteKit
+//   MatsiteTestSupport  fault-injecting helpers for the loopback server, for tests only
 let package = Package(
     name: "matsite",
     platforms: [.macOS(.v14)],
@@ -29,15 +31,17 @@ let package = Package(
             providers: [.apt(["libpng-dev"])]
         ),
         // setjmp/longjmp stays inside these C functions: libpng never unwinds Swift frames.
-        .target(
-            name: "CPNGShim",
-            dependencies: ["CPNG"],
-            cSettings: [.unsafeFlags(["-O2"])]
-        ),
+        .target(name: "CPNGShim", dependencies: ["CPNG"]),
         .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
+        ),
+        // SHA-256 from the system's OpenSSL; only Support/SHA256.swift imports it.
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "MatsiteImaging", dependencies: ["CPNGShim"]),
         // Atomic directory exchange (renameat2) for publishing.
@@ -49,6 +53,7 @@ let package = Package(
                 "MatsiteImaging",
                 "MatsiteCapabilities",
                 "CMatsiteSystem",
+                "CLibCrypto",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -70,13 +75,23 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Fault injection for the loopback server (delays, resets, requests never answered):
+        // used by test targets only, so none of it is in the MatsiteKit library product.
+        .target(
+            name: "MatsiteTestSupport",
+            dependencies: [
+                "MatsiteKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "MatsiteImagingTests", dependencies: ["MatsiteImaging"]),
         .testTarget(name: "MatsiteCapabilitiesTests", dependencies: ["MatsiteCapabilities"],
                     resources: [.copy("Fixtures")]),
         .testTarget(
             name: "MatsiteKitTests",
             dependencies: [
-                "MatsiteKit", "MatsiteImaging",
+                "MatsiteKit", "MatsiteImaging", "MatsiteTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Fresh machine -> every test: the Swift suites, then the real-browser player tests.
 #   scripts/test.sh
-# Installs what is missing (C libraries, Leaflet, Chromium, Playwright, pytest), builds
-# everything, runs `swift test`, then Tests/browser with headless Chromium.
+# Installs what is missing (C libraries, Leaflet, Chromium, Playwright, pytest), checks the
+# style with the toolchain's swift-format (.swift-format; `swift format --in-place -r
+# Sources Tests` fixes what it reports), builds everything, runs `swift test`, then
+# Tests/browser with headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh test
+swift format lint --strict --recursive --parallel Sources Tests
 swift build --build-tests
 swift test --skip-build
 MATSITE_BIN="$PWD/.build/debug/matsite" bash Tests/browser/run.sh

@@ -83,7 +83,9 @@ extension Matsite {
 
             Tiles are cached in cache: (default .matsite-cache) and used without a request \
             while their server says they are fresh (Cache-Control, Expires), revalidated \
-            (If-None-Match, If-Modified-Since) once stale. --no-cache ignores the cache.
+            (If-None-Match, If-Modified-Since) once stale. 404 and 204 answers are kept too, \
+            fresh for their own lifetime or http.missing_ttl_s (default 300 s). --no-cache \
+            ignores the cache.
 
             Progress goes to stderr: a live bar on a terminal, plain lines otherwise.
             """
@@ -106,45 +108,19 @@ extension Matsite {
 
         func run() async throws {
             let reporter = ConsoleReporter(mode: quiet ? .quiet : nil, verbose: verbose)
-            let siteConfig: SiteConfig
-            do {
-                siteConfig = try ProjectConfig.load(config)
-            } catch {
-                throw Exit.fail(error)
-            }
-            if siteConfig.file == "(embedded demo)" { reporter.say("no matsite.yml here: building the embedded demo (offline)") }
+            let project: Project
+            do { project = try Project.load(config: config) } catch { throw Exit.fail(error) }
             var options = BuildOptions()
             options.output = output
             options.useCache = !noCache
             do {
-                let summary = try await Builder(config: siteConfig, options: options, reporter: reporter).run()
+                let summary = try await project.build(options: options, reporter: reporter)
                 reporter.finish()
-                reporter.say(Self.describe(summary))
+                reporter.say(summary.report)
             } catch {
                 throw Exit.fail(error, reporter: reporter)
             }
         }
-
-        static func describe(_ s: BuildSummary) -> String {
-            let reused = s.framesReused > 0 ? " (\(s.framesReused) unchanged)" : ""
-            let fetched = s.requests > 0 ? ", \(s.requests) requests, \(ConsoleReporter.size(s.bytesFetched)) fetched" : ""
-            let revalidated = s.notModified > 0 ? " (\(s.notModified) not modified)" : ""
-            let state = s.unchanged ? "unchanged, nothing replaced" : "published"
-            return "built \(s.animations) animation(s): \(s.frames) frames\(reused), \(s.tiles) tiles\(fetched)\(revalidated); \(ConsoleReporter.size(Int(s.outputBytes))) in \(s.output) (\(state)) in \(String(format: "%.2f", s.seconds)) s"
-        }
-    }
-}
-
-/// Which config a command uses.
-enum ProjectConfig {
-    static func load(_ path: String?) throws -> SiteConfig {
-        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        if let path {
-            return try ConfigLoader.load(file: URL(fileURLWithPath: path, relativeTo: cwd).standardizedFileURL)
-        }
-        let file = cwd.appendingPathComponent("matsite.yml")
-        if FileManager.default.fileExists(atPath: file.path) { return try ConfigLoader.load(file: file) }
-        return ConfigLoader.demo(directory: cwd)
     }
 }
 
@@ -199,14 +175,14 @@ extension Matsite {
         }
 
         func run() async throws {
-            let siteConfig: SiteConfig
-            do { siteConfig = try ProjectConfig.load(config) } catch { throw Exit.fail(error) }
-            let folder = siteConfig.resolve(output ?? siteConfig.output).standardizedFileURL
+            let project: Project
+            do { project = try Project.load(config: config) } catch { throw Exit.fail(error) }
+            let folder = project.config.resolve(output ?? project.config.output).standardizedFileURL
             let reporter = ConsoleReporter(verbose: false)
             if watch || !FileManager.default.fileExists(atPath: folder.path) {
                 var options = BuildOptions()
                 options.output = folder.path
-                do { _ = try await Builder(config: siteConfig, options: options, reporter: reporter).run(); reporter.finish() } catch {
+                do { _ = try await Builder(config: project.config, options: options, reporter: reporter).run(); reporter.finish() } catch {
                     _ = Exit.fail(error, reporter: reporter)
                     if !watch { throw ExitCode(Exit.code(for: error)) }
                 }
@@ -215,54 +191,13 @@ extension Matsite {
             do { try await server.start() } catch { throw Exit.fail(error) }
             reporter.say("serving \(folder.path) on \(server.baseURL)/ (Ctrl-C to stop)")
             if watch {
-                let watcher = Task { await Self.watchLoop(config: config, output: folder.path, server: server, reporter: reporter) }
-                defer { watcher.cancel() }
+                let watcher = SiteWatcher(project: project, output: folder.path, server: server, reporter: reporter)
+                let watching = Task { await watcher.run() }
+                defer { watching.cancel() }
                 try await server.run()
             } else {
                 try await server.run()
             }
-        }
-
-        /// Polls the config and templates; rebuilds and reloads pages when they change.
-        static func watchLoop(config: String?, output: String, server: StaticSiteServer, reporter: ConsoleReporter) async {
-            var last = fingerprint(config: config)
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: 500_000_000)
-                let now = fingerprint(config: config)
-                guard now != last else { continue }
-                last = now
-                reporter.say("change seen: rebuilding")
-                do {
-                    let siteConfig = try ProjectConfig.load(config)
-                    var options = BuildOptions()
-                    options.output = output
-                    let summary = try await Builder(config: siteConfig, options: options, reporter: reporter).run()
-                    reporter.finish()
-                    reporter.say(Build.describe(summary))
-                    server.notifyReload()
-                } catch {
-                    reporter.finish()
-                    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-                }
-            }
-        }
-
-        static func fingerprint(config: String?) -> [String: Date] {
-            var marks: [String: Date] = [:]
-            let cwd = FileManager.default.currentDirectoryPath
-            let file = config ?? "matsite.yml"
-            var paths = [file]
-            if let loaded = try? ProjectConfig.load(config), let templates = loaded.templates {
-                let folder = loaded.resolve(templates)
-                if let walker = FileManager.default.enumerator(atPath: folder.path) {
-                    for case let name as String in walker { paths.append(folder.appendingPathComponent(name).path) }
-                }
-            }
-            for path in paths {
-                let full = path.hasPrefix("/") ? path : cwd + "/" + path
-                if let date = (try? FileManager.default.attributesOfItem(atPath: full))?[.modificationDate] as? Date { marks[full] = date }
-            }
-            return marks
         }
     }
 
@@ -277,10 +212,10 @@ extension Matsite {
         var config: String?
 
         func run() async throws {
-            let siteConfig: SiteConfig
-            do { siteConfig = try ProjectConfig.load(config) } catch { throw Exit.fail(error) }
-            print("config \(siteConfig.file): ok, \(siteConfig.animations.count) animation(s)")
-            let findings = await Checker(config: siteConfig).run()
+            let project: Project
+            do { project = try Project.load(config: config) } catch { throw Exit.fail(error) }
+            print("config \(project.config.file): ok, \(project.config.animations.count) animation(s)")
+            let findings = await Checker(config: project.config).run()
             var broken = false
             for finding in findings {
                 print("\(finding.id):")

@@ -10,14 +10,8 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
 
     private let mode: Mode
     private let verbose: Bool
-    private let lock = NSLock()
     private let started = Date()
-    private var tilesTotal = 0, tilesDone = 0, framesTotal = 0, framesDone = 0, framesReused = 0
-    private var bytes = 0
-    private var lastDraw = Date.distantPast
-    private var lastPlainPercent = -1
-    private var barShown = false
-    private var warnings: [String] = []
+    private let state = LockedBox(Progress())
     /// Where warnings and details are logged.
     public private(set) var logger = Logger(label: "matsite")
 
@@ -31,36 +25,36 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
 
     /// Warnings given so far.
     public var givenWarnings: [String] {
-        lock.lock(); defer { lock.unlock() }
-        return warnings
+        state.withLock { $0.warnings }
     }
 
     public func planned(animation: String, frames: Int, tiles: Int) {
-        lock.lock(); defer { lock.unlock() }
-        framesTotal += frames
-        tilesTotal += tiles
-        if mode == .plain || verbose { emit("\(animation): \(frames) frames, \(tiles) tiles") }
+        state.withLock { p in
+            p.framesTotal += frames
+            p.tilesTotal += tiles
+            if mode == .plain || verbose { emit("\(animation): \(frames) frames, \(tiles) tiles", &p) }
+        }
     }
 
     public func tileLoaded(bytes count: Int) {
-        lock.lock(); defer { lock.unlock() }
-        tilesDone += 1
-        bytes += count
-        progress()
+        state.withLock { p in
+            p.tilesDone += 1
+            p.bytes += count
+            progress(&p)
+        }
     }
 
     public func frameDone(animation: String, index: Int, reused: Bool) {
-        lock.lock(); defer { lock.unlock() }
-        framesDone += 1
-        if reused { framesReused += 1 }
-        if verbose { emit("\(animation): frame \(index) \(reused ? "unchanged, kept" : "stitched")") }
-        progress()
+        state.withLock { p in
+            p.framesDone += 1
+            if reused { p.framesReused += 1 }
+            if verbose { emit("\(animation): frame \(index) \(reused ? "unchanged, kept" : "stitched")", &p) }
+            progress(&p)
+        }
     }
 
     public func warning(_ message: String) {
-        lock.lock()
-        warnings.append(message)
-        lock.unlock()
+        state.withLock { $0.warnings.append(message) }
         logger.warning("\(message)")
     }
 
@@ -70,45 +64,57 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
 
     /// Prints one log line above the bar (the log handler's way out).
     func log(_ line: String) {
-        lock.lock(); defer { lock.unlock() }
-        emit(line)
+        state.withLock { emit(line, &$0) }
     }
 
     /// Clears the live bar (call before printing the summary or an error).
     public func finish() {
-        lock.lock(); defer { lock.unlock() }
-        if barShown { write("\r\u{1B}[K") }
-        barShown = false
+        state.withLock { p in
+            if p.barShown { write("\r\u{1B}[K") }
+            p.barShown = false
+        }
     }
 
     /// Writes a line to stderr unless quiet.
     public func say(_ line: String) {
-        lock.lock(); defer { lock.unlock() }
-        if mode != .quiet { emit(line) }
+        state.withLock { p in
+            if mode != .quiet { emit(line, &p) }
+        }
     }
 }
 
+/// What the reporter counted and drew so far; only touched under its lock.
+private struct Progress {
+    var tilesTotal = 0, tilesDone = 0, framesTotal = 0, framesDone = 0, framesReused = 0
+    var bytes = 0
+    var lastDraw = Date.distantPast
+    var lastPlainPercent = -1
+    var barShown = false
+    var warnings: [String] = []
+}
+
 private extension ConsoleReporter {
-    func progress() {
+    func progress(_ p: inout Progress) {
         switch mode {
         case .quiet:
             return
         case .live:
             let now = Date()
-            guard now.timeIntervalSince(lastDraw) >= 0.1 || tilesDone == tilesTotal else { return }
-            lastDraw = now
-            write("\r\u{1B}[K" + line())
-            barShown = true
+            guard now.timeIntervalSince(p.lastDraw) >= 0.1 || p.tilesDone == p.tilesTotal else { return }
+            p.lastDraw = now
+            write("\r\u{1B}[K" + line(p))
+            p.barShown = true
         case .plain:
-            guard tilesTotal + framesTotal > 0 else { return }
-            let percent = (tilesDone + framesDone) * 100 / (tilesTotal + framesTotal)
-            guard percent / 10 != lastPlainPercent / 10 else { return }
-            lastPlainPercent = percent
-            write(line() + "\n")
+            guard p.tilesTotal + p.framesTotal > 0 else { return }
+            let percent = (p.tilesDone + p.framesDone) * 100 / (p.tilesTotal + p.framesTotal)
+            guard percent / 10 != p.lastPlainPercent / 10 else { return }
+            p.lastPlainPercent = percent
+            write(line(p) + "\n")
         }
     }
 
-    func line() -> String {
+    func line(_ p: Progress) -> String {
+        let (tilesTotal, tilesDone, framesTotal, framesDone, bytes) = (p.tilesTotal, p.tilesDone, p.framesTotal, p.framesDone, p.bytes)
         let elapsed = max(0.001, Date().timeIntervalSince(started))
         let fraction = tilesTotal + framesTotal == 0 ? 0 : Double(tilesDone + framesDone) / Double(tilesTotal + framesTotal)
         let width = 24
@@ -119,10 +125,10 @@ private extension ConsoleReporter {
         return "\(bar)tiles \(tilesDone)/\(tilesTotal) (\(Self.size(bytes)), \(Int(rate))/s) frames \(framesDone)/\(framesTotal)\(eta)"
     }
 
-    func emit(_ text: String) {
-        if barShown { write("\r\u{1B}[K") }
+    func emit(_ text: String, _ p: inout Progress) {
+        if p.barShown { write("\r\u{1B}[K") }
         write(text + "\n")
-        barShown = false
+        p.barShown = false
     }
 
     func write(_ text: String) {

@@ -98,25 +98,21 @@ private extension TileSourceLoader {
 }
 
 /// Hosts that answered 401/403: the rest of their tiles fail at once with the same words.
-private final class RefusedHosts: @unchecked Sendable {
-    private let lock = NSLock()
-    private var refused: [String: String] = [:]
+private final class RefusedHosts: Sendable {
+    private let refused = LockedBox([String: String]())
 
     func refusal(for host: String) -> String? {
-        lock.lock(); defer { lock.unlock() }
-        return refused[host]
+        refused.withLock { $0[host] }
     }
 
     func refuse(_ host: String, _ message: String) {
-        lock.lock(); defer { lock.unlock() }
-        refused[host] = message
+        refused.withLock { $0[host] = message }
     }
 }
 
 /// Open MBTiles archives (SQLite, read-only), one queue per file.
-final class MBTilesArchives: @unchecked Sendable {
-    private let lock = NSLock()
-    private var queues: [String: Result<DatabaseQueue, any Swift.Error>] = [:]
+final class MBTilesArchives: Sendable {
+    private let queues = LockedBox([String: Result<DatabaseQueue, any Swift.Error>]())
 
     func tile(path: String, z: Int, x: Int, tmsY: Int) -> TileOutcome {
         let queue: DatabaseQueue
@@ -139,18 +135,19 @@ final class MBTilesArchives: @unchecked Sendable {
     }
 
     private func open(_ path: String) -> Result<DatabaseQueue, any Swift.Error> {
-        lock.lock(); defer { lock.unlock() }
-        if let existing = queues[path] { return existing }
-        let result: Result<DatabaseQueue, any Swift.Error>
-        if !FileManager.default.fileExists(atPath: path) {
-            result = .failure(MBTilesMissing(path: path))
-        } else {
-            var configuration = Configuration()
-            configuration.readonly = true
-            result = Result { try DatabaseQueue(path: path, configuration: configuration) }
+        queues.withLock { queues in
+            if let existing = queues[path] { return existing }
+            let result: Result<DatabaseQueue, any Swift.Error>
+            if !FileManager.default.fileExists(atPath: path) {
+                result = .failure(MBTilesMissing(path: path))
+            } else {
+                var configuration = Configuration()
+                configuration.readonly = true
+                result = Result { try DatabaseQueue(path: path, configuration: configuration) }
+            }
+            queues[path] = result
+            return result
         }
-        queues[path] = result
-        return result
     }
 }
 

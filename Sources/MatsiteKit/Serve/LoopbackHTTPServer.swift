@@ -6,10 +6,11 @@ import NIOPosix
 /// A small HTTP/1.1 server that listens on 127.0.0.1 only.
 ///
 /// Each complete request is handed to an async ``Handler`` together with a ``ResponseWriter``
-/// whose primitives are deliberately low level (head, body chunk, delay, end, close, reset,
-/// never answer), so the same server backs both `matsite serve` and fault-injecting test
-/// servers. Connections are kept alive between requests; requests on one connection are
-/// answered in order.
+/// whose primitives are deliberately low level (head, body chunk, end, close), so the same
+/// server backs `matsite serve` and, with the fault primitives of the `MatsiteTestSupport`
+/// target (delay, reset, never answer), the tests' misbehaving servers. It is `package`, not
+/// public: it is no part of the library's API. Connections are kept alive between requests;
+/// requests on one connection are answered in order.
 ///
 /// ```swift
 /// let server = LoopbackHTTPServer { request, response in
@@ -19,14 +20,14 @@ import NIOPosix
 /// print(server.baseURL)      // http://127.0.0.1:54321
 /// try await server.stop()
 /// ```
-public final class LoopbackHTTPServer: Sendable {
+package final class LoopbackHTTPServer: Sendable {
     /// Answers one request. Returning without ending the response ends it (or answers 500 when
     /// nothing was written); throwing closes the connection.
-    public typealias Handler = @Sendable (Request, ResponseWriter) async throws -> Void
+    package typealias Handler = @Sendable (Request, ResponseWriter) async throws -> Void
 
     /// The host every server binds to: previews and test servers must never be reachable
     /// from another machine.
-    public static let host = "127.0.0.1"
+    package static let host = "127.0.0.1"
 
     private let requestedPort: Int
     private let maxRequestBodyBytes: Int
@@ -40,24 +41,24 @@ public final class LoopbackHTTPServer: Sendable {
     ///     after ``start()``).
     ///   - maxRequestBodyBytes: request bodies larger than this are answered with 413.
     ///   - handler: called once per request.
-    public init(port: Int = 0, maxRequestBodyBytes: Int = 1 << 20, handler: @escaping Handler) {
+    package init(port: Int = 0, maxRequestBodyBytes: Int = 1 << 20, handler: @escaping Handler) {
         self.requestedPort = port
         self.maxRequestBodyBytes = maxRequestBodyBytes
         self.handler = handler
     }
 
     /// The bound port once started, else the port asked for.
-    public var port: Int {
+    package var port: Int {
         state.withLock { $0.boundPort ?? requestedPort }
     }
 
     /// `http://127.0.0.1:<port>`, without a trailing slash.
-    public var baseURL: String {
+    package var baseURL: String {
         "http://\(Self.host):\(port)"
     }
 
     /// The number of connections currently open.
-    public var openConnectionCount: Int {
+    package var openConnectionCount: Int {
         state.withLock { $0.connections.count }
     }
 
@@ -65,7 +66,7 @@ public final class LoopbackHTTPServer: Sendable {
     ///
     /// - Throws: ``LoopbackHTTPServerError/alreadyStarted`` when called twice,
     ///   ``LoopbackHTTPServerError/bindFailed(port:reason:)`` when the port is taken.
-    public func start() async throws {
+    package func start() async throws {
         try state.withLock { state in
             guard case .idle = state.phase else { throw LoopbackHTTPServerError.alreadyStarted }
             state.phase = .starting
@@ -133,7 +134,7 @@ public final class LoopbackHTTPServer: Sendable {
     /// `neverAnswer()` is cancelled) and waits until all handlers have returned.
     /// Stopping a server that is not running does nothing. Don't await it from inside a
     /// handler: it waits for that handler to return.
-    public func stop() async throws {
+    package func stop() async throws {
         let running: (Channel, Task<Void, Never>)? = state.withLock { state in
             guard case let .running(listener, task) = state.phase else { return nil }
             state.phase = .stopped
@@ -151,7 +152,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Suspends until the server has stopped (by ``stop()`` or because its socket failed);
     /// returns at once if it is not running.
-    public func waitUntilStopped() async {
+    package func waitUntilStopped() async {
         let task: Task<Void, Never>? = state.withLock { state in
             if case let .running(_, acceptTask) = state.phase { return acceptTask }
             return nil
@@ -160,7 +161,7 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     /// Same as ``stop()``: the name NIO users reach for.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         try await stop()
     }
 }
@@ -169,26 +170,26 @@ public final class LoopbackHTTPServer: Sendable {
 
 extension LoopbackHTTPServer {
     /// One complete request as it arrived.
-    public struct Request: Sendable {
+    package struct Request: Sendable {
         /// The method as sent, e.g. `GET`.
-        public let method: String
+        package let method: String
         /// The request target exactly as sent, e.g. `/a%20b/c.png?x=1`.
-        public let uri: String
+        package let uri: String
         /// The path part of the target, still percent-encoded, e.g. `/a%20b/c.png`.
-        public let path: String
+        package let path: String
         /// The query without its `?`, still percent-encoded; nil when the target had none.
-        public let query: String?
+        package let query: String?
         /// The request headers (case-insensitive lookup: `headers["user-agent"]`).
-        public let headers: HTTPHeaders
+        package let headers: HTTPHeaders
         /// The request body (empty for GET and HEAD).
-        public let body: [UInt8]
+        package let body: [UInt8]
         /// The HTTP version, e.g. 1.1.
-        public let version: HTTPVersion
+        package let version: HTTPVersion
         /// Whether the client wants the connection kept open after this response.
-        public let keepAlive: Bool
+        package let keepAlive: Bool
 
         /// Builds a request by hand, e.g. to unit-test a handler without a socket.
-        public init(
+        package init(
             method: String,
             uri: String,
             headers: HTTPHeaders = [:],
@@ -206,7 +207,7 @@ extension LoopbackHTTPServer {
         }
 
         /// The first value of a header, looked up case-insensitively.
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers.first(name: name)
         }
     }
@@ -218,10 +219,11 @@ extension LoopbackHTTPServer {
     /// Writes one response, possibly badly on purpose.
     ///
     /// The usual sequence is `writeHead`, any number of `writeBody`, then `end`; `respond`
-    /// does all three. The fault primitives (`delay`, `closeConnection`, `resetConnection`,
-    /// `neverAnswer`) may be used at any point.
-    public final class ResponseWriter: Sendable {
-        private let channel: Channel
+    /// does all three. `closeConnection` (and the test-support fault primitives) may be used
+    /// at any point.
+    package final class ResponseWriter: Sendable {
+        /// The connection, for primitives outside this file (test-support fault injection).
+        package let channel: Channel
         private let requestVersion: HTTPVersion
         private let requestKeepAlive: Bool
         private let phase = LockedBox(WriterPhase.idle)
@@ -230,7 +232,7 @@ extension LoopbackHTTPServer {
 
         /// Whether the request was a HEAD: the response's body bytes are dropped on the wire,
         /// but its headers (Content-Length included) should be those of the GET.
-        public let isHeadRequest: Bool
+        package let isHeadRequest: Bool
 
         init(channel: Channel, request: Request) {
             self.channel = channel
@@ -240,7 +242,7 @@ extension LoopbackHTTPServer {
         }
 
         /// Whether the head has been written.
-        public var headWritten: Bool {
+        package var headWritten: Bool {
             phase.withLock { $0 != .idle }
         }
 
@@ -251,7 +253,7 @@ extension LoopbackHTTPServer {
         ///   - status: any code from 100 to 999.
         ///   - reason: the reason phrase; nil uses the standard one.
         ///   - headers: sent in order.
-        public func writeHead(status: Int, reason: String? = nil, headers: HTTPHeaders = [:]) async throws {
+        package func writeHead(status: Int, reason: String? = nil, headers: HTTPHeaders = [:]) async throws {
             // Checked before anything is sent: a status outside 100...999 can't be written
             // (and a negative one would trap converting to the wire format).
             guard (100...999).contains(status) else { throw LoopbackHTTPServerError.invalidStatus(status) }
@@ -274,19 +276,19 @@ extension LoopbackHTTPServer {
         }
 
         /// Writes a chunk of the body and waits until it was handed to the socket.
-        public func writeBody(_ bytes: some Collection<UInt8>) async throws {
+        package func writeBody(_ bytes: some Collection<UInt8>) async throws {
             var buffer = channel.allocator.buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
             try await writeBody(buffer)
         }
 
         /// Writes a chunk of the body as UTF-8.
-        public func writeBody(_ text: String) async throws {
+        package func writeBody(_ text: String) async throws {
             try await writeBody(ByteBuffer(string: text))
         }
 
         /// Writes a chunk of the body.
-        public func writeBody(_ buffer: ByteBuffer) async throws {
+        package func writeBody(_ buffer: ByteBuffer) async throws {
             try phase.withLock { phase in
                 switch phase {
                 case .headWritten: break
@@ -300,7 +302,7 @@ extension LoopbackHTTPServer {
 
         /// Ends the response; the connection then serves the next request unless either side
         /// asked for `Connection: close`.
-        public func end() async throws {
+        package func end() async throws {
             try phase.withLock { phase in
                 switch phase {
                 case .headWritten: phase = .ended
@@ -313,7 +315,7 @@ extension LoopbackHTTPServer {
 
         /// Writes a whole response. A `Content-Length` matching `body` is added unless
         /// `headers` has one (or a `Transfer-Encoding`).
-        public func respond(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) async throws {
+        package func respond(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) async throws {
             var headers = headers
             if !headers.contains(name: "content-length"), !headers.contains(name: "transfer-encoding") {
                 headers.add(name: "Content-Length", value: String(body.count))
@@ -325,43 +327,22 @@ extension LoopbackHTTPServer {
             try await end()
         }
 
-        /// Waits, e.g. to make the response slower than a client's timeout. Throws
-        /// `CancellationError` when the server stops meanwhile.
-        public func delay(_ duration: Duration) async throws {
-            try await Task.sleep(for: duration)
-        }
-
         /// Closes the connection in an orderly way (FIN), wherever the response is: a client
         /// reading a body sees it end early.
-        public func closeConnection() async {
+        package func closeConnection() async {
             phase.withLock { $0 = .closed }
             try? await channel.close().get()
         }
 
-        /// Resets the connection (SO_LINGER 0, then close: the peer gets an RST and unread
-        /// data is discarded), which a client sees as "connection reset by peer".
-        public func resetConnection() async {
+        /// Marks the response as given up on (nothing more will be written and the
+        /// connection is not reused), for primitives that end a connection their own way.
+        package func abandon() {
             phase.withLock { $0 = .closed }
-            if let sockets = channel as? SocketOptionProvider {
-                try? await sockets.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
-            }
-            try? await channel.close().get()
-        }
-
-        /// Never answers: waits until the client gives up (closes) or the server stops.
-        public func neverAnswer() async {
-            phase.withLock { $0 = .closed }
-            let channel = self.channel
-            await withTaskCancellationHandler {
-                try? await channel.closeFuture.get()
-            } onCancel: {
-                channel.close(promise: nil)
-            }
         }
 
         /// Runs `action` once the connection is closed, by either side (immediately if it
         /// already is). Used by long-lived responses such as event streams.
-        public func onConnectionClose(_ action: @escaping @Sendable () -> Void) {
+        package func onConnectionClose(_ action: @escaping @Sendable () -> Void) {
             channel.closeFuture.whenComplete { _ in action() }
         }
 

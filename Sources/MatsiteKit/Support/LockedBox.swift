@@ -1,8 +1,10 @@
 import Foundation
 
-/// A value behind a lock, for the little shared state kept across tasks (the servers'
-/// connections, the cache's index). `Synchronization.Mutex` would do, but it needs
-/// macOS 15 while the package supports macOS 14.
+/// A value behind a lock: matsite's one lock type, for the little shared state kept across
+/// tasks (the servers' connections, the cache's index, the fetch counters, the console's
+/// progress). State goes inside the box so it cannot be touched without the lock.
+/// `Synchronization.Mutex` would do, but it needs macOS 15 while the package supports
+/// macOS 14.
 final class LockedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MatsiteKit
+import MatsiteTestSupport
 import Testing
 
 @Suite("LoopbackHTTPServer")

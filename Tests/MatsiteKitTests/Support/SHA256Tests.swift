@@ -57,4 +57,18 @@ struct SHA256Tests {
         hash.update(Array("c".utf8))
         #expect(hash.hexDigest() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
+
+    @Test("16 MiB hash to the reference digest; prints the throughput (a figure, not a limit)")
+    func throughput() {
+        let bytes = [UInt8](unsafeUninitializedCapacity: 16 << 20) { out, count in
+            for i in 0..<out.count { out[i] = UInt8(truncatingIfNeeded: i &* 31 &+ (i >> 11)) }
+            count = out.count
+        }
+        let clock = ContinuousClock()
+        var hex = ""
+        let elapsed = clock.measure { hex = SHA256.hex(of: bytes) }
+        #expect(hex == "6027b5bbeb7704477c7cdb74d484a7ce6491512887f6385b1f3eb6550c75858b")
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print("SHA256: 16 MiB in \(String(format: "%.3f", seconds)) s, \(Int(Double(bytes.count) / 1e6 / max(seconds, 1e-9))) MB/s")
+    }
 }

@@ -40,6 +40,7 @@
 
 import Foundation
 @testable import MatsiteKit
+import MatsiteTestSupport
 import NIOCore
 import NIOHTTP1
 
