@@ -2,7 +2,8 @@
 import PackageDescription
 
 // The pipeline, by target:
-//   MatsiteImaging      PNG decode/encode and band-by-band stitching (owns libpng, via CPNGShim)
+//   MatsiteImaging      tile decode (PNG, JPEG, WebP), PNG encode and band-by-band stitching
+//                       (owns libpng, libjpeg-turbo and libwebp, via CPNGShim, CJPEGShim, CWebPShim)
 //   MatsiteCapabilities WMTS/WMS capabilities and ISO 8601 time dimensions (owns libxml2)
 //   MatsiteKit          config -> plan -> fetch -> stitch -> publish, pages, cache, serve
 //   matsite             the thin command line over MatsiteKit
@@ -35,11 +36,32 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O2"])]
         ),
         .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]
+        ),
+        // libjpeg's error_exit longjmps to a setjmp inside this C shim, never through Swift.
+        .target(
+            name: "CJPEGShim",
+            dependencies: ["CJPEG"],
+            cSettings: [.unsafeFlags(["-O2"])]
+        ),
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"])]
+        ),
+        .target(
+            name: "CWebPShim",
+            dependencies: ["CWebP"],
+            cSettings: [.unsafeFlags(["-O2"])]
+        ),
+        .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
-        .target(name: "MatsiteImaging", dependencies: ["CPNGShim"]),
+        .target(name: "MatsiteImaging", dependencies: ["CPNGShim", "CJPEGShim", "CWebPShim"]),
         // Atomic directory exchange (renameat2) for publishing.
         .target(name: "CMatsiteSystem"),
         .target(name: "MatsiteCapabilities", dependencies: ["CLibXML2"]),
@@ -70,7 +92,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "MatsiteImagingTests", dependencies: ["MatsiteImaging"]),
+        .testTarget(name: "MatsiteImagingTests", dependencies: ["MatsiteImaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MatsiteCapabilitiesTests", dependencies: ["MatsiteCapabilities"],
                     resources: [.copy("Fixtures")]),
         .testTarget(

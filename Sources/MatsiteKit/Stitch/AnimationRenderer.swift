@@ -18,7 +18,7 @@ struct AnimationRenderer: Sendable {
     }
 
     /// A version tag mixed into every frame's input hash: bump it when stitching changes output.
-    static let renderVersion = "matsite-stitch-2"
+    static let renderVersion = "matsite-stitch-3"
 
     /// Writes into the staging folder, linking what the previous site already has.
     var writer: SiteWriter { SiteWriter(root: staging, previous: previous) }
@@ -116,7 +116,7 @@ private extension AnimationRenderer {
             for await (i, outcome) in group {
                 switch outcome {
                 case .tile(let bytes, let digest):
-                    contents[i] = .png(bytes)
+                    contents[i] = .encoded(bytes)
                     identities[i] = .png(digest ?? TileDigest(of: bytes))
                     reporter.tileLoaded(bytes: bytes.count)
                 case .absent(let reason), .failed(let reason):
@@ -195,7 +195,7 @@ private extension AnimationRenderer {
     static func undecodable(_ tiles: [TileContent], layout: FrameLayout, stitcher: Stitcher) -> [(Int, String)] {
         var failures: [(Int, String)] = []
         for (i, tile) in tiles.enumerated() {
-            guard case .png(let bytes) = tile else { continue }
+            guard case .encoded(let bytes) = tile else { continue }
             do throws(PNGError) { _ = try stitcher.decoder.decode(bytes, keepIndices: false) } catch { failures.append((i, error.reason)) }
         }
         return failures
