@@ -2,7 +2,8 @@
 import PackageDescription
 
 // The pipeline, by target:
-//   MatsiteImaging      PNG decode/encode and band-by-band stitching (owns libpng, via CPNGShim)
+//   MatsiteImaging      tile decode (PNG, JPEG, WebP), PNG encode and band-by-band stitching
+//                       (owns libpng, libjpeg-turbo and libwebp, via CPNGShim, CJPEGShim, CWebPShim)
 //   MatsiteCapabilities WMTS/WMS capabilities and ISO 8601 time dimensions (owns libxml2)
 //   MatsiteKit          config -> plan -> fetch -> stitch -> publish, pages, cache, serve
 //                       (SHA-256 from libcrypto, via CLibCrypto)
@@ -33,6 +34,25 @@ let package = Package(
         // setjmp/longjmp stays inside these C functions: libpng never unwinds Swift frames.
         .target(name: "CPNGShim", dependencies: ["CPNG"]),
         .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]
+        ),
+        // libjpeg's error_exit longjmps to a setjmp inside this C shim, never through Swift.
+        .target(
+            name: "CJPEGShim",
+            dependencies: ["CJPEG"]
+        ),
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"])]
+        ),
+        .target(
+            name: "CWebPShim",
+            dependencies: ["CWebP"]
+        ),
+        .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
@@ -43,7 +63,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        .target(name: "MatsiteImaging", dependencies: ["CPNGShim"]),
+        .target(name: "MatsiteImaging", dependencies: ["CPNGShim", "CJPEGShim", "CWebPShim"]),
         // Atomic directory exchange (renameat2) for publishing.
         .target(name: "CMatsiteSystem"),
         .target(name: "MatsiteCapabilities", dependencies: ["CLibXML2"]),
@@ -85,7 +105,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "MatsiteImagingTests", dependencies: ["MatsiteImaging"]),
+        .testTarget(name: "MatsiteImagingTests", dependencies: ["MatsiteImaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MatsiteCapabilitiesTests", dependencies: ["MatsiteCapabilities"],
                     resources: [.copy("Fixtures")]),
         .testTarget(

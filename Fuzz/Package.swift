@@ -29,6 +29,12 @@ let package = Package(
         // PNGDecoder: header probe and full decode, indexed and RGBA.
         .executableTarget(name: "FuzzPNG", dependencies: [.product(name: "MatsiteKit", package: "matsite"), "CFuzzDriver"],
                           swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
+        // JPEGDecoder (libjpeg-turbo): header probe, full decode, strided decode.
+        .executableTarget(name: "FuzzJPEG", dependencies: [.product(name: "MatsiteKit", package: "matsite"), "CFuzzDriver"],
+                          swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
+        // WebPDecoder (libwebp): header probe, full decode, strided decode.
+        .executableTarget(name: "FuzzWebP", dependencies: [.product(name: "MatsiteKit", package: "matsite"), "CFuzzDriver"],
+                          swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
         // ConfigLoader.parse: YAML through every key check.
         .executableTarget(name: "FuzzConfig", dependencies: [.product(name: "MatsiteKit", package: "matsite"), "CFuzzDriver"],
                           swiftSettings: fuzzTarget, linkerSettings: fuzzLink),

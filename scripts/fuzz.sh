@@ -2,7 +2,7 @@
 # Builds matsite's libFuzzer targets (Fuzz/, a separate package depending on this one) with
 # AddressSanitizer and runs each for a bounded time, printing executions and findings.
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     # default 60 s; targets: png config capabilities
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     # default 60 s; targets: png jpeg webp config capabilities
 #
 # Seeds: Fuzz/Corpus/<target>/ (committed). Inputs libFuzzer finds interesting go to
 # Fuzz/.build/corpus/<target>/, crashing ones to Fuzz/findings/<target>/ (neither committed:
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(png config capabilities)
+[ ${#targets[@]} -gt 0 ] || targets=(png jpeg webp config capabilities)
 
 # libFuzzer without its main: each target's own entry point calls LLVMFuzzerRunDriver.
 swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
@@ -42,6 +42,8 @@ status=0
 for target in "${targets[@]}"; do
     case "$target" in
         png) exe=FuzzPNG; maxlen=16384 ;;
+        jpeg) exe=FuzzJPEG; maxlen=16384 ;;
+        webp) exe=FuzzWebP; maxlen=16384 ;;
         config) exe=FuzzConfig; maxlen=4096 ;;
         capabilities) exe=FuzzCapabilities; maxlen=16384 ;;
         *) echo "unknown target $target"; exit 2 ;;

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what matsite needs on a Debian machine with Swift already installed, and only
 # what is missing. Usage: scripts/install-deps.sh [build|test]
-#   build: the C libraries matsite links (libpng, libxml2, libcrypto) and Leaflet for the player
+#   build: the C libraries matsite links (libpng, libjpeg-turbo, libwebp, libxml2, libcrypto)
+#          and Leaflet for the player
 #   test:  also headless Chromium and Python's Playwright + pytest for the browser tests
 set -euo pipefail
 mode=${1:-build}
-packages=(pkg-config libpng-dev libxml2-dev libssl-dev zlib1g-dev libjs-leaflet)
+packages=(pkg-config libpng-dev libjpeg62-turbo-dev libwebp-dev libxml2-dev libssl-dev zlib1g-dev libjs-leaflet)
 if [ "$mode" = test ]; then
     packages+=(chromium fonts-dejavu-core)
 fi

@@ -209,7 +209,7 @@ static void mpng_bind_report(mpng_writer *writer, char *message, size_t message_
 }
 
 mpng_writer *mpng_writer_open(const char *path, uint32_t width, uint32_t height, int channels,
-                              const uint8_t *palette_rgba, int palette_size, int level,
+                              const uint8_t *palette_rgba, int palette_size, const mpng_write_options *options,
                               char *message, size_t message_size) {
     if (channels != 1 && channels != 3 && channels != 4) {
         mpng_set_message(message, message_size, "", "unsupported channel count");
@@ -244,14 +244,18 @@ mpng_writer *mpng_writer_open(const char *path, uint32_t width, uint32_t height,
         return NULL;
     }
     png_set_write_fn(writer->png, writer, mpng_write_data, mpng_flush_data);
-    png_set_compression_level(writer->png, level);
+    png_set_compression_level(writer->png, options->level);
+    if (options->strategy >= 0) png_set_compression_strategy(writer->png, options->strategy);
     png_set_compression_buffer_size(writer->png, 1 << 16);
     int color_type = channels == 1 ? PNG_COLOR_TYPE_PALETTE : channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGBA;
-    png_set_IHDR(writer->png, writer->info, width, height, 8, color_type, PNG_INTERLACE_NONE,
+    /* The fewest bits that hold every palette index: 16 colours pack two pixels a byte. */
+    int bit_depth = 8;
+    if (channels == 1) bit_depth = palette_size <= 2 ? 1 : palette_size <= 4 ? 2 : palette_size <= 16 ? 4 : 8;
+    png_set_IHDR(writer->png, writer->info, width, height, bit_depth, color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (channels == 1) {
-        /* Indexed data gains nothing from prediction filters (the PNG spec's advice). */
-        png_set_filter(writer->png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+        /* Indexed data gains little from prediction filters (the PNG spec's advice). */
+        png_set_filter(writer->png, PNG_FILTER_TYPE_BASE, options->filters ? options->filters : PNG_FILTER_NONE);
         png_color colors[256];
         png_byte alpha[256];
         int last_translucent = -1;
@@ -267,10 +271,27 @@ mpng_writer *mpng_writer_open(const char *path, uint32_t width, uint32_t height,
     } else {
         /* Sub and Up catch most of what adaptive filtering does on map imagery, at a
            fraction of Paeth's cost. */
-        png_set_filter(writer->png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB | PNG_FILTER_UP);
+        png_set_filter(writer->png, PNG_FILTER_TYPE_BASE,
+                       options->filters ? options->filters : PNG_FILTER_SUB | PNG_FILTER_UP);
     }
     png_write_info(writer->png, writer->info);
+    /* Rows arrive one index per byte; libpng packs them to the bit depth. */
+    if (bit_depth < 8) png_set_packing(writer->png);
     return writer;
+}
+
+int mpng_writer_set_compression(mpng_writer *writer, int filters, int strategy, char *message, size_t message_size) {
+    if (writer->failed) { mpng_set_message(message, message_size, "", "writer already failed"); return MPNG_ERROR; }
+    if (writer->rows_written > 0) {
+        mpng_set_message(message, message_size, "", "compression settings change after the first row");
+        return MPNG_ERROR;
+    }
+    mpng_bind_report(writer, message, message_size);
+    if (setjmp(png_jmpbuf(writer->png))) { writer->failed = 1; return MPNG_ERROR; }
+    /* zlib's stream starts with the first row, so both still apply to the whole image. */
+    if (filters) png_set_filter(writer->png, PNG_FILTER_TYPE_BASE, filters);
+    if (strategy >= 0) png_set_compression_strategy(writer->png, strategy);
+    return MPNG_OK;
 }
 
 int mpng_writer_write_rows(mpng_writer *writer, const uint8_t *rows, uint32_t count, size_t stride,

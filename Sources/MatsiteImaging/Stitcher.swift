@@ -1,9 +1,12 @@
 /// A source tile's bytes, or nothing (a tile the source does not have).
 public enum TileContent: Sendable {
-    /// Encoded PNG bytes.
-    case png([UInt8])
+    /// Encoded tile bytes: PNG, JPEG or WebP, told apart by their first bytes.
+    case encoded([UInt8])
     /// No tile: drawn transparent.
     case empty
+
+    /// Encoded PNG bytes (the same as `encoded`: the format is read from the bytes).
+    public static func png(_ bytes: [UInt8]) -> TileContent { .encoded(bytes) }
 }
 
 /// A tile that could not be used, by its place in the layout's grid.
@@ -29,48 +32,79 @@ public struct StitchReport: Sendable {
 /// Stitches one frame from source tiles, one band of tiles at a time, straight into a
 /// `PNGWriter`: memory grows with the frame's width, never with its area.
 public struct Stitcher: Sendable {
-    /// The decoder (and its limits) used for every tile.
-    public var decoder: PNGDecoder
+    /// The decoders (and their limits) used for every tile.
+    public var decoder: TileDecoder
 
     /// Creates a stitcher.
-    public init(decoder: PNGDecoder = PNGDecoder()) {
+    public init(decoder: TileDecoder = TileDecoder()) {
         self.decoder = decoder
     }
 
-    /// Reads every tile's header and chooses the frame's format: indexed when all tiles
-    /// share one palette (and it has a transparent entry if any tile is empty), else RGBA.
-    /// Tiles of the wrong size or with unreadable headers are returned as failures.
+    /// Creates a stitcher whose PNG decoder's limits apply to every tile format.
+    public init(decoder: PNGDecoder) {
+        self.decoder = TileDecoder(decoder)
+    }
+
+    /// Chooses the frame's format, smallest first: indexed with the tiles' own palette when
+    /// all tiles are palette PNGs sharing one (with a transparent entry if any tile is
+    /// empty); else indexed with a palette of the frame's own colours when the frame shows at
+    /// most 256 distinct RGBA colours (whatever the tiles' formats); else RGBA.
+    ///
+    /// Reads every tile's header; counting colours also decodes tiles (one at a time, only
+    /// their pixels inside the frame count), stopping at the 257th colour. Tiles of the
+    /// wrong size or that fail to decode are returned as failures (and count as transparent).
     public func plan(layout: FrameLayout, tiles: [TileContent]) -> (format: PixelFormat, failures: [TileFailure]) {
         var palette: Palette?
-        var indexed = true
-        var anyEmpty = false
+        var sharedPalette = true
         var failures: [TileFailure] = []
-        let columns = layout.columns
+        var readable = [Bool](repeating: false, count: tiles.count)
         for (i, tile) in tiles.enumerated() {
-            guard case .png(let bytes) = tile else { anyEmpty = true; continue }
-            let column = columns.lowerBound + i % columns.count
-            let row = layout.rows.lowerBound + i / columns.count
-            do {
+            guard case .encoded(let bytes) = tile else { continue }
+            let (column, row) = Self.cell(i, layout)
+            do throws(ImageError) {
                 let info = try decoder.info(of: bytes)
                 guard info.width == layout.tileSize, info.height == layout.tileSize else {
                     failures.append(TileFailure(column: column, row: row, reason:
                         "tile is \(info.width)x\(info.height) pixels, expected \(layout.tileSize)x\(layout.tileSize)"))
                     continue
                 }
-                if let tilePalette = info.palette, info.colorType == 3 {
-                    if palette == nil { palette = tilePalette } else if palette != tilePalette { indexed = false }
+                readable[i] = true
+                if let tilePalette = info.palette {
+                    if palette == nil { palette = tilePalette } else if palette != tilePalette { sharedPalette = false }
                 } else {
-                    indexed = false
+                    sharedPalette = false
                 }
             } catch {
                 failures.append(TileFailure(column: column, row: row, reason: error.reason))
             }
         }
-        if !failures.isEmpty { anyEmpty = true }
-        guard indexed else { return (.rgba, failures) }
-        guard let palette else { return (.indexed(Palette(rgba: [0, 0, 0, 0])), failures) }
-        if anyEmpty && palette.transparentIndex == nil { return (.rgba, failures) }
-        return (.indexed(palette), failures)
+        let anyEmpty = readable.contains(false)
+        if sharedPalette {
+            guard let palette else { return (.indexed(Palette(rgba: [0, 0, 0, 0])), failures) }
+            if !anyEmpty || palette.transparentIndex != nil { return (.indexed(palette), failures) }
+        }
+        // Count the colours the frame shows (every cell shows some pixels of its tile).
+        var table = ColorTable()
+        if anyEmpty { _ = table.insert(0) }
+        let ts = layout.tileSize
+        var scratch = [UInt8](repeating: 0, count: ts * ts * 4)
+        var fits = true
+        for (i, tile) in tiles.enumerated() where readable[i] && fits {
+            guard case .encoded(let bytes) = tile else { continue }
+            let (column, row) = Self.cell(i, layout)
+            let window = Self.visible(column: column, row: row, layout: layout)
+            scratch.withUnsafeMutableBytes { buffer in
+                do throws(ImageError) {
+                    _ = try decoder.decode(bytes, keepIndices: false, into: buffer, stride: ts * 4)
+                    fits = table.insert(rows: buffer.baseAddress! + (window.y.lowerBound * ts + window.x.lowerBound) * 4,
+                                        width: window.x.count, height: window.y.count, stride: ts * 4)
+                } catch {
+                    failures.append(TileFailure(column: column, row: row, reason: error.reason))
+                    fits = table.insert(0)
+                }
+            }
+        }
+        return (fits ? .indexed(table.orderedPalette()) : .rgba, failures)
     }
 
     /// Writes the frame. `tiles` is row-major over `layout.rows` x `layout.columns`.
@@ -88,8 +122,14 @@ public struct Stitcher: Sendable {
         let transparent = format.transparentPixel ?? [0, 0, 0, 0]
         var band = [UInt8](repeating: 0, count: bandStride * ts)
         var scaled = [UInt8](repeating: 0, count: layout.shift > 0 ? layout.width * bpp : 0)
-        let keepIndices = bpp == 1
         let firstColumnPixel = columns.lowerBound * ts
+        // An indexed frame takes a palette PNG tile's indices as they are when the tile
+        // has the frame's own palette; any other tile is decoded to RGBA and mapped.
+        var framePalette: Palette?
+        if case .indexed(let palette) = format { framePalette = palette }
+        var table = framePalette.map(ColorTable.init(palette:))
+        let unknownIndex = framePalette?.transparentIndex ?? 0
+        var scratch = [UInt8](repeating: 0, count: framePalette == nil ? 0 : ts * ts * 4)
 
         for (rowIndex, row) in layout.rows.enumerated() {
             try band.withUnsafeMutableBytes { bandBytes in
@@ -97,12 +137,28 @@ public struct Stitcher: Sendable {
                     let cell = bandBytes.baseAddress! + columnIndex * ts * bpp
                     let tile = tiles[rowIndex * columns.count + columnIndex]
                     var drawn = false
-                    if case .png(let bytes) = tile {
+                    if case .encoded(let bytes) = tile {
                         let space = UnsafeMutableRawBufferPointer(start: cell, count: bandBytes.count - columnIndex * ts * bpp)
-                        do throws(PNGError) {
-                            let info = try decoder.decode(bytes, keepIndices: keepIndices, into: space, stride: bandStride)
-                            guard info.width == ts, info.height == ts else {
-                                throw PNGError(.decode, "tile is \(info.width)x\(info.height) pixels, expected \(ts)x\(ts)")
+                        do throws(ImageError) {
+                            let size: (width: Int, height: Int)
+                            if let framePalette, try decoder.info(of: bytes).palette != framePalette {
+                                let decoded: Result<(width: Int, height: Int), ImageError> = scratch.withUnsafeMutableBytes { buffer in
+                                    do throws(ImageError) {
+                                        let size = try decoder.decode(bytes, keepIndices: false, into: buffer, stride: ts * 4)
+                                        if size.width == ts && size.height == ts {
+                                            Self.map(buffer.baseAddress!, into: cell, stride: bandStride, table: &table!,
+                                                     window: Self.visible(column: column, row: row, layout: layout),
+                                                     tileSize: ts, unknown: unknownIndex)
+                                        }
+                                        return .success(size)
+                                    } catch { return .failure(error) }
+                                }
+                                size = try decoded.get()
+                            } else {
+                                size = try decoder.decode(bytes, keepIndices: bpp == 1, into: space, stride: bandStride)
+                            }
+                            guard size.width == ts, size.height == ts else {
+                                throw ImageError(.decode, "tile is \(size.width)x\(size.height) pixels, expected \(ts)x\(ts)")
                             }
                             drawn = true
                         } catch {
@@ -151,6 +207,38 @@ public struct Stitcher: Sendable {
 }
 
 private extension Stitcher {
+    /// Grid column and row of tile `i` (row-major over the layout's grid).
+    static func cell(_ i: Int, _ layout: FrameLayout) -> (column: Int, row: Int) {
+        let columns = layout.columns
+        return (columns.lowerBound + i % columns.count, layout.rows.lowerBound + i / columns.count)
+    }
+
+    /// The tile's own pixel columns and rows that the frame shows (source pixels: with
+    /// overzoom each is drawn 2^shift times).
+    static func visible(column: Int, row: Int, layout: FrameLayout) -> (x: Range<Int>, y: Range<Int>) {
+        let ts = layout.tileSize
+        let firstX = layout.originX >> layout.shift, lastX = (layout.originX + layout.width - 1) >> layout.shift
+        let firstY = layout.originY >> layout.shift, lastY = (layout.originY + layout.height - 1) >> layout.shift
+        let x0 = max(firstX - column * ts, 0), x1 = min(lastX - column * ts + 1, ts)
+        let y0 = max(firstY - row * ts, 0), y1 = min(lastY - row * ts + 1, ts)
+        return (x0..<max(x0, x1), y0..<max(y0, y1))
+    }
+
+    /// Writes the palette index of each shown RGBA pixel of a tile into its band cell; a
+    /// colour the palette lacks (possible only when the format was not planned from these
+    /// tiles) becomes `unknown`.
+    static func map(_ rgba: UnsafeRawPointer, into cell: UnsafeMutableRawPointer, stride: Int, table: inout ColorTable,
+                    window: (x: Range<Int>, y: Range<Int>), tileSize: Int, unknown: UInt8) {
+        for y in window.y {
+            let source = rgba + y * tileSize * 4
+            let target = cell + y * stride
+            for x in window.x {
+                let color = source.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)
+                target.storeBytes(of: table.index(of: color) ?? unknown, toByteOffset: x, as: UInt8.self)
+            }
+        }
+    }
+
     static func fill(_ start: UnsafeMutableRawPointer, rows: Int, width: Int, stride: Int, pixel: [UInt8]) {
         for y in 0..<rows {
             let row = start + y * stride

@@ -11,7 +11,9 @@ struct StitcherTests {
         #expect(layout.columns == 0...2 && layout.rows == 0...1)
         let tiles = try rgbaTiles(layout)
         let (format, failures) = Stitcher().plan(layout: layout, tiles: tiles)
-        #expect(format == .rgba && failures.isEmpty)
+        // 130 pixels, all different: few enough colours for a palette frame.
+        guard case .indexed(let palette) = format else { Issue.record("expected a palette frame, got \(format)"); return }
+        #expect(palette.count == 130 && failures.isEmpty)
         let image = try stitch(layout, tiles, format: format)
         #expect(image.pixels == Self.expected(layout) { PixelFormula.rgba($0, $1) })
     }
@@ -31,12 +33,12 @@ struct StitcherTests {
         let tiles = try grid(layout) { try .png(PixelFormula.indexedTile(column: $0, row: $1, size: Self.size, palette: palette)) }
         let (format, _) = Stitcher().plan(layout: layout, tiles: tiles)
         #expect(format == .indexed(palette))
-        let image = try stitch(layout, tiles, format: format)
+        let image = try stitch(layout, tiles, format: format, indices: true)
         #expect(image.palette == palette)
         #expect(image.pixels == Self.expected(layout) { [PixelFormula.index($0, $1, count: 6)] })
     }
 
-    @Test("tiles with differing palettes give an RGBA frame showing each tile's own colours")
+    @Test("tiles with differing palettes give one merged palette frame showing each tile's own colours")
     func differingPalettes() throws {
         let first = PixelFormula.palette(count: 6), second = PixelFormula.palette(count: 6, seed: 100)
         let layout = FrameLayout(width: 12, height: 5, originX: 2, originY: 1, shift: 0, tileSize: Self.size)
@@ -45,7 +47,8 @@ struct StitcherTests {
             try .png(PixelFormula.indexedTile(column: column, row: row, size: Self.size, palette: column == 0 ? first : second))
         }
         let (format, _) = Stitcher().plan(layout: layout, tiles: tiles)
-        #expect(format == .rgba)
+        guard case .indexed(let merged) = format else { Issue.record("expected a palette frame, got \(format)"); return }
+        #expect(merged.count <= 12)
         let image = try stitch(layout, tiles, format: format)
         #expect(image.pixels == Self.expected(layout) { x, y in
             let c = (x / Self.size == 0 ? first : second).color(Int(PixelFormula.index(x, y, count: 6)))
@@ -60,17 +63,18 @@ struct StitcherTests {
         let tiles: [TileContent] = [try .png(PixelFormula.indexedTile(column: 0, row: 0, size: Self.size, palette: palette)), .empty]
         let (format, _) = Stitcher().plan(layout: layout, tiles: tiles)
         #expect(format == .indexed(palette))
-        let image = try stitch(layout, tiles, format: format)
+        let image = try stitch(layout, tiles, format: format, indices: true)
         #expect(image.pixels == Self.expected(layout) { x, y in [x < Self.size ? PixelFormula.index(x, y, count: 5) : 4] })
     }
 
-    @Test("an empty cell forces RGBA when the palette has no transparent entry, and is transparent")
+    @Test("an empty cell beside a palette without a transparent entry gives a palette gaining one, and is transparent")
     func emptyCellRGBA() throws {
         let palette = PixelFormula.palette(count: 5)
         let layout = FrameLayout(width: 16, height: 8, originX: 0, originY: 0, shift: 0, tileSize: Self.size)
         let tiles: [TileContent] = [.empty, try .png(PixelFormula.indexedTile(column: 1, row: 0, size: Self.size, palette: palette))]
         let (format, _) = Stitcher().plan(layout: layout, tiles: tiles)
-        #expect(format == .rgba)
+        guard case .indexed(let merged) = format else { Issue.record("expected a palette frame, got \(format)"); return }
+        #expect(merged.count == 6 && merged.transparentIndex != nil)
         let image = try stitch(layout, tiles, format: format)
         #expect(image.pixels == Self.expected(layout) { x, y in
             guard x >= Self.size else { return [0, 0, 0, 0] }
@@ -154,7 +158,7 @@ struct StitcherTests {
         let tiles = try grid(layout) { try .png(PixelFormula.indexedTile(column: $0, row: $1, size: Self.size, palette: palette)) }
         let (format, _) = Stitcher().plan(layout: layout, tiles: tiles)
         #expect(format == .indexed(palette))
-        let image = try stitch(layout, tiles, format: format)
+        let image = try stitch(layout, tiles, format: format, indices: true)
         #expect(image.pixels == Self.expected(layout) { [PixelFormula.index($0 >> 1, $1 >> 1, count: 6)] })
     }
 }
@@ -172,12 +176,13 @@ extension StitcherTests {
         try grid(layout) { try .png(PixelFormula.rgbaTile(column: $0, row: $1, size: Self.size)) }
     }
 
-    func stitch(_ layout: FrameLayout, _ tiles: [TileContent], format: PixelFormat) throws -> DecodedImage {
+    /// Stitches and decodes the frame: to RGBA, or with `indices` a palette frame's indices.
+    func stitch(_ layout: FrameLayout, _ tiles: [TileContent], format: PixelFormat, indices: Bool = false) throws -> DecodedImage {
         let writer = try PNGWriter(path: nil, width: layout.width, height: layout.height, format: format)
         let report = try Stitcher().stitch(layout: layout, tiles: tiles, format: format, to: writer, tolerateBadTiles: false)
         #expect(report.failedTiles.isEmpty)
         let bytes = try #require(try writer.finish())
-        return try PNGDecoder().decode(bytes, keepIndices: true)
+        return try PNGDecoder().decode(bytes, keepIndices: indices)
     }
 
     /// The frame's pixels straight from the formula over its window.

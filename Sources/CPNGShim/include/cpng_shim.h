@@ -41,12 +41,33 @@ int mpng_decode(const uint8_t *data, size_t size, int want_indexed, const mpng_l
 
 typedef struct mpng_writer mpng_writer;
 
+/// How a writer compresses. filters: a mask of libpng's PNG_FILTER_* bits (0 = matsite's
+/// default for the colour type); strategy: zlib's Z_* strategy (-1 = libpng's default).
+typedef struct mpng_write_options {
+    int level;                  /* zlib level 0-9 */
+    int filters;
+    int strategy;
+} mpng_write_options;
+
 /// Opens a streaming PNG writer: to `path` when non-NULL, else into memory.
 /// channels: 1 (palette indices; palette_rgba/palette_size required), 3 (RGB) or 4 (RGBA).
-/// level: zlib level 0-9. Returns NULL with `message` filled on failure.
+/// A palette image is written at the smallest bit depth its palette allows (1, 2, 4 or 8);
+/// its rows are still given one index per byte (libpng packs them).
+/// Returns NULL with `message` filled on failure.
 mpng_writer *mpng_writer_open(const char *path, uint32_t width, uint32_t height, int channels,
-                              const uint8_t *palette_rgba, int palette_size, int level,
+                              const uint8_t *palette_rgba, int palette_size, const mpng_write_options *options,
                               char *message, size_t message_size);
+
+/* Filter masks and zlib strategies for mpng_write_options (libpng's and zlib's values). */
+#define MPNG_FILTER_NONE 0x08
+#define MPNG_FILTER_SUB 0x10
+#define MPNG_FILTER_UP 0x20
+#define MPNG_STRATEGY_DEFAULT 0
+#define MPNG_STRATEGY_FILTERED 1
+#define MPNG_STRATEGY_RLE 3
+
+/// Changes the filters and zlib strategy of a writer that has written no row yet.
+int mpng_writer_set_compression(mpng_writer *writer, int filters, int strategy, char *message, size_t message_size);
 
 /// Writes `count` rows, `stride` bytes apart. Rows beyond the image height are an error.
 int mpng_writer_write_rows(mpng_writer *writer, const uint8_t *rows, uint32_t count, size_t stride,

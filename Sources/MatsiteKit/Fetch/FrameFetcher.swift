@@ -37,7 +37,7 @@ struct FrameFetcher: Sendable {
             for await (i, outcome) in group {
                 switch outcome {
                 case .tile(let bytes, let digest):
-                    tiles.contents[i] = .png(bytes)
+                    tiles.contents[i] = .encoded(bytes)
                     tiles.identities[i] = .png(digest ?? TileDigest(of: bytes))
                     reporter.tileLoaded(bytes: bytes.count)
                 case .absent(let reason), .failed(let reason):

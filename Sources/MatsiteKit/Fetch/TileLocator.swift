@@ -64,12 +64,9 @@ enum TileCheck {
     /// nil when the bytes start like a PNG; otherwise what they look like instead.
     static func problem(with bytes: [UInt8], contentType: String? = nil) -> String? {
         if bytes.isEmpty { return "empty body (0 bytes)" }
-        if bytes.starts(with: pngSignature) { return nil }
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "a JPEG, not a PNG (matsite stitches PNG tiles)" }
-        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
-            return "a WebP image, not a PNG (matsite stitches PNG tiles)"
-        }
-        if bytes.starts(with: Array("GIF8".utf8)) { return "a GIF, not a PNG (matsite stitches PNG tiles)" }
+        // PNG, JPEG and WebP tiles are known by their first bytes (the stitcher decodes all three).
+        if ImageKind.sniff(bytes) != nil { return nil }
+        if bytes.starts(with: Array("GIF8".utf8)) { return "a GIF, not a PNG, JPEG or WebP (matsite stitches those tiles)" }
         let text = String(decoding: bytes.prefix(512), as: UTF8.self)
         let firstLine = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .first { !$0.isEmpty } ?? ""

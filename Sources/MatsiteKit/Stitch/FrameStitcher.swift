@@ -5,7 +5,7 @@ import MatsiteImaging
 /// pool, named for its content (`NNNN-<sha256 prefix>.png`).
 struct FrameStitcher: Sendable {
     /// A version tag mixed into every frame's input hash: bump it when stitching changes output.
-    static let renderVersion = "matsite-stitch-2"
+    static let renderVersion = "matsite-stitch-3"
 
     /// Frame geometry.
     let layout: FrameLayout
@@ -93,7 +93,7 @@ private extension FrameStitcher {
     static func undecodable(_ tiles: [TileContent], stitcher: Stitcher) -> [(index: Int, reason: String)] {
         var failures: [(index: Int, reason: String)] = []
         for (i, tile) in tiles.enumerated() {
-            guard case .png(let bytes) = tile else { continue }
+            guard case .encoded(let bytes) = tile else { continue }
             do throws(PNGError) { _ = try stitcher.decoder.decode(bytes, keepIndices: false) } catch { failures.append((i, error.reason)) }
         }
         return failures

@@ -233,16 +233,17 @@ struct FrameStitcherTests {
         #expect(FormulaTiles.firstDifference(image.pixels, expected, width: window.width) == nil)
     }
 
-    @Test("a frame's input hash is the one earlier versions wrote, so an upgraded matsite keeps the previous site's frames")
+    @Test("a frame's input hash is the version tag, the render settings and each tile's digest, in order")
     func inputHashIsStable() {
         let layout = FrameLayout(width: 300, height: 200, originX: 1000, originY: 2000, shift: 1, tileSize: 256)
         let stitcher = FrameStitcher(layout: layout, grid: TileGrid(layout: layout, zoom: 3), compressionLevel: 6,
                                      missing: .transparent, timings: StageTimings())
         let digest = TileDigest(sha256: String(repeating: "ab", count: 32), size: 1234)
-        // The text hashed, written out as matsite-stitch-2 defined it.
-        let text = "matsite-stitch-2 300x200+1000+2000 s1 t256 z6 mtransparent\n"
+        // The text hashed, written out. The tag changes only when stitching writes other
+        // bytes (stitch-3: smallest palette PNGs), so an upgrade re-stitches exactly then.
+        let text = "matsite-stitch-3 300x200+1000+2000 s1 t256 z6 mtransparent\n"
             + "png 1234 \(digest.sha256)\nabsent\n"
-        #expect(FrameStitcher.renderVersion == "matsite-stitch-2")
+        #expect(FrameStitcher.renderVersion == "matsite-stitch-3")
         #expect(stitcher.inputHash([.png(digest), .absent]) == SHA256.hex(of: Array(text.utf8)))
         // Every setting that changes the bytes changes the hash.
         let other = FrameStitcher(layout: layout, grid: stitcher.grid, compressionLevel: 9, missing: .transparent, timings: StageTimings())
