@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MatsiteImaging
 @testable import MatsiteKit
 
 /// Every failure of a build names its stage once, keeps the error underneath, and reads
