@@ -144,7 +144,9 @@ private extension AnimationRenderer {
         }
         if !problems.isEmpty && !tolerate { return failed(frame, problems) }
         let isLast = frame.index == plan.frames.count - 1
-        var missing = problems.map { i, reason in missingTile(i, reason: reason) }
+        // In tile order, as a kept frame lists them: fetch completion order would make the
+        // manifest differ between two builds of the same inputs.
+        var missing = problems.sorted(by: { $0.0 < $1.0 }).map { i, reason in missingTile(i, reason: reason) }
         // missing: transparent warns per tile, so a gap is never silent.
         for (i, reason) in problems.sorted(by: { $0.0 < $1.0 }) { warnTransparent(frame, locator: frame.tiles[i], reason: reason) }
 
