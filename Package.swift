@@ -86,8 +86,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "MatsiteImagingTests", dependencies: ["MatsiteImaging"]),
-        .testTarget(name: "MatsiteCapabilitiesTests", dependencies: ["MatsiteCapabilities"],
-                    resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "MatsiteCapabilitiesTests", dependencies: ["MatsiteCapabilities"],
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "MatsiteKitTests",
             dependencies: [

@@ -42,14 +42,17 @@ public final class HTTPCache: Sendable {
 
         /// An entry; `sha256` is computed from `body` when not given. A 404/204 without an
         /// explicit lifetime stays fresh for `missingTTL` seconds.
-        public init(status: Int = 200, headers: HTTPHeaders, body: [UInt8], storedAt: Date, sha256: String? = nil,
-                    missingTTL: TimeInterval = 0) {
+        public init(
+            status: Int = 200, headers: HTTPHeaders, body: [UInt8], storedAt: Date, sha256: String? = nil,
+            missingTTL: TimeInterval = 0
+        ) {
             self.status = status
             self.headers = headers
             self.body = body
             self.storedAt = storedAt
             self.sha256 = sha256 ?? SHA256.hex(of: body)
-            freshUntil = status == 200
+            freshUntil =
+                status == 200
                 ? HTTPCache.freshUntil(headers, storedAt: storedAt)
                 : HTTPCache.missingFreshUntil(headers, storedAt: storedAt, ttl: missingTTL)
         }
@@ -110,7 +113,8 @@ public final class HTTPCache: Sendable {
         let file = directory.appendingPathComponent(name)
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
         guard let newline = data.firstIndex(of: 0x0A),
-              let meta = try? JSONDecoder().decode(Meta.self, from: data[data.startIndex..<newline]) else {
+            let meta = try? JSONDecoder().decode(Meta.self, from: data[data.startIndex..<newline])
+        else {
             drop(name)
             return nil
         }
@@ -123,8 +127,9 @@ public final class HTTPCache: Sendable {
         for pair in meta.headers where pair.count == 2 { headers.add(name: pair[0], value: pair[1]) }
         for name in Self.varyNames(headers) where meta.vary?[name] != request[name] { return nil }
         let status = meta.status ?? 200
-        var entry = Entry(status: status, headers: headers, body: body, storedAt: Date(timeIntervalSince1970: meta.storedAt),
-                          sha256: meta.sha256)
+        var entry = Entry(
+            status: status, headers: headers, body: body, storedAt: Date(timeIntervalSince1970: meta.storedAt),
+            sha256: meta.sha256)
         if let freshUntil = meta.freshUntil { entry.freshUntil = freshUntil }
         // Verified: (re)index it, so that the next build need not read it while it is fresh,
         // keeping a freshness that a 304 extended.
@@ -144,8 +149,10 @@ public final class HTTPCache: Sendable {
     /// headers sent (names lowercased), kept for those the response varies on; `missingTTL`
     /// is how long a 404/204 without an explicit lifetime stays fresh.
     @discardableResult
-    public func store(_ url: String, status: Int = 200, headers: HTTPHeaders, body: [UInt8],
-                      request: [String: String] = [:], missingTTL: TimeInterval = 0) -> String? {
+    public func store(
+        _ url: String, status: Int = 200, headers: HTTPHeaders, body: [UInt8],
+        request: [String: String] = [:], missingTTL: TimeInterval = 0
+    ) -> String? {
         guard [200, 204, 404].contains(status), Self.mayStore(headers) else { return nil }
         let entry = Entry(status: status, headers: headers, body: body, storedAt: Date(), missingTTL: missingTTL)
         write(url, entry, request: request)
@@ -157,20 +164,24 @@ public final class HTTPCache: Sendable {
     /// and the entry file is left alone (rewriting 1,500 entries on every revalidating
     /// rebuild cost more than the requests). Should the index be lost, the entry is merely
     /// revalidated once more.
-    public func refresh(_ url: String, with notModified: HTTPHeaders, entry: Entry, request: [String: String] = [:],
-                        missingTTL: TimeInterval = 0) {
+    public func refresh(
+        _ url: String, with notModified: HTTPHeaders, entry: Entry, request: [String: String] = [:],
+        missingTTL: TimeInterval = 0
+    ) {
         var headers = entry.headers
         // The 304 is the response's new age: the stored one's `Age` no longer applies.
         headers.remove(name: "Age")
         for name in ["Cache-Control", "Expires", "ETag", "Last-Modified", "Date", "Age"] {
             if let value = notModified.first(name: name) { headers.replaceOrAdd(name: name, value: value) }
         }
-        let refreshed = Entry(status: entry.status, headers: headers, body: entry.body, storedAt: Date(), sha256: entry.sha256,
-                              missingTTL: missingTTL)
+        let refreshed = Entry(
+            status: entry.status, headers: headers, body: entry.body, storedAt: Date(), sha256: entry.sha256,
+            missingTTL: missingTTL)
         let name = key(for: url)
         if Self.indexable(refreshed), refreshed.etag == entry.etag, refreshed.lastModified == entry.lastModified,
-           let stamp = FileStamp(path: entryPath(name)),
-           index.withLock({ $0.record(name)?.stamp == stamp }) {
+            let stamp = FileStamp(path: entryPath(name)),
+            index.withLock({ $0.record(name)?.stamp == stamp })
+        {
             index.withLock { $0.set(name, record(refreshed, stamp: stamp)) }
             return
         }
@@ -325,8 +336,9 @@ private extension HTTPCache {
     }
 
     func record(_ entry: Entry, stamp: FileStamp) -> CacheIndex.Record {
-        CacheIndex.Record(sha256: entry.sha256, size: entry.body.count, freshUntil: entry.freshUntil,
-                          lastUsed: Date().timeIntervalSince1970, stamp: stamp)
+        CacheIndex.Record(
+            sha256: entry.sha256, size: entry.body.count, freshUntil: entry.freshUntil,
+            lastUsed: Date().timeIntervalSince1970, stamp: stamp)
     }
 
     func drop(_ name: String) {
@@ -336,11 +348,12 @@ private extension HTTPCache {
 
     func write(_ url: String, _ entry: Entry, request: [String: String]) {
         let varied = Self.varyNames(entry.headers)
-        let meta = Meta(url: url, storedAt: entry.storedAt.timeIntervalSince1970, size: entry.body.count, sha256: entry.sha256,
-                        headers: entry.headers.map { [$0.name, $0.value] },
-                        status: entry.status == 200 ? nil : entry.status,
-                        freshUntil: entry.status == 200 ? nil : entry.freshUntil,
-                        vary: varied.isEmpty ? nil : request.filter { varied.contains($0.key) })
+        let meta = Meta(
+            url: url, storedAt: entry.storedAt.timeIntervalSince1970, size: entry.body.count, sha256: entry.sha256,
+            headers: entry.headers.map { [$0.name, $0.value] },
+            status: entry.status == 200 ? nil : entry.status,
+            freshUntil: entry.status == 200 ? nil : entry.freshUntil,
+            vary: varied.isEmpty ? nil : request.filter { varied.contains($0.key) })
         guard var data = try? JSONEncoder().encode(meta) else { return }
         data.append(0x0A)
         data.append(contentsOf: entry.body)

@@ -54,8 +54,9 @@ public final class HTTPFetcher: Sendable {
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         let timeout = TimeAmount.milliseconds(Int64(options.timeoutSeconds * 1000))
         configuration.timeout = .init(connect: timeout, read: timeout)
-        configuration.connectionPool = .init(idleTimeout: .seconds(30),
-                                             concurrentHTTP1ConnectionsPerHostSoftLimit: options.concurrency)
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(30),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: options.concurrency)
         configuration.decompression = .disabled
         self.configuration = configuration
         self.options = options
@@ -107,14 +108,16 @@ public final class HTTPFetcher: Sendable {
     public func get(_ url: String, accept: String, maxBytes: Int? = nil) async throws(FetchFailure) -> HTTPResponseData {
         let cap = maxBytes ?? options.maxTileBytes
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = parsed.host else {
+            let host = parsed.host
+        else {
             throw FetchFailure(url: url, status: nil, reason: "not an http(s) URL", attempts: 0)
         }
         let sent = requestHeaders(accept: accept)
         let cached = cache?.lookup(url, request: sent)
         if let cached, cached.isFresh() {
-            return HTTPResponseData(status: cached.status, headers: cached.headers, body: cached.body, attempts: 0, fromCache: true,
-                                    sha256: cached.sha256)
+            return HTTPResponseData(
+                status: cached.status, headers: cached.headers, body: cached.body, attempts: 0, fromCache: true,
+                sha256: cached.sha256)
         }
         var attempt = 0
         while true {
@@ -126,8 +129,9 @@ public final class HTTPFetcher: Sendable {
                 if response.status == 304, let cached {
                     counters.add(notModified: 1)
                     cache?.refresh(url, with: response.headers, entry: cached, request: sent, missingTTL: options.missingTTLSeconds)
-                    return HTTPResponseData(status: cached.status, headers: cached.headers, body: cached.body, attempts: attempt,
-                                            fromCache: true, sha256: cached.sha256)
+                    return HTTPResponseData(
+                        status: cached.status, headers: cached.headers, body: cached.body, attempts: attempt,
+                        fromCache: true, sha256: cached.sha256)
                 }
                 let retryable = [408, 429, 500, 502, 503, 504].contains(response.status)
                 if retryable, attempt <= options.retries {
@@ -138,8 +142,9 @@ public final class HTTPFetcher: Sendable {
                     throw FetchFailure(url: url, status: response.status, reason: "HTTP \(response.status)", attempts: attempt)
                 }
                 // 404/204 are stored too, so a known absence is not asked for again while fresh.
-                let stored = cache?.store(url, status: response.status, headers: response.headers, body: response.body,
-                                          request: sent, missingTTL: options.missingTTLSeconds)
+                let stored = cache?.store(
+                    url, status: response.status, headers: response.headers, body: response.body,
+                    request: sent, missingTTL: options.missingTTLSeconds)
                 if response.status == 200 { response.sha256 = stored }
                 return response
             case .transient(let reason):

@@ -1,6 +1,7 @@
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// What rebuilds cost a tile server when some tiles do not exist (404/204 cached like any
 /// response), how `Vary` is kept, and what a default cold build costs: over real HTTP on
@@ -17,15 +18,16 @@ struct PoliteCachingTests {
 
         func yaml(http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: 60 }", fallback: String? = "{ levels: 0 }") -> String {
             let ok = server.url("/ok/{z}/{x}/{y}.png"), gone = server.url("/gone/{z}/{x}/{y}.png")
-            let lines = [
-                "  - id: loop",
-                "    title: Polite",
-                "    bbox: [-10.0, 40.0, 10.0, 52.0]",
-                "    zoom: 4",
-                "    missing: transparent",
-                "    source: { tile_size: 256 }",
-                "    frames: { templates: [\"\(ok)\", \"\(gone)\"] }",
-            ] + (fallback.map { ["    fallback: \($0)"] } ?? [])
+            let lines =
+                [
+                    "  - id: loop",
+                    "    title: Polite",
+                    "    bbox: [-10.0, 40.0, 10.0, 52.0]",
+                    "    zoom: 4",
+                    "    missing: transparent",
+                    "    source: { tile_size: 256 }",
+                    "    frames: { templates: [\"\(ok)\", \"\(gone)\"] }",
+                ] + (fallback.map { ["    fallback: \($0)"] } ?? [])
             return site.yaml(lines.joined(separator: "\n"), http: http)
         }
 
@@ -177,8 +179,9 @@ struct PoliteCachingTests {
             let summary = try await project.build(project.yaml(fallback: nil))
             let frameTiles = 2 * 4
             #expect(summary.tiles == frameTiles)
-            #expect(Double(project.server.totalRequestCount) <= 1.3 * Double(frameTiles),
-                    "\(project.server.totalRequestCount) requests for \(frameTiles) frame tiles")
+            #expect(
+                Double(project.server.totalRequestCount) <= 1.3 * Double(frameTiles),
+                "\(project.server.totalRequestCount) requests for \(frameTiles) frame tiles")
         }
     }
 }
