@@ -83,7 +83,9 @@ private extension FramePipeline {
             return failed(frame, bad, sorted: false)
         case .stitched(let stitched):
             for problem in stitched.drawnTransparent { warnTransparent(frame, problem) }
-            let missing = (problems + stitched.drawnTransparent).map {
+            // In tile order, as a kept frame lists them: fetch completion order would make the
+            // manifest differ between two builds of the same inputs.
+            let missing = (problems.sorted { $0.index < $1.index } + stitched.drawnTransparent).map {
                 AnimationManifest.MissingTile(reuse.grid.tile($0.index), reason: $0.reason)
             }
             reporter.frameDone(animation: animation, index: frame.index, reused: false)

@@ -60,6 +60,8 @@ public enum ConfigLoader {
             frameDurationMs: 400, lastFrameDurationMs: 1500, crossfadeMs: 250,
             attribution: "Demo radar: procedural, made by matsite",
             source: SourceConfig(kind: .demo("radar")), frames: .count(12))]
+        // Drawn locally, the demo's fallback tiles cost no request: it shows the feature.
+        config.animations[0].fallback.levels = 1
         return config
     }
 }
@@ -161,7 +163,7 @@ private extension ConfigLoader {
 
     static func http(_ node: Node, _ r: inout YAMLReader) throws -> HTTPOptions {
         let f = try r.fields(node, "http", allowed: ["user_agent", "concurrency", "timeout_s", "retries", "retry_delay_ms",
-                                                      "max_retry_after_s", "max_tile_bytes", "headers"])
+                                                      "max_retry_after_s", "max_tile_bytes", "headers", "missing_ttl_s"])
         var options = HTTPOptions()
         if let n = f["user_agent"] { options.userAgent = try nonEmpty(r.string(n, "http.user_agent"), n, "http.user_agent", r) }
         if let n = f["concurrency"] { options.concurrency = try r.int(n, "http.concurrency", in: 1...64) }
@@ -169,6 +171,7 @@ private extension ConfigLoader {
         if let n = f["retries"] { options.retries = try r.int(n, "http.retries", in: 0...10) }
         if let n = f["retry_delay_ms"] { options.retryDelayMilliseconds = try r.int(n, "http.retry_delay_ms", in: 0...60_000) }
         if let n = f["max_retry_after_s"] { options.maxRetryAfterSeconds = try r.double(n, "http.max_retry_after_s", in: 0...3600) }
+        if let n = f["missing_ttl_s"] { options.missingTTLSeconds = try r.double(n, "http.missing_ttl_s", in: 0...604_800) }
         if let n = f["max_tile_bytes"] { options.maxTileBytes = try r.int(n, "http.max_tile_bytes", in: 1024...(256 << 20)) }
         if let n = f["headers"] {
             guard case .mapping(let mapping) = n else { throw r.error(n, "http.headers", "expected a mapping of header names to values") }

@@ -83,6 +83,8 @@ public struct HTTPOptions: Sendable, Equatable {
     public var maxRetryAfterSeconds: Double = 120
     /// Largest tile body accepted, in bytes.
     public var maxTileBytes = 8 << 20
+    /// How long a 404/204 without an explicit lifetime is trusted from the cache, in seconds.
+    public var missingTTLSeconds: Double = 300
     /// Extra request headers.
     public var headers: [String: String] = [:]
 }
@@ -237,8 +239,10 @@ public enum FramesConfig: Sendable {
 
 /// Published fallback tiles for zooming past the frames' detail.
 public struct FallbackConfig: Sendable, Equatable {
-    /// Zoom levels deeper than the frames' zoom to publish (0: none).
-    public var levels = 1
+    /// Zoom levels deeper than the frames' zoom to publish (0: none). None by default:
+    /// each level costs four times the previous one's requests, so `levels: 1` alone makes
+    /// a build ask for five times its frames' tiles (README: "Fallback tiles and their cost").
+    public var levels = 0
     /// Let the player load tiles straight from the source's URL instead.
     public var fromSource = false
 }

@@ -114,8 +114,10 @@ struct CacheIndex {
             else { continue }
             bytes += rawName
             bytes += rawHash
-            for word in [UInt64(record.size), record.freshUntil.bitPattern, record.lastUsed.bitPattern, UInt64(record.stamp.size),
-                         UInt64(bitPattern: record.stamp.modifiedNanoseconds), record.stamp.inode] {
+            for word in [
+                UInt64(record.size), record.freshUntil.bitPattern, record.lastUsed.bitPattern, UInt64(record.stamp.size),
+                UInt64(bitPattern: record.stamp.modifiedNanoseconds), record.stamp.inode,
+            ] {
                 withUnsafeBytes(of: word.littleEndian) { bytes += $0 }
             }
         }
@@ -139,7 +141,8 @@ struct CacheIndex {
     private static func read(_ file: URL) -> (records: [String: Record], stamp: FileStamp?) {
         let stamp = FileStamp(path: file.path)
         guard let data = FileManager.default.contents(atPath: file.path), data.count >= header.count,
-              data.prefix(header.count).elementsEqual(header), (data.count - header.count) % recordSize == 0 else { return ([:], stamp) }
+            data.prefix(header.count).elementsEqual(header), (data.count - header.count) % recordSize == 0
+        else { return ([:], stamp) }
         let count = (data.count - header.count) / recordSize
         var records: [String: Record] = [:]
         records.reserveCapacity(count)
@@ -149,10 +152,12 @@ struct CacheIndex {
                 func word(_ n: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: base + 64 + 8 * n, as: UInt64.self)) }
                 let name = Hex.encode(UnsafeRawBufferPointer(rebasing: raw[base..<base + 32]))
                 let hash = Hex.encode(UnsafeRawBufferPointer(rebasing: raw[base + 32..<base + 64]))
-                records[name] = Record(sha256: hash, size: Int(truncatingIfNeeded: word(0)), freshUntil: Double(bitPattern: word(1)),
-                                       lastUsed: Double(bitPattern: word(2)),
-                                       stamp: FileStamp(size: Int64(bitPattern: word(3)), modifiedNanoseconds: Int64(bitPattern: word(4)),
-                                                        inode: word(5)))
+                records[name] = Record(
+                    sha256: hash, size: Int(truncatingIfNeeded: word(0)), freshUntil: Double(bitPattern: word(1)),
+                    lastUsed: Double(bitPattern: word(2)),
+                    stamp: FileStamp(
+                        size: Int64(bitPattern: word(3)), modifiedNanoseconds: Int64(bitPattern: word(4)),
+                        inode: word(5)))
             }
         }
         return (records, stamp)
@@ -227,9 +232,9 @@ struct FileStamp: Equatable {
         guard (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         size = Int64(status.st_size)
         #if os(Linux)
-        let time = status.st_mtim
+            let time = status.st_mtim
         #else
-        let time = status.st_mtimespec
+            let time = status.st_mtimespec
         #endif
         modifiedNanoseconds = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
         inode = UInt64(status.st_ino)

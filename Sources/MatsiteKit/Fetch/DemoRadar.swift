@@ -26,8 +26,9 @@ public enum DemoRadar {
 
     /// The identity of a demo tile, known without drawing it.
     static func digest(_ tile: DemoTile, size: Int = 256) -> TileDigest {
-        TileDigest(sha256: SHA256.hex(of: "\(version) \(tile.layer) \(tile.frame)/\(tile.frameCount) \(tile.z)/\(tile.x)/\(tile.y) \(size)"),
-                   size: 0)
+        TileDigest(
+            sha256: SHA256.hex(of: "\(version) \(tile.layer) \(tile.frame)/\(tile.frameCount) \(tile.z)/\(tile.x)/\(tile.y) \(size)"),
+            size: 0)
     }
 
     public static func tile(_ tile: DemoTile, size: Int = 256) -> [UInt8] {

@@ -4,6 +4,14 @@ import NIOHTTP1
 /// A private HTTP cache on disk for tiles and capabilities documents (RFC 9111's rules
 /// for a private cache, simplified to GET and one variant per key).
 ///
+/// "No tile here" answers (404, 204) are stored too: a feed's missing tiles would otherwise
+/// be asked for again on every build. They stay fresh for their explicit lifetime
+/// (`Cache-Control: max-age`, `Expires`) or, when the server gives none, for
+/// `http.missing_ttl_s`; then they are revalidated like any entry.
+///
+/// `Vary` is honoured: the request headers a response varies on are stored with it, and a
+/// request whose values differ is a miss. A response with `Vary: *` is not stored.
+///
 /// Entries are keyed by URL plus the configured request headers (which can change the
 /// response). Each entry is one file written atomically (temp file + rename) holding a
 /// JSON header line and the body; the header carries the body's SHA-256, so a truncated
@@ -18,6 +26,8 @@ import NIOHTTP1
 public final class HTTPCache: Sendable {
     /// A stored response.
     public struct Entry: Sendable {
+        /// The stored status: 200, or 404/204 for a known absence.
+        public var status: Int
         /// Headers of the stored response.
         public var headers: HTTPHeaders
         /// Body bytes.
@@ -30,13 +40,21 @@ public final class HTTPCache: Sendable {
         /// or later when a 304 since extended it (kept in the index, not in the file).
         public var freshUntil: Double
 
-        /// An entry; `sha256` is computed from `body` when not given.
-        public init(headers: HTTPHeaders, body: [UInt8], storedAt: Date, sha256: String? = nil) {
+        /// An entry; `sha256` is computed from `body` when not given. A 404/204 without an
+        /// explicit lifetime stays fresh for `missingTTL` seconds.
+        public init(
+            status: Int = 200, headers: HTTPHeaders, body: [UInt8], storedAt: Date, sha256: String? = nil,
+            missingTTL: TimeInterval = 0
+        ) {
+            self.status = status
             self.headers = headers
             self.body = body
             self.storedAt = storedAt
             self.sha256 = sha256 ?? SHA256.hex(of: body)
-            freshUntil = HTTPCache.freshUntil(headers, storedAt: storedAt)
+            freshUntil =
+                status == 200
+                ? HTTPCache.freshUntil(headers, storedAt: storedAt)
+                : HTTPCache.missingFreshUntil(headers, storedAt: storedAt, ttl: missingTTL)
         }
 
         /// The entity tag, for `If-None-Match`.
@@ -87,13 +105,16 @@ public final class HTTPCache: Sendable {
         return records.map { TileDigest(sha256: $0.sha256, size: $0.size) }
     }
 
-    /// The stored entry for `url`, if present and intact (a damaged one is deleted).
-    public func lookup(_ url: String) -> Entry? {
+    /// The stored entry for `url`, if present and intact (a damaged one is deleted) and, when
+    /// the response varied on request headers, stored for the same values as `request`'s
+    /// (names lowercased: the headers the fetcher sends).
+    public func lookup(_ url: String, request: [String: String] = [:]) -> Entry? {
         let name = key(for: url)
         let file = directory.appendingPathComponent(name)
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
         guard let newline = data.firstIndex(of: 0x0A),
-              let meta = try? JSONDecoder().decode(Meta.self, from: data[data.startIndex..<newline]) else {
+            let meta = try? JSONDecoder().decode(Meta.self, from: data[data.startIndex..<newline])
+        else {
             drop(name)
             return nil
         }
@@ -104,10 +125,15 @@ public final class HTTPCache: Sendable {
         }
         var headers = HTTPHeaders()
         for pair in meta.headers where pair.count == 2 { headers.add(name: pair[0], value: pair[1]) }
-        var entry = Entry(headers: headers, body: body, storedAt: Date(timeIntervalSince1970: meta.storedAt), sha256: meta.sha256)
+        for name in Self.varyNames(headers) where meta.vary?[name] != request[name] { return nil }
+        let status = meta.status ?? 200
+        var entry = Entry(
+            status: status, headers: headers, body: body, storedAt: Date(timeIntervalSince1970: meta.storedAt),
+            sha256: meta.sha256)
+        if let freshUntil = meta.freshUntil { entry.freshUntil = freshUntil }
         // Verified: (re)index it, so that the next build need not read it while it is fresh,
         // keeping a freshness that a 304 extended.
-        if let stamp = FileStamp(path: file.path) {
+        if let stamp = FileStamp(path: file.path), Self.indexable(entry) {
             index.withLock { index in
                 if let known = index.record(name), known.stamp == stamp, known.sha256 == entry.sha256 {
                     entry.freshUntil = max(entry.freshUntil, known.freshUntil)
@@ -118,13 +144,18 @@ public final class HTTPCache: Sendable {
         return entry
     }
 
-    /// Stores a 200 response unless its headers forbid it (`no-store`); returns the body's
-    /// SHA-256 when stored.
+    /// Stores a 200, 204 or 404 response unless its headers forbid it (`no-store`,
+    /// `Vary: *`); returns the body's SHA-256 when stored. `request` holds the request
+    /// headers sent (names lowercased), kept for those the response varies on; `missingTTL`
+    /// is how long a 404/204 without an explicit lifetime stays fresh.
     @discardableResult
-    public func store(_ url: String, headers: HTTPHeaders, body: [UInt8]) -> String? {
-        guard Self.mayStore(headers) else { return nil }
-        let entry = Entry(headers: headers, body: body, storedAt: Date())
-        write(url, entry)
+    public func store(
+        _ url: String, status: Int = 200, headers: HTTPHeaders, body: [UInt8],
+        request: [String: String] = [:], missingTTL: TimeInterval = 0
+    ) -> String? {
+        guard [200, 204, 404].contains(status), Self.mayStore(headers) else { return nil }
+        let entry = Entry(status: status, headers: headers, body: body, storedAt: Date(), missingTTL: missingTTL)
+        write(url, entry, request: request)
         return entry.sha256
     }
 
@@ -133,21 +164,28 @@ public final class HTTPCache: Sendable {
     /// and the entry file is left alone (rewriting 1,500 entries on every revalidating
     /// rebuild cost more than the requests). Should the index be lost, the entry is merely
     /// revalidated once more.
-    public func refresh(_ url: String, with notModified: HTTPHeaders, entry: Entry) {
+    public func refresh(
+        _ url: String, with notModified: HTTPHeaders, entry: Entry, request: [String: String] = [:],
+        missingTTL: TimeInterval = 0
+    ) {
         var headers = entry.headers
         // The 304 is the response's new age: the stored one's `Age` no longer applies.
         headers.remove(name: "Age")
         for name in ["Cache-Control", "Expires", "ETag", "Last-Modified", "Date", "Age"] {
             if let value = notModified.first(name: name) { headers.replaceOrAdd(name: name, value: value) }
         }
-        let refreshed = Entry(headers: headers, body: entry.body, storedAt: Date(), sha256: entry.sha256)
+        let refreshed = Entry(
+            status: entry.status, headers: headers, body: entry.body, storedAt: Date(), sha256: entry.sha256,
+            missingTTL: missingTTL)
         let name = key(for: url)
-        if refreshed.etag == entry.etag, refreshed.lastModified == entry.lastModified, let stamp = FileStamp(path: entryPath(name)),
-           index.withLock({ $0.record(name)?.stamp == stamp }) {
+        if Self.indexable(refreshed), refreshed.etag == entry.etag, refreshed.lastModified == entry.lastModified,
+            let stamp = FileStamp(path: entryPath(name)),
+            index.withLock({ $0.record(name)?.stamp == stamp })
+        {
             index.withLock { $0.set(name, record(refreshed, stamp: stamp)) }
             return
         }
-        write(url, refreshed)
+        write(url, refreshed, request: request)
     }
 
     /// Ends a build's use of the cache: evicts least recently used entries until the folder
@@ -231,8 +269,34 @@ extension HTTPCache {
         return nil
     }
 
+    /// The time until which a 404/204 may be used without asking: its explicit lifetime
+    /// (`max-age`, `Expires`; not the `Last-Modified` heuristic, which says nothing about an
+    /// absence) or, without one, `ttl` seconds from when it was stored.
+    static func missingFreshUntil(_ headers: HTTPHeaders, storedAt: Date, ttl: TimeInterval) -> Double {
+        let directives = cacheControl(headers)
+        if directives["no-cache"] != nil || directives["no-store"] != nil { return 0 }
+        let explicit = directives["max-age"] != nil || headers.first(name: "Expires") != nil
+        if explicit { return freshUntil(headers, storedAt: storedAt) }
+        return storedAt.timeIntervalSince1970 + ttl
+    }
+
+    /// `no-store` forbids storing; so does `Vary: *` (the response may differ on anything).
     static func mayStore(_ headers: HTTPHeaders) -> Bool {
-        cacheControl(headers)["no-store"] == nil
+        cacheControl(headers)["no-store"] == nil && !varyNames(headers).contains("*")
+    }
+
+    /// The request header names (lowercased) a response varies on.
+    static func varyNames(_ headers: HTTPHeaders) -> [String] {
+        headers[canonicalForm: "Vary"].map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    }
+
+    /// Whether the index may answer for the entry without its file being read (and its
+    /// `Vary` checked): a 200 that varies on nothing, or only on headers matsite never sends
+    /// (`Accept-Encoding`) or sends the same for every request of a config (configured
+    /// headers are part of the key). Absences go through `lookup`, which keeps the index's
+    /// digests a statement about tiles that exist.
+    static func indexable(_ entry: Entry) -> Bool {
+        entry.status == 200 && varyNames(entry.headers).allSatisfy { $0 == "accept-encoding" }
     }
 
     static func cacheControl(_ headers: HTTPHeaders) -> [String: String?] {
@@ -252,6 +316,12 @@ private struct Meta: Codable {
     var size: Int
     var sha256: String
     var headers: [[String]]
+    /// Absent in entries written before absences were cached: those are all 200s.
+    var status: Int?
+    /// The freshness a 404/204 got when stored (its TTL came from the config then).
+    var freshUntil: Double?
+    /// The request's values of the headers the response varies on (absent ones left out).
+    var vary: [String: String]?
 }
 
 private extension HTTPCache {
@@ -266,8 +336,9 @@ private extension HTTPCache {
     }
 
     func record(_ entry: Entry, stamp: FileStamp) -> CacheIndex.Record {
-        CacheIndex.Record(sha256: entry.sha256, size: entry.body.count, freshUntil: entry.freshUntil,
-                          lastUsed: Date().timeIntervalSince1970, stamp: stamp)
+        CacheIndex.Record(
+            sha256: entry.sha256, size: entry.body.count, freshUntil: entry.freshUntil,
+            lastUsed: Date().timeIntervalSince1970, stamp: stamp)
     }
 
     func drop(_ name: String) {
@@ -275,9 +346,14 @@ private extension HTTPCache {
         index.withLock { _ = $0.remove(name) }
     }
 
-    func write(_ url: String, _ entry: Entry) {
-        let meta = Meta(url: url, storedAt: entry.storedAt.timeIntervalSince1970, size: entry.body.count, sha256: entry.sha256,
-                        headers: entry.headers.map { [$0.name, $0.value] })
+    func write(_ url: String, _ entry: Entry, request: [String: String]) {
+        let varied = Self.varyNames(entry.headers)
+        let meta = Meta(
+            url: url, storedAt: entry.storedAt.timeIntervalSince1970, size: entry.body.count, sha256: entry.sha256,
+            headers: entry.headers.map { [$0.name, $0.value] },
+            status: entry.status == 200 ? nil : entry.status,
+            freshUntil: entry.status == 200 ? nil : entry.freshUntil,
+            vary: varied.isEmpty ? nil : request.filter { varied.contains($0.key) })
         guard var data = try? JSONEncoder().encode(meta) else { return }
         data.append(0x0A)
         data.append(contentsOf: entry.body)
@@ -292,7 +368,12 @@ private extension HTTPCache {
                 try? FileManager.default.removeItem(at: temp)
                 return
             }
-            if let stamp = FileStamp(path: final.path) { index.withLock { $0.set(name, record(entry, stamp: stamp)) } }
+            if Self.indexable(entry), let stamp = FileStamp(path: final.path) {
+                index.withLock { $0.set(name, record(entry, stamp: stamp)) }
+            } else {
+                // An entry that replaced an indexed one must not be answered for by its record.
+                index.withLock { index in if index.record(name) != nil { _ = index.remove(name) } }
+            }
         } catch {
             try? FileManager.default.removeItem(at: temp)
         }

@@ -17,19 +17,22 @@ enum HTTPDate {
             // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
             if fields.count == 6 {
                 guard zones.contains(fields[5]), fields[3].count == 4, let day = Int(fields[1]), let month = monthNumber(fields[2]),
-                      let year = Int(fields[3]) else { return nil }
+                    let year = Int(fields[3])
+                else { return nil }
                 return make(year: year, month: month, day: day, clock: fields[4])
             }
             // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
             guard fields.count == 4, zones.contains(fields[3]) else { return nil }
             let parts = fields[1].split(separator: "-").map(String.init)
             guard parts.count == 3, parts[2].count == 2, let day = Int(parts[0]), let month = monthNumber(parts[1]),
-                  let twoDigits = Int(parts[2]) else { return nil }
+                let twoDigits = Int(parts[2])
+            else { return nil }
             return make(year: fullYear(twoDigits), month: month, day: day, clock: fields[2])
         }
         // asctime: Sun Nov  6 08:49:37 1994
         guard fields.count == 5, fields[4].count == 4, let month = monthNumber(fields[1]), let day = Int(fields[2]),
-              let year = Int(fields[4]) else { return nil }
+            let year = Int(fields[4])
+        else { return nil }
         return make(year: year, month: month, day: day, clock: fields[3])
     }
 
@@ -53,8 +56,9 @@ enum HTTPDate {
     private static func make(year: Int, month: Int, day: Int, clock: String) -> Date? {
         let parts = clock.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]), let minute = Int(parts[1]),
-              let second = Int(parts[2]), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
-              (1...31).contains(day), day <= daysIn(month: month, year: year) else { return nil }
+            let second = Int(parts[2]), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
+            (1...31).contains(day), day <= daysIn(month: month, year: year)
+        else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         return Date(timeIntervalSince1970: Double(days * 86400 + hour * 3600 + minute * 60 + second))
     }

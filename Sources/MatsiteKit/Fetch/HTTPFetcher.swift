@@ -54,8 +54,9 @@ public final class HTTPFetcher: Sendable {
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         let timeout = TimeAmount.milliseconds(Int64(options.timeoutSeconds * 1000))
         configuration.timeout = .init(connect: timeout, read: timeout)
-        configuration.connectionPool = .init(idleTimeout: .seconds(30),
-                                             concurrentHTTP1ConnectionsPerHostSoftLimit: options.concurrency)
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(30),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: options.concurrency)
         configuration.decompression = .disabled
         self.configuration = configuration
         self.options = options
@@ -107,13 +108,16 @@ public final class HTTPFetcher: Sendable {
     public func get(_ url: String, accept: String, maxBytes: Int? = nil) async throws(FetchFailure) -> HTTPResponseData {
         let cap = maxBytes ?? options.maxTileBytes
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = parsed.host else {
+            let host = parsed.host
+        else {
             throw FetchFailure(url: url, status: nil, reason: "not an http(s) URL", attempts: 0)
         }
-        let cached = cache?.lookup(url)
+        let sent = requestHeaders(accept: accept)
+        let cached = cache?.lookup(url, request: sent)
         if let cached, cached.isFresh() {
-            return HTTPResponseData(status: 200, headers: cached.headers, body: cached.body, attempts: 0, fromCache: true,
-                                    sha256: cached.sha256)
+            return HTTPResponseData(
+                status: cached.status, headers: cached.headers, body: cached.body, attempts: 0, fromCache: true,
+                sha256: cached.sha256)
         }
         var attempt = 0
         while true {
@@ -124,9 +128,10 @@ public final class HTTPFetcher: Sendable {
                 response.attempts = attempt
                 if response.status == 304, let cached {
                     counters.add(notModified: 1)
-                    cache?.refresh(url, with: response.headers, entry: cached)
-                    return HTTPResponseData(status: 200, headers: cached.headers, body: cached.body, attempts: attempt, fromCache: true,
-                                            sha256: cached.sha256)
+                    cache?.refresh(url, with: response.headers, entry: cached, request: sent, missingTTL: options.missingTTLSeconds)
+                    return HTTPResponseData(
+                        status: cached.status, headers: cached.headers, body: cached.body, attempts: attempt,
+                        fromCache: true, sha256: cached.sha256)
                 }
                 let retryable = [408, 429, 500, 502, 503, 504].contains(response.status)
                 if retryable, attempt <= options.retries {
@@ -136,7 +141,11 @@ public final class HTTPFetcher: Sendable {
                 if retryable {
                     throw FetchFailure(url: url, status: response.status, reason: "HTTP \(response.status)", attempts: attempt)
                 }
-                if response.status == 200 { response.sha256 = cache?.store(url, headers: response.headers, body: response.body) }
+                // 404/204 are stored too, so a known absence is not asked for again while fresh.
+                let stored = cache?.store(
+                    url, status: response.status, headers: response.headers, body: response.body,
+                    request: sent, missingTTL: options.missingTTLSeconds)
+                if response.status == 200 { response.sha256 = stored }
                 return response
             case .transient(let reason):
                 if attempt <= options.retries {
@@ -158,6 +167,14 @@ private enum Attempt: Sendable {
 }
 
 private extension HTTPFetcher {
+    /// The request headers every GET carries (names lowercased), which a response's `Vary`
+    /// may name.
+    func requestHeaders(accept: String) -> [String: String] {
+        var headers = ["user-agent": options.userAgent, "accept": accept]
+        for (name, value) in options.headers { headers[name.lowercased()] = value }
+        return headers
+    }
+
     func once(_ url: String, accept: String, cap: Int, validators: HTTPCache.Entry?) async -> Attempt {
         var request = HTTPClientRequest(url: url)
         request.method = .GET
@@ -274,24 +291,19 @@ private actor HostLimiter {
     }
 }
 
-/// Thread-safe request and byte counts.
-private final class Counters: @unchecked Sendable {
-    private let lock = NSLock()
-    private var requests = 0
-    private var bytes = 0
-    private var notModified = 0
+/// Request and byte counts, shared by the fetch tasks.
+private final class Counters: Sendable {
+    private let counts = LockedBox((requests: 0, bytes: 0, notModified: 0))
 
     func add(requests: Int = 0, bytes: Int = 0, notModified: Int = 0) {
-        lock.lock()
-        self.requests += requests
-        self.bytes += bytes
-        self.notModified += notModified
-        lock.unlock()
+        counts.withLock {
+            $0.requests += requests
+            $0.bytes += bytes
+            $0.notModified += notModified
+        }
     }
 
     func read() -> (requests: Int, bytes: Int, notModified: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (requests, bytes, notModified)
+        counts.withLock { $0 }
     }
 }

@@ -68,7 +68,8 @@ private extension TileSourceLoader {
         case 204, 404:
             return .absent("HTTP \(response.status) (no tile here)")
         case 401, 403:
-            let message = "access refused (HTTP \(response.status)): the server does not allow this client; check http.headers, an API key in the URL, or the service's terms"
+            let message =
+                "access refused (HTTP \(response.status)): the server does not allow this client; check http.headers, an API key in the URL, or the service's terms"
             refusedHosts.refuse(host, message)
             return .failed(message)
         default:
@@ -122,8 +123,9 @@ final class MBTilesArchives: Sendable {
         }
         do {
             let data = try queue.read { db in
-                try Data.fetchOne(db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
-                                  arguments: [z, x, tmsY])
+                try Data.fetchOne(
+                    db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
+                    arguments: [z, x, tmsY])
             }
             guard let data else { return .absent("no row in \(path)") }
             let bytes = [UInt8](data)

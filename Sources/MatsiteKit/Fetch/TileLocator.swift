@@ -70,9 +70,12 @@ enum TileCheck {
         if ImageKind.sniff(bytes) != nil { return nil }
         if bytes.starts(with: Array("GIF8".utf8)) { return "a GIF, not a PNG, JPEG or WebP (matsite stitches those tiles)" }
         let text = String(decoding: bytes.prefix(512), as: UTF8.self)
-        let firstLine = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        let firstLine =
+            text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .first { !$0.isEmpty } ?? ""
-        let kind = text.lowercased().contains("<html") || text.lowercased().contains("<!doctype html") ? "an HTML page"
+        let kind =
+            text.lowercased().contains("<html") || text.lowercased().contains("<!doctype html")
+            ? "an HTML page"
             : text.hasPrefix("<") ? "an XML document" : "not a PNG"
         let type = contentType.map { " (\($0))" } ?? ""
         return "\(kind)\(type) instead of a PNG: \"\(firstLine.prefix(160))\""

@@ -355,8 +355,9 @@ extension LoopbackHTTPServer {
                 // A handler that wrote nothing is a bug in the handler; 500 says so to the
                 // client instead of leaving it waiting.
                 do {
-                    try await respond(status: 500, headers: ["Content-Type": "text/plain; charset=utf-8"],
-                                      body: Array("the handler wrote no response\n".utf8))
+                    try await respond(
+                        status: 500, headers: ["Content-Type": "text/plain; charset=utf-8"],
+                        body: Array("the handler wrote no response\n".utf8))
                 } catch {
                     return false
                 }
@@ -473,8 +474,9 @@ private extension LoopbackHTTPServer {
                         body = []
                         let writer = ResponseWriter(channel: channel, request: request)
                         if bodyTooLarge {
-                            try? await writer.respond(status: 413, headers: ["Content-Type": "text/plain; charset=utf-8"],
-                                                      body: Array("request body too large\n".utf8))
+                            try? await writer.respond(
+                                status: 413, headers: ["Content-Type": "text/plain; charset=utf-8"],
+                                body: Array("request body too large\n".utf8))
                             return
                         }
                         do {
@@ -503,7 +505,8 @@ extension LoopbackHTTPServer.Request {
             rest = rest[..<hash]
         }
         if rest.hasPrefix("http://") || rest.hasPrefix("https://"),
-           let schemeEnd = rest.range(of: "://") {
+            let schemeEnd = rest.range(of: "://")
+        {
             let afterScheme = rest[schemeEnd.upperBound...]
             rest = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? "/"
         }

@@ -14,8 +14,10 @@ public struct SiteWatcher: Sendable {
     private let interval: Duration
 
     /// A watcher for `project` that builds into `output` (the folder `server` serves).
-    public init(project: Project, output: String, server: StaticSiteServer, reporter: ConsoleReporter,
-                interval: Duration = .milliseconds(500)) {
+    public init(
+        project: Project, output: String, server: StaticSiteServer, reporter: ConsoleReporter,
+        interval: Duration = .milliseconds(500)
+    ) {
         self.project = project
         self.output = output
         self.server = server

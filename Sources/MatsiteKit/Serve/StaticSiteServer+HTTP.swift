@@ -69,11 +69,12 @@ extension StaticSiteServer {
     public static func parseHTTPDate(_ text: String) -> Int? {
         let fields = text.split(separator: " ")
         guard fields.count == 6, fields[5] == "GMT",
-              let day = Int(fields[1]), let monthIndex = months.firstIndex(of: String(fields[2])),
-              let year = Int(fields[3]) else { return nil }
+            let day = Int(fields[1]), let monthIndex = months.firstIndex(of: String(fields[2])),
+            let year = Int(fields[3])
+        else { return nil }
         let clock = fields[4].split(separator: ":")
         guard clock.count == 3, let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
-              (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+            (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
         var parts = tm()
         parts.tm_year = Int32(year - 1900)

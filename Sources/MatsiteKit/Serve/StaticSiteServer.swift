@@ -223,11 +223,13 @@ private extension StaticSiteServer {
             let index = resolved + "/index.html"
             var indexInfo = stat()
             guard let indexResolved = FilePath.real(index), Self.isInside(indexResolved, root: rootPath),
-                  stat(indexResolved, &indexInfo) == 0, (indexInfo.st_mode & S_IFMT) == S_IFREG else {
+                stat(indexResolved, &indexInfo) == 0, (indexInfo.st_mode & S_IFMT) == S_IFREG
+            else {
                 return try await respondError(404, "This folder has no index.html.", response)
             }
-            let file = ServedFile(path: indexResolved, segments: segments + ["index.html"], size: Int(indexInfo.st_size),
-                                  modified: indexInfo.st_mtim, inode: UInt64(indexInfo.st_ino))
+            let file = ServedFile(
+                path: indexResolved, segments: segments + ["index.html"], size: Int(indexInfo.st_size),
+                modified: indexInfo.st_mtim, inode: UInt64(indexInfo.st_ino))
             return try await serve(file, request, response)
         }
         // `file.png/` names a folder that isn't one; serving the file there would also
@@ -235,8 +237,9 @@ private extension StaticSiteServer {
         guard (info.st_mode & S_IFMT) == S_IFREG, !trailingSlash else {
             return try await respondError(404, "Not found.", response)
         }
-        let file = ServedFile(path: resolved, segments: segments, size: Int(info.st_size),
-                              modified: info.st_mtim, inode: UInt64(info.st_ino))
+        let file = ServedFile(
+            path: resolved, segments: segments, size: Int(info.st_size),
+            modified: info.st_mtim, inode: UInt64(info.st_ino))
         try await serve(file, request, response)
     }
 
@@ -244,7 +247,8 @@ private extension StaticSiteServer {
         let name = file.segments.last ?? "index.html"
         let contentType = Self.mimeType(forFileName: name)
         let injectsReload = liveReload && contentType.hasPrefix("text/html")
-        var etag = "\"\(String(file.inode, radix: 16))-\(String(file.size, radix: 16))-"
+        var etag =
+            "\"\(String(file.inode, radix: 16))-\(String(file.size, radix: 16))-"
             + "\(String(Int(file.modified.tv_sec), radix: 16)).\(String(Int(file.modified.tv_nsec), radix: 16))"
         // The injected script changes the bytes, so it must change the validator too.
         etag += injectsReload ? "-lr\"" : "\""
@@ -368,8 +372,10 @@ private extension StaticSiteServer {
         await response.closeConnection()
     }
 
-    func respondBytes(_ body: [UInt8], contentType: String, cacheControl: String,
-                      _ response: LoopbackHTTPServer.ResponseWriter) async throws {
+    func respondBytes(
+        _ body: [UInt8], contentType: String, cacheControl: String,
+        _ response: LoopbackHTTPServer.ResponseWriter
+    ) async throws {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Cache-Control", value: cacheControl)
@@ -378,8 +384,10 @@ private extension StaticSiteServer {
         try await response.respond(status: 200, headers: headers, body: body)
     }
 
-    func respondError(_ status: Int, _ message: String, _ response: LoopbackHTTPServer.ResponseWriter,
-                      extra: [(String, String)] = []) async throws {
+    func respondError(
+        _ status: Int, _ message: String, _ response: LoopbackHTTPServer.ResponseWriter,
+        extra: [(String, String)] = []
+    ) async throws {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
         headers.add(name: "Cache-Control", value: "no-cache")

@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import Testing
+
 @testable import MatsiteKit
 
 /// The cache's index: what lets an unchanged rebuild know every fresh tile without
@@ -95,8 +96,10 @@ struct CacheIndexTests {
         writer.finish()
         let index = folder.appendingPathComponent(".index")
         let good = try Data(contentsOf: index)
-        for damaged in [Data(), Data("matsite-cache-index 1\n".utf8), good.dropLast(5), Data(repeating: 0xFF, count: good.count),
-                        Data(good.prefix(16)) + Data(repeating: 0x41, count: 112 * 3)] {
+        for damaged in [
+            Data(), Data("matsite-cache-index 1\n".utf8), good.dropLast(5), Data(repeating: 0xFF, count: good.count),
+            Data(good.prefix(16)) + Data(repeating: 0x41, count: 112 * 3),
+        ] {
             try damaged.write(to: index)
             let reader = Self.cache(folder)
             // Garbage records name no real entry, so at worst the answer is "unknown".

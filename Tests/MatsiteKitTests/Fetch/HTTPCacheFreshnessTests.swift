@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import Testing
+
 @testable import MatsiteKit
 
 /// Freshness arithmetic of a stored entry (RFC 9111 section 4.2), without a server: the
@@ -39,8 +40,12 @@ struct HTTPCacheFreshnessTests {
     @Test("Expires with a Date header is measured from that Date")
     func expiresWithDate() {
         let stored = Date(timeIntervalSince1970: 1_795_000_000)
-        let entry = Self.entry(stored: stored, [("Date", Self.formatter.string(from: stored)),
-                                                ("Expires", Self.formatter.string(from: stored.addingTimeInterval(600)))])
+        let entry = Self.entry(
+            stored: stored,
+            [
+                ("Date", Self.formatter.string(from: stored)),
+                ("Expires", Self.formatter.string(from: stored.addingTimeInterval(600))),
+            ])
         #expect(entry.isFresh(now: stored.addingTimeInterval(400)))
         #expect(!entry.isFresh(now: stored.addingTimeInterval(601)))
     }
@@ -57,8 +62,10 @@ struct HTTPCacheFreshnessTests {
     @Test("no-cache, no-store and a past or invalid Expires are never fresh")
     func neverFresh() {
         let stored = Date(timeIntervalSince1970: 1_795_000_000)
-        for headers in [[("Cache-Control", "no-cache, max-age=600")], [("Cache-Control", "no-store")],
-                        [("Expires", "0")], [("Expires", Self.formatter.string(from: stored.addingTimeInterval(-60)))]] {
+        for headers in [
+            [("Cache-Control", "no-cache, max-age=600")], [("Cache-Control", "no-store")],
+            [("Expires", "0")], [("Expires", Self.formatter.string(from: stored.addingTimeInterval(-60)))],
+        ] {
             #expect(!Self.entry(stored: stored, headers).isFresh(now: stored.addingTimeInterval(1)), "\(headers)")
         }
     }

@@ -68,10 +68,13 @@ struct HTTPCacheTests {
         defer { bench.close() }
         // The first answers come with Age: 600, the later ones (304s) without.
         let tile = CacheBench.solidTile(seed: "aged")
-        bench.server.route(prefix: "/t/", .dynamic { request in
-            .ok(tile, contentType: "image/png", etag: "\"a\"", cacheControl: "max-age=600",
-                headers: request.header("If-None-Match") == nil ? [("Age", "600")] : [])
-        })
+        bench.server.route(
+            prefix: "/t/",
+            .dynamic { request in
+                .ok(
+                    tile, contentType: "image/png", etag: "\"a\"", cacheControl: "max-age=600",
+                    headers: request.header("If-None-Match") == nil ? [("Age", "600")] : [])
+            })
         try await bench.build()
         bench.server.resetCounts()
         let second = try await bench.build()
@@ -251,13 +254,14 @@ struct HTTPCacheTests {
         defer { site.remove() }
         var options = BuildOptions()
         options.lockWait = 30
-        let yaml = site.yaml("""
-          - id: demo
-            bbox: [-10.0, 40.0, 10.0, 52.0]
-            zoom: 4
-            source: { demo: radar }
-            frames: { count: 2 }
-        """)
+        let yaml = site.yaml(
+            """
+              - id: demo
+                bbox: [-10.0, 40.0, 10.0, 52.0]
+                zoom: 4
+                source: { demo: radar }
+                frames: { count: 2 }
+            """)
         _ = try await Builder(config: site.config(yaml), options: options).run()
         try expectValidSite(site.output)
         #expect(!FileManager.default.fileExists(atPath: site.root.appendingPathComponent("cache").path))
@@ -371,9 +375,11 @@ extension HTTPCacheTests {
         // A server whose 304s (not its 200s) grant ten minutes: the build after the first
         // revalidation asks nothing, though the entry files still say "stale".
         let tile = CacheBench.solidTile(seed: "fixed")
-        bench.server.route(prefix: "/t/", .dynamic { request in
-            .ok(tile, contentType: "image/png", etag: "\"fixed\"", cacheControl: request.header("If-None-Match") == "\"fixed\"" ? "max-age=600" : nil)
-        })
+        bench.server.route(
+            prefix: "/t/",
+            .dynamic { request in
+                .ok(tile, contentType: "image/png", etag: "\"fixed\"", cacheControl: request.header("If-None-Match") == "\"fixed\"" ? "max-age=600" : nil)
+            })
         try await bench.build()
         bench.server.resetCounts()
         let revalidated = try await bench.build()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MatsiteKit
 
 /// The hand-written HTTP date parser against the three forms RFC 9110 has a recipient
@@ -35,10 +36,12 @@ struct HTTPDateTests {
 
     @Test("impossible or malformed dates are nil, not a guess")
     func refuses() {
-        for text in ["", "0", "-1", "yesterday", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 08:49:37 PST",
-                     "Sun, 31 Nov 1994 08:49:37 GMT", "Tue, 29 Feb 2022 00:00:00 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
-                     "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
-                     "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov 6 08:49:37"] {
+        for text in [
+            "", "0", "-1", "yesterday", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 08:49:37 PST",
+            "Sun, 31 Nov 1994 08:49:37 GMT", "Tue, 29 Feb 2022 00:00:00 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
+            "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov 6 08:49:37",
+        ] {
             #expect(HTTPDate.parse(text) == nil, "\(text)")
         }
     }

@@ -276,11 +276,13 @@ struct HTTPFetcherTests {
     @Test("a chunked body (no Content-Length) over max_tile_bytes is refused as it arrives")
     func chunkedOverCap() async throws {
         try await withTestServer { server in
-            server.route("/t.png", .custom { _, writer in
-                try await writer.writeHead(status: 200, headers: ["Content-Type": "image/png"])
-                for _ in 0..<8 { try await writer.writeBody([UInt8](repeating: 7, count: 1024)) }
-                try await writer.end()
-            })
+            server.route(
+                "/t.png",
+                .custom { _, writer in
+                    try await writer.writeHead(status: 200, headers: ["Content-Type": "image/png"])
+                    for _ in 0..<8 { try await writer.writeBody([UInt8](repeating: 7, count: 1024)) }
+                    try await writer.end()
+                })
             var options = Self.options()
             options.maxTileBytes = 4096
             let url = server.url("/t.png")
@@ -295,13 +297,15 @@ struct HTTPFetcherTests {
     @Test("a chunked body within max_tile_bytes is read whole")
     func chunkedWithinCap() async throws {
         try await withTestServer { server in
-            server.route("/t.png", .custom { _, writer in
-                try await writer.writeHead(status: 200, headers: ["Content-Type": "image/png"])
-                for chunk in stride(from: 0, to: Self.png.count, by: 100) {
-                    try await writer.writeBody(Self.png[chunk..<min(chunk + 100, Self.png.count)])
-                }
-                try await writer.end()
-            })
+            server.route(
+                "/t.png",
+                .custom { _, writer in
+                    try await writer.writeHead(status: 200, headers: ["Content-Type": "image/png"])
+                    for chunk in stride(from: 0, to: Self.png.count, by: 100) {
+                        try await writer.writeBody(Self.png[chunk..<min(chunk + 100, Self.png.count)])
+                    }
+                    try await writer.end()
+                })
             let response = try await withFetcher(Self.options()) { try await $0.get(server.url("/t.png"), accept: "image/png") }
             #expect(response.body == Self.png)
         }

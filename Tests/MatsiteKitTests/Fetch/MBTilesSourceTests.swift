@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import MatsiteImaging
 import Testing
+
 @testable import MatsiteKit
 
 /// `source.mbtiles`: one real SQLite archive per frame, rows stored in TMS order as the
@@ -27,8 +28,9 @@ struct MBTilesSourceTests {
             for x in 1...2 {
                 for y in 1...2 where !(skipped.map { $0 == (x, y) } ?? false) {
                     let bytes = try Self.tile(frame: frame, x: x, y: y)
-                    try db.execute(sql: "INSERT INTO tiles VALUES (2, ?, ?, ?)",
-                                   arguments: [x, (1 << 2) - 1 - y, Data(bytes)])
+                    try db.execute(
+                        sql: "INSERT INTO tiles VALUES (2, ?, ?, ?)",
+                        arguments: [x, (1 << 2) - 1 - y, Data(bytes)])
                 }
             }
         }
@@ -36,17 +38,17 @@ struct MBTilesSourceTests {
 
     func build(in folder: URL, missing: String = "fail") async throws -> URL {
         let yaml = """
-        output: site
-        cache: cache
-        animations:
-          - id: archive
-            bbox: [-80.0, -30.0, 80.0, 30.0]
-            zoom: 2
-            missing: \(missing)
-            fallback: { levels: 0 }
-            source: { mbtiles: "frames/{frame}.mbtiles" }
-            frames: { count: 2 }
-        """
+            output: site
+            cache: cache
+            animations:
+              - id: archive
+                bbox: [-80.0, -30.0, 80.0, 30.0]
+                zoom: 2
+                missing: \(missing)
+                fallback: { levels: 0 }
+                source: { mbtiles: "frames/{frame}.mbtiles" }
+                frames: { count: 2 }
+            """
         var config = try ConfigLoader.parse(Data(yaml.utf8), file: "mbtiles.yml")
         config.directory = folder
         _ = try await Builder(config: config).run()
@@ -61,8 +63,9 @@ struct MBTilesSourceTests {
         for frame in 0..<2 { try Self.archive(at: folder.appendingPathComponent("frames/\(frame).mbtiles").path, frame: frame) }
 
         let site = try await build(in: folder)
-        let manifest = try JSONDecoder.manifest.decode(AnimationManifest.self,
-                                                      from: Data(contentsOf: site.appendingPathComponent("manifest.json")))
+        let manifest = try JSONDecoder.manifest.decode(
+            AnimationManifest.self,
+            from: Data(contentsOf: site.appendingPathComponent("manifest.json")))
         #expect(manifest.frames.count == 2)
         for frame in manifest.frames {
             let image = try PNGDecoder().decode([UInt8](Data(contentsOf: site.appendingPathComponent(frame.url))), keepIndices: false)
@@ -91,8 +94,9 @@ struct MBTilesSourceTests {
                 && tiles[0].reason.contains("no row")
         }
         let site = try await build(in: folder, missing: "transparent")
-        let manifest = try JSONDecoder.manifest.decode(AnimationManifest.self,
-                                                      from: Data(contentsOf: site.appendingPathComponent("manifest.json")))
+        let manifest = try JSONDecoder.manifest.decode(
+            AnimationManifest.self,
+            from: Data(contentsOf: site.appendingPathComponent("manifest.json")))
         #expect(manifest.frames[0].missingTiles?.map { [$0.z, $0.x, $0.y] } == [[2, 2, 1]])
         #expect(manifest.frames[1].missingTiles == nil)
     }

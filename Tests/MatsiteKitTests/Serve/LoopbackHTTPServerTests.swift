@@ -1,7 +1,8 @@
 import Foundation
-@testable import MatsiteKit
 import MatsiteTestSupport
 import Testing
+
+@testable import MatsiteKit
 
 @Suite("LoopbackHTTPServer")
 struct LoopbackHTTPServerTests {

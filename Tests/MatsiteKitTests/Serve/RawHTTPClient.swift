@@ -5,9 +5,10 @@
 // also reports faults precisely: a reset, a body cut short, a read that timed out.
 
 import Foundation
-@testable import MatsiteKit
 import NIOCore
 import NIOPosix
+
+@testable import MatsiteKit
 
 struct RawHTTPResponse: Sendable {
     let status: Int

@@ -6,18 +6,20 @@ import Testing
 struct StaticSiteServerTests {
     // MARK: MIME types and caching
 
-    @Test("each file is served with the content type of its extension", arguments: [
-        ("/index.html", "text/html; charset=utf-8"),
-        ("/manifest.json", "application/json"),
-        ("/assets/player.3f2a1b4c.js", "text/javascript; charset=utf-8"),
-        ("/assets/player.3f2a1b4c.css", "text/css; charset=utf-8"),
-        ("/assets/player.3f2a1b4c.js.map", "application/json"),
-        ("/assets/fonts/inter.woff2", "font/woff2"),
-        ("/assets/leaflet-0123abcd/images/marker.svg", "image/svg+xml"),
-        ("/radar/frames/0000-1a2b3c4d.png", "image/png"),
-        ("/notes.txt", "text/plain; charset=utf-8"),
-        ("/data.bin", "application/octet-stream"),
-    ])
+    @Test(
+        "each file is served with the content type of its extension",
+        arguments: [
+            ("/index.html", "text/html; charset=utf-8"),
+            ("/manifest.json", "application/json"),
+            ("/assets/player.3f2a1b4c.js", "text/javascript; charset=utf-8"),
+            ("/assets/player.3f2a1b4c.css", "text/css; charset=utf-8"),
+            ("/assets/player.3f2a1b4c.js.map", "application/json"),
+            ("/assets/fonts/inter.woff2", "font/woff2"),
+            ("/assets/leaflet-0123abcd/images/marker.svg", "image/svg+xml"),
+            ("/radar/frames/0000-1a2b3c4d.png", "image/png"),
+            ("/notes.txt", "text/plain; charset=utf-8"),
+            ("/data.bin", "application/octet-stream"),
+        ])
     func contentTypes(path: String, type: String) async throws {
         try await withSite { server, _ in
             let response = try await RawHTTP.request(port: server.port, path)
@@ -27,20 +29,22 @@ struct StaticSiteServerTests {
         }
     }
 
-    @Test("content-hashed files are cached for a year and everything else must revalidate", arguments: [
-        ("/radar/frames/0000-1a2b3c4d.png", true),
-        ("/assets/player.3f2a1b4c.js", true),
-        ("/assets/player.3f2a1b4c.js.map", true),
-        ("/assets/leaflet-0123abcd/leaflet.js", true),
-        ("/assets/leaflet-0123abcd/images/marker.svg", true),
-        ("/index.html", false),
-        ("/", false),
-        ("/radar/", false),
-        ("/manifest.json", false),
-        ("/radar/manifest.json", false),
-        ("/radar/poster.png", false),
-        ("/notes.txt", false),
-    ])
+    @Test(
+        "content-hashed files are cached for a year and everything else must revalidate",
+        arguments: [
+            ("/radar/frames/0000-1a2b3c4d.png", true),
+            ("/assets/player.3f2a1b4c.js", true),
+            ("/assets/player.3f2a1b4c.js.map", true),
+            ("/assets/leaflet-0123abcd/leaflet.js", true),
+            ("/assets/leaflet-0123abcd/images/marker.svg", true),
+            ("/index.html", false),
+            ("/", false),
+            ("/radar/", false),
+            ("/manifest.json", false),
+            ("/radar/manifest.json", false),
+            ("/radar/poster.png", false),
+            ("/notes.txt", false),
+        ])
     func cacheHeaders(path: String, hashed: Bool) async throws {
         try await withSite { server, _ in
             let response = try await RawHTTP.request(port: server.port, path)
@@ -57,12 +61,12 @@ struct StaticSiteServerTests {
         #expect(hashed("radar/frames/0000-1a2b3c4d.png"))
         #expect(hashed("assets/player.3F2A1B4C.js"))
         #expect(hashed("assets/leaflet-1a2b3c4d5e/leaflet.css"))
-        #expect(!hashed("radar/frames/0000-1a2b3c4.png"))       // 7 digits
-        #expect(!hashed("assets/player-1a2b3c4g.js"))           // not hex
-        #expect(!hashed("assets/player.1a2b3c4d"))              // no extension after the hash
-        #expect(!hashed("radar-1a2b3c4d/index.html"))           // pages never are
-        #expect(!hashed("radar-1a2b3c4d/manifest.json"))        // manifests never are
-        #expect(!hashed("radar-1a2b3c4d/poster.png"))           // hashed folders count only under assets/
+        #expect(!hashed("radar/frames/0000-1a2b3c4.png")) // 7 digits
+        #expect(!hashed("assets/player-1a2b3c4g.js")) // not hex
+        #expect(!hashed("assets/player.1a2b3c4d")) // no extension after the hash
+        #expect(!hashed("radar-1a2b3c4d/index.html")) // pages never are
+        #expect(!hashed("radar-1a2b3c4d/manifest.json")) // manifests never are
+        #expect(!hashed("radar-1a2b3c4d/poster.png")) // hashed folders count only under assets/
     }
 
     // MARK: Validators
@@ -78,8 +82,9 @@ struct StaticSiteServerTests {
             #expect(second.body.isEmpty)
             #expect(second.header("ETag") == etag)
             #expect(second.header("Cache-Control") == "no-cache")
-            let weak = try await RawHTTP.request(port: server.port, "/radar/poster.png",
-                                                 headers: [("If-None-Match", "\"other\", W/\(etag)")])
+            let weak = try await RawHTTP.request(
+                port: server.port, "/radar/poster.png",
+                headers: [("If-None-Match", "\"other\", W/\(etag)")])
             #expect(weak.status == 304)
         }
     }
@@ -120,13 +125,15 @@ struct StaticSiteServerTests {
 
     // MARK: Ranges
 
-    @Test("a byte range gets 206 with exactly those bytes", arguments: [
-        ("bytes=0-9", 0..<10),
-        ("bytes=100-", 100..<1024),
-        ("bytes=-24", 1000..<1024),
-        ("bytes=1000-5000", 1000..<1024),
-        ("bytes=-5000", 0..<1024),
-    ])
+    @Test(
+        "a byte range gets 206 with exactly those bytes",
+        arguments: [
+            ("bytes=0-9", 0..<10),
+            ("bytes=100-", 100..<1024),
+            ("bytes=-24", 1000..<1024),
+            ("bytes=1000-5000", 1000..<1024),
+            ("bytes=-5000", 0..<1024),
+        ])
     func ranges(header: String, expected: Range<Int>) async throws {
         try await withSite { server, _ in
             let response = try await RawHTTP.request(port: server.port, "/radar/frames/0000-1a2b3c4d.png", headers: [("Range", header)])
@@ -152,8 +159,10 @@ struct StaticSiteServerTests {
     func ignoredRanges() async throws {
         try await withSite { server, _ in
             let path = "/radar/frames/0000-1a2b3c4d.png"
-            for headers in [[("Range", "bytes=0-1,5-6")], [("Range", "bytes=9-3")], [("Range", "lines=1-2")],
-                            [("Range", "bytes=0-9"), ("If-Range", "\"stale\"")]] {
+            for headers in [
+                [("Range", "bytes=0-1,5-6")], [("Range", "bytes=9-3")], [("Range", "lines=1-2")],
+                [("Range", "bytes=0-9"), ("If-Range", "\"stale\"")],
+            ] {
                 let response = try await RawHTTP.request(port: server.port, path, headers: headers)
                 #expect(response.status == 200, "\(headers)")
                 #expect(response.body == frameBytes)
@@ -238,25 +247,27 @@ struct StaticSiteServerTests {
 
     // MARK: Confinement
 
-    @Test("traversal attempts never reach files outside the folder", arguments: [
-        "/../outside/secret.txt",
-        "/radar/../../outside/secret.txt",
-        "/%2e%2e/outside/secret.txt",
-        "/%2E%2E/outside/secret.txt",
-        "/%2e%2e%2foutside%2fsecret.txt",
-        "/radar%2f..%2f..%2foutside%2fsecret.txt",
-        "/radar/%2e%2e/%2e%2e/outside/secret.txt",
-        "/..%5coutside%5csecret.txt",
-        "/.%2e/outside/secret.txt",
-        "/notes.txt%00.png",
-        "/%zz",
-        "/%c0%ae%c0%ae/outside/secret.txt",
-        "//outside/secret.txt",
-        "/escape.txt",
-        "/escape-dir/secret.txt",
-        "/escape-dir/",
-        "relative/path",
-    ])
+    @Test(
+        "traversal attempts never reach files outside the folder",
+        arguments: [
+            "/../outside/secret.txt",
+            "/radar/../../outside/secret.txt",
+            "/%2e%2e/outside/secret.txt",
+            "/%2E%2E/outside/secret.txt",
+            "/%2e%2e%2foutside%2fsecret.txt",
+            "/radar%2f..%2f..%2foutside%2fsecret.txt",
+            "/radar/%2e%2e/%2e%2e/outside/secret.txt",
+            "/..%5coutside%5csecret.txt",
+            "/.%2e/outside/secret.txt",
+            "/notes.txt%00.png",
+            "/%zz",
+            "/%c0%ae%c0%ae/outside/secret.txt",
+            "//outside/secret.txt",
+            "/escape.txt",
+            "/escape-dir/secret.txt",
+            "/escape-dir/",
+            "relative/path",
+        ])
     func traversal(target: String) async throws {
         try await withSite { server, _ in
             let response = try await RawHTTP.request(port: server.port, target)

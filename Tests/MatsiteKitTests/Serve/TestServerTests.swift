@@ -1,5 +1,5 @@
-import Foundation
 import AsyncHTTPClient
+import Foundation
 import MatsiteKit
 import NIOCore
 import Testing
@@ -45,9 +45,11 @@ struct TestServerTests {
     @Test("a dynamic route answers from the request it gets")
     func dynamic() async throws {
         let server = try await TestServer.start()
-        server.route(prefix: "/echo/", .dynamic { request in
-            request.path.hasSuffix(".png") ? .text(request.path) : .status(404)
-        })
+        server.route(
+            prefix: "/echo/",
+            .dynamic { request in
+                request.path.hasSuffix(".png") ? .text(request.path) : .status(404)
+            })
         #expect(try await RawHTTP.request(port: server.port, "/echo/7/1/2.png").text == "/echo/7/1/2.png")
         #expect(try await RawHTTP.request(port: server.port, "/echo/x.jpg").status == 404)
         await server.stop()
@@ -232,10 +234,12 @@ struct TestServerTests {
     func concurrency() async throws {
         let server = try await TestServer.start()
         // No answer before all four arrived, so they overlap however slow the machine.
-        server.route(prefix: "/slow/", .custom { request, writer in
-            _ = await RawHTTP.eventually { server.requestCount(prefix: "/slow/") >= 4 }
-            try await TestServer.Behaviour.ok(tile).run(request, writer)
-        })
+        server.route(
+            prefix: "/slow/",
+            .custom { request, writer in
+                _ = await RawHTTP.eventually { server.requestCount(prefix: "/slow/") >= 4 }
+                try await TestServer.Behaviour.ok(tile).run(request, writer)
+            })
         try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<4 {
                 group.addTask { try await RawHTTP.request(port: server.port, "/slow/\(index)").status }
@@ -280,8 +284,9 @@ struct TestServerTests {
         for path in ["/reset", "/short", "/close"] {
             #expect(server.requestCount(path) == 40, "\(path)")
         }
-        #expect(await RawHTTP.eventually { server.openConnectionCount == 0 && server.requestsInFlight == 0 },
-                "\(server.openConnectionCount) connections and \(server.requestsInFlight) handlers left")
+        #expect(
+            await RawHTTP.eventually { server.openConnectionCount == 0 && server.requestsInFlight == 0 },
+            "\(server.openConnectionCount) connections and \(server.requestsInFlight) handlers left")
         await server.stop()
     }
 
