@@ -81,9 +81,9 @@ private extension Builder {
         for animation in config.animations {
             let plan = Planner.plan(animation, source: try await resolver.resolve(animation))
             guard !plan.frames.isEmpty else { throw BuildError.stage("plan", "animation \(animation.id) has no frames") }
-            guard plan.frames.count <= config.limits.maxFrames else {
-                throw BuildError.stage("plan", "animation \(animation.id) has \(plan.frames.count) frames, over limits.max_frames (\(config.limits.maxFrames))")
-            }
+            // The tile size is final only now (a WMTS layer may bring 512-pixel tiles):
+            // check the limits again before any tile is asked for.
+            try plan.checkLimits(config.limits, file: config.file)
             reporter.planned(animation: animation.id, frames: plan.frames.count, tiles: plan.frames.count * plan.layout.tileCount)
             plans.append(plan)
         }
@@ -142,7 +142,7 @@ private extension Builder {
             switch animation.source.kind {
             case .url, .wmts, .wms: return true
             case .perFrame:
-                if case .templates(let list) = animation.frames { return list.contains { $0.hasPrefix("http") } }
+                if case .templates(let list) = animation.frames { return list.contains(where: \.isHTTP) }
                 return false
             case .path, .mbtiles, .demo: return false
             }
@@ -156,21 +156,18 @@ private extension Builder {
 
     func warnAboutPoliteness() {
         for animation in config.animations {
-            var urls: [String] = []
-            switch animation.source.kind {
-            case .url(let url): urls = [url]
-            case .perFrame: if case .templates(let list) = animation.frames { urls = list }
-            default: break
+            let templates: [TileTemplate] = switch (animation.source.kind, animation.frames) {
+            case (.url(let template), _): [template]
+            case (.perFrame, .templates(let list)): list
+            default: []
             }
-            // Templates hold braces, which URL parsing refuses: take the authority by hand.
-            let hosts = urls.compactMap { url -> String? in
-                guard let scheme = url.range(of: "://") else { return nil }
-                let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
-                return authority.split(separator: "@").last?.split(separator: ":").first.map { $0.lowercased() }
-            }
-            if hosts.contains(where: { $0 == "tile.openstreetmap.org" || $0.hasSuffix(".tile.openstreetmap.org") }) {
-                reporter.warning("animations \(animation.id): tile.openstreetmap.org's usage policy forbids bulk downloading of its tiles; use it only as base_map (loaded by viewers' browsers), or a provider that allows this")
+            if templates.contains(where: { $0.host.map(Self.isOSMTileHost) ?? false }) {
+                reporter.warning("\(animation.keyPath) (\(animation.id)): tile.openstreetmap.org's usage policy forbids bulk downloading of its tiles; use it only as base_map (loaded by viewers' browsers), or a provider that allows this")
             }
         }
+    }
+
+    static func isOSMTileHost(_ host: String) -> Bool {
+        host == "tile.openstreetmap.org" || host.hasSuffix(".tile.openstreetmap.org")
     }
 }

@@ -31,6 +31,7 @@ public struct Checker: Sendable {
             do {
                 let source = try await resolver.resolve(animation)
                 let plan = Planner.plan(animation, source: source)
+                try plan.checkLimits(config.limits, file: config.file)
                 let layout = plan.layout
                 finding.lines.append("frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(animation.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))")
                 if let first = plan.frames.first?.time, let last = plan.frames.last?.time {

@@ -105,3 +105,20 @@ public enum Planner {
                              sourceMaxZoom: maxZoom)
     }
 }
+
+extension AnimationPlan {
+    /// Checks the frame size and count against `limits` once the plan is final: the config
+    /// can only check with `source.tile_size`, while a WMTS layer's tile size (512 px, say)
+    /// is known only after its capabilities are read. Runs before any tile is requested.
+    func checkLimits(_ limits: Limits, file: String) throws {
+        let path = config.keyPath
+        guard layout.width <= limits.maxFrameWidth, layout.height <= limits.maxFrameHeight else {
+            throw ConfigError(file: file, line: config.line, keyPath: "\(path).zoom",
+                              message: "frames would be \(layout.width)x\(layout.height) pixels (\(layout.tileSize) px tiles), over the limit of \(limits.maxFrameWidth)x\(limits.maxFrameHeight) (limits.max_frame_width / max_frame_height); lower the zoom or shrink the box")
+        }
+        guard frames.count <= limits.maxFrames else {
+            throw ConfigError(file: file, line: config.line, keyPath: "\(path).frames",
+                              message: "\(frames.count) frames, over the limit of \(limits.maxFrames) (limits.max_frames)")
+        }
+    }
+}

@@ -8,7 +8,7 @@ enum OGCSources {
     static let exceptionMessage: @Sendable ([UInt8]) -> String? = { body in ServiceException.message(in: body) }
 
     static func resolveWMTS(_ config: WMTSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher) async throws -> ResolvedSource {
-        let path = "animations.\(animation.id).source.wmts"
+        let path = "\(animation.keyPath).source.wmts"
         let body = try await capabilities(config.capabilities, fetcher: fetcher, kvp: "SERVICE=WMTS&REQUEST=GetCapabilities")
         let source: WMTSTileSource
         do {
@@ -19,7 +19,7 @@ enum OGCSources {
             throw sourceError(error, animation: animation, path: path, file: file)
         }
         guard animation.zoom >= source.minZoom else {
-            throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).zoom",
+            throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).zoom",
                               message: "the WMTS tile matrix set \(source.tileMatrixSet) starts at zoom \(source.minZoom)")
         }
         let frames = try frames(animation, time: source.time, layer: config.layer, path: path, file: file)
@@ -31,7 +31,7 @@ enum OGCSources {
     }
 
     static func resolveWMS(_ config: WMSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher) async throws -> ResolvedSource {
-        let path = "animations.\(animation.id).source.wms"
+        let path = "\(animation.keyPath).source.wms"
         let body = try await capabilities(config.url, fetcher: fetcher, kvp: "SERVICE=WMS&REQUEST=GetCapabilities&VERSION=\(config.version)")
         let source: WMSMapSource
         do {
@@ -75,7 +75,7 @@ private extension OGCSources {
     static func frames(_ animation: AnimationConfig, time: TimeDimension?, layer: String, path: String, file: String) throws -> [SourceFrame] {
         func requireTime() throws -> TimeDimension {
             guard let time else {
-                throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).frames",
+                throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames",
                                   message: "layer \(layer) has no time dimension; use frames: { count: N } or another layer")
             }
             return time
@@ -91,7 +91,7 @@ private extension OGCSources {
                 return try time.latest(n).enumerated().map { frame($0, $1, time) }
             case .range(let start, let end, let step):
                 let time = try requireTime()
-                let instants = try time.inRange(start: instant(start), end: instant(end), step: ISODuration.parse(step))
+                let instants = try time.inRange(start: instant(start), end: instant(end), step: step)
                 return instants.enumerated().map { frame($0, $1, time) }
             case .times(let dates):
                 let time = try requireTime()
@@ -101,17 +101,17 @@ private extension OGCSources {
             case .count(let n):
                 return (0..<n).map { SourceFrame(index: $0, time: nil, timeText: nil) }
             case .templates:
-                throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).frames.templates",
+                throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.templates",
                                   message: "per-frame templates do not go with a WMTS or WMS source")
             }
         } catch let error as TimeDimensionError {
-            throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).frames",
+            throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames",
                               message: "layer \(layer): \(error)")
         }
     }
 
     static func instant(_ date: Date) -> TimeInstant {
-        TimeInstant(millisecondsSinceEpoch: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        TimeInstant(date)
     }
 
     static func summary(_ time: TimeDimension) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 /// Resolves each animation's source: which frames exist and where their tiles live.
 /// Template, file, archive and demo sources resolve offline; WMTS and WMS read the
@@ -16,7 +17,7 @@ public struct SourceResolver: Sendable {
     /// Resolves one animation.
     public func resolve(_ animation: AnimationConfig) async throws -> ResolvedSource {
         let source = animation.source
-        let timeFormat = (try? TimeFormat(animation.timeFormat)) ?? TimeFormat.isoPattern
+        let timeFormat = animation.timeFormat
         switch source.kind {
         case .wmts(let wmts):
             return try await OGCSources.resolveWMTS(wmts, animation: animation, file: config.file, fetcher: requireFetcher())
@@ -34,18 +35,15 @@ public struct SourceResolver: Sendable {
         @Sendable func resolvePath(_ path: String) -> String { path.hasPrefix("/") ? path : directory.appendingPathComponent(path).path }
 
         switch source.kind {
-        case .url(let text):
-            let template = try TileTemplate(text)
+        case .url(let template):
             return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
                 .http(template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: frame.timeText, frame: frame.index))
             }, playerTemplate: { frame in template.expandFrame(time: frame.timeText, frame: frame.index) })
-        case .path(let text):
-            let template = try TileTemplate(text)
+        case .path(let template):
             return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
                 .file(resolvePath(template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: frame.timeText, frame: frame.index)))
             })
-        case .mbtiles(let text):
-            let template = try TileTemplate(text)
+        case .mbtiles(let template):
             return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
                 let file = resolvePath(template.expand(z: z, x: x, y: y, subdomain: nil, time: frame.timeText, frame: frame.index))
                 // MBTiles rows are TMS whatever the scheme key says.
@@ -57,14 +55,14 @@ public struct SourceResolver: Sendable {
                 .demo(DemoTile(layer: layer, frame: frame.index, frameCount: count, z: z, x: x, y: y))
             })
         case .perFrame:
-            guard case .templates(let texts) = animation.frames else { return ResolvedSource(frames: [], locate: { _, _, _, _ in .file("") }) }
-            let templates = try texts.map { try TileTemplate($0) }
+            guard case .templates(let templates) = animation.frames else { return ResolvedSource(frames: [], locate: { _, _, _, _ in .file("") }) }
             return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
-                let url = templates[frame.index].expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: nil, frame: nil)
-                return url.hasPrefix("http://") || url.hasPrefix("https://") ? .http(url) : .file(resolvePath(url))
+                let template = templates[frame.index]
+                let address = template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: nil, frame: nil)
+                return template.isHTTP ? .http(address) : .file(resolvePath(address))
             }, playerTemplate: { frame in
-                let text = templates[frame.index].text
-                return text.hasPrefix("http") ? text : ""
+                let template = templates[frame.index]
+                return template.isHTTP ? template.text : ""
             })
         case .wmts, .wms:
             throw BuildError.stage("plan", "unreachable source kind")
@@ -81,54 +79,15 @@ public struct SourceResolver: Sendable {
         case .times(let times):
             return times.enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .range(let start, let end, let step):
-            return try expand(start: start, end: end, step: step).enumerated().map {
-                SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1))
-            }
+            let instants = TimeInstant.series(from: TimeInstant(start), through: TimeInstant(end), step: step, limit: 100_000)
+            return instants.enumerated().map { SourceFrame(index: $0, time: $1.date, timeText: timeFormat.format($1)) }
         case .latest:
             throw BuildError.stage("plan", "frames.latest needs a WMTS or WMS source")
         }
     }
 
-    /// Instants from start to end (inclusive) by an ISO 8601 duration, calendar-aware for months and years.
-    static func expand(start: Date, end: Date, step: String) throws -> [Date] {
-        let components = try StepComponents(step)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        var out: [Date] = []
-        var k = 0
-        while true {
-            guard let next = calendar.date(byAdding: components.scaled(k), to: start), next <= end else { break }
-            out.append(next)
-            k += 1
-            if out.count > 100_000 { break }
-        }
-        return out
-    }
-
     func requireFetcher() throws -> HTTPFetcher {
         guard let fetcher else { throw BuildError.stage("plan", "this source needs the network") }
         return fetcher
-    }
-}
-
-/// An ISO 8601 duration as calendar components.
-struct StepComponents {
-    var months = 0
-    var seconds = 0.0
-
-    init(_ text: String) throws {
-        guard let seconds = ConfigLoader.durationParts(text) else {
-            throw BuildError.stage("plan", "\"\(text)\" is not an ISO 8601 duration")
-        }
-        months = seconds.months
-        self.seconds = seconds.seconds
-    }
-
-    func scaled(_ k: Int) -> DateComponents {
-        var c = DateComponents()
-        c.month = months * k
-        c.nanosecond = 0
-        c.second = Int(seconds * Double(k))
-        return c
     }
 }
