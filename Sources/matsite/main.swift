@@ -104,6 +104,11 @@ extension Matsite {
         @Flag(name: .customLong("no-cache"), help: "Ignore the tile cache: fetch everything and store nothing.")
         var noCache = false
 
+        @Option(help: "Build as if it were TIME (ISO 8601, e.g. 2026-11-21T12:00:00Z): where rolling windows end.")
+        var at: String?
+
+        func validate() throws { _ = try AtOption.parse(at) }
+
         func run() async throws {
             let reporter = ConsoleReporter(mode: quiet ? .quiet : nil, verbose: verbose)
             let siteConfig: SiteConfig
@@ -116,6 +121,7 @@ extension Matsite {
             var options = BuildOptions()
             options.output = output
             options.useCache = !noCache
+            options.at = try AtOption.parse(at)
             do {
                 let summary = try await Builder(config: siteConfig, options: options, reporter: reporter).run()
                 reporter.finish()
@@ -132,6 +138,17 @@ extension Matsite {
             let state = s.unchanged ? "unchanged, nothing replaced" : "published"
             return "built \(s.animations) animation(s): \(s.frames) frames\(reused), \(s.tiles) tiles\(fetched)\(revalidated); \(ConsoleReporter.size(Int(s.outputBytes))) in \(s.output) (\(state)) in \(String(format: "%.2f", s.seconds)) s"
         }
+    }
+}
+
+/// `--at TIME`: the time a build or check takes as now.
+enum AtOption {
+    static func parse(_ text: String?) throws -> Date? {
+        guard let text else { return nil }
+        guard let date = TimeFormat.parseISO(text) else {
+            throw ValidationError("--at: \"\(text)\" is not an ISO 8601 time like 2026-11-21T12:00:00Z")
+        }
+        return date
     }
 }
 
@@ -276,11 +293,16 @@ extension Matsite {
         @Option(name: .shortAndLong, help: "The config file (default: ./matsite.yml).")
         var config: String?
 
+        @Option(help: "Check as if it were TIME (ISO 8601, e.g. 2026-11-21T12:00:00Z): where rolling windows end.")
+        var at: String?
+
+        func validate() throws { _ = try AtOption.parse(at) }
+
         func run() async throws {
             let siteConfig: SiteConfig
             do { siteConfig = try ProjectConfig.load(config) } catch { throw Exit.fail(error) }
             print("config \(siteConfig.file): ok, \(siteConfig.animations.count) animation(s)")
-            let findings = await Checker(config: siteConfig).run()
+            let findings = await Checker(config: siteConfig, now: try AtOption.parse(at) ?? Date()).run()
             var broken = false
             for finding in findings {
                 print("\(finding.id):")

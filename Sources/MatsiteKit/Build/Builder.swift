@@ -9,6 +9,9 @@ public struct BuildOptions: Sendable {
     public var useCache = true
     /// Seconds to wait for another build holding the output's lock.
     public var lockWait: Double = 120
+    /// The time the build takes as now (`--at`): where rolling windows end and which index
+    /// times count as published. nil: the clock.
+    public var at: Date?
 
     /// Default options.
     public init() {}
@@ -76,10 +79,20 @@ private extension Builder {
     func build(output: URL, fetcher: HTTPFetcher?, started: Date) async throws -> BuildSummary {
         warnAboutPoliteness()
         // Plan: which tiles make which frame.
-        let resolver = SourceResolver(config: config, fetcher: fetcher)
+        let resolver = SourceResolver(config: config, fetcher: fetcher, now: options.at ?? Date())
+        let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
         var plans: [AnimationPlan] = []
+        var prefetched: [TileLocator: TileOutcome] = [:]
         for animation in config.animations {
-            let plan = Planner.plan(animation, source: try await resolver.resolve(animation))
+            // A live feed's newest frames may not be published yet: leave them out.
+            let trimmed = await UnpublishedFrames.trim(try await resolver.resolve(animation), animation: animation, loader: tileLoader)
+            prefetched.merge(trimmed.loaded) { new, _ in new }
+            for skipped in trimmed.skipped {
+                reporter.warning("\(animation.id): \(skipped.time) left out of this build: \(skipped.reason); the next build picks it up")
+            }
+            var plan = Planner.plan(animation, source: trimmed.source)
+            plan.skipped = trimmed.skipped
+            warnIfOlder(plan, output: output)
             guard !plan.frames.isEmpty else { throw BuildError.stage("plan", "animation \(animation.id) has no frames") }
             // The tile size is final only now (a WMTS layer may bring 512-pixel tiles):
             // check the limits again before any tile is asked for.
@@ -90,7 +103,7 @@ private extension Builder {
 
         let staging = try Staging.create(beside: output)
         do {
-            let loader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
+            let loader = PrefetchedTiles(base: tileLoader, loaded: prefetched)
             let previous = PreviousSite(output: output)
             let pages = try PageRenderer(overrides: config.templates.map(config.resolve))
             let writer = SiteWriter(root: staging.url, previous: previous)
@@ -139,6 +152,7 @@ private extension Builder {
 
     var needsHTTP: Bool {
         config.animations.contains { animation in
+            if case .index(let index) = animation.frames, case .url = index.location { return true }
             switch animation.source.kind {
             case .url, .wmts, .wms: return true
             case .perFrame:
@@ -147,6 +161,17 @@ private extension Builder {
             case .path, .mbtiles, .demo: return false
             }
         }
+    }
+
+    /// Says so when this build can only publish an older window than the site holds (a
+    /// feed that went back, or a clock that did): cron runs should not regress silently.
+    func warnIfOlder(_ plan: AnimationPlan, output: URL) {
+        let id = plan.config.id
+        let file = output.appendingPathComponent(id).appendingPathComponent("manifest.json")
+        guard let newest = plan.frames.last?.time, let data = FileManager.default.contents(atPath: file.path),
+              let published = try? JSONDecoder.manifest.decode(AnimationManifest.self, from: data),
+              let text = published.frames.last?.time, let previous = TimeFormat.parseISO(text), newest < previous else { return }
+        reporter.warning("\(id): this build's newest frame (\(TimeFormat.iso(newest))) is older than the published site's (\(text)): the window it publishes is older than the previous one")
     }
 
     func cache() -> HTTPCache? {

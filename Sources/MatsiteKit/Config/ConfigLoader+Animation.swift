@@ -24,7 +24,8 @@ extension ConfigLoader {
         let zoom = try r.int(zoomNode, f.path("zoom"), in: 0...22)
         let sourceNode = try required("source")
         let framesNode = try required("frames")
-        var source = try self.source(sourceNode, f.path("source"), &r)
+        // A frame index's fields are placeholders of the source template: know their names first.
+        var source = try self.source(sourceNode, f.path("source"), fields: indexFieldNames(framesNode), &r)
         var animation = AnimationConfig(id: id, title: id, bbox: box, zoom: zoom, source: source, frames: .count(1))
         animation.line = node.mark?.line
         if let n = f["title"] { animation.title = try r.string(n, f.path("title")) }
@@ -86,15 +87,24 @@ extension ConfigLoader {
         }
         let timed: Bool
         switch a.frames {
-        case .times, .latest, .range: timed = true
+        case .times, .latest, .range, .rolling, .index: timed = true
         case .count, .templates: timed = false
+        }
+        switch (a.frames, a.source.kind) {
+        case (.index, .wmts), (.index, .wms):
+            throw r.error(framesNode, "\(path).frames.index", "a WMTS/WMS source advertises its own times: use latest: or last: instead of an index")
+        case (.rolling(let window), .url), (.rolling(let window), .path), (.rolling(let window), .mbtiles):
+            if window.step == nil { throw r.error(framesNode, "\(path).frames.step", "missing: a rolling window needs step:") }
+        case (.rolling, .demo), (.rolling, .perFrame), (.index, .demo), (.index, .perFrame):
+            throw r.error(framesNode, "\(path).frames", "a rolling window or index needs a template with {time} (url, path or mbtiles) or a WMTS/WMS source")
+        default: break
         }
         for template in templates {
             if template.placeholders.contains(.s), a.source.subdomains.isEmpty {
                 throw r.error(sourceNode, "\(path).source.subdomains", "the template uses {s}, so subdomains must be given")
             }
             if template.placeholders.contains(.time), !timed {
-                throw r.error(framesNode, "\(path).frames", "the template uses {time}, so frames must be times, latest or range")
+                throw r.error(framesNode, "\(path).frames", "the template uses {time}, so frames must be times, latest, range, last or index")
             }
         }
         if case .latest = a.frames {
@@ -120,6 +130,8 @@ extension ConfigLoader {
         case .times(let list): list.count
         case .count(let n), .latest(let n): n
         case .range(let start, let end, let step): rangeCount(start: start, end: end, step: step)
+        case .rolling(let window): window.step.map { Int(window.last.milliseconds / $0.milliseconds) + 1 } ?? window.latest
+        case .index(let index): index.latest
         }
         if let count, count > config.limits.maxFrames {
             throw r.error(nodes.frames, "\(path).frames", "\(count) frames, over the limit of \(config.limits.maxFrames) (limits.max_frames)")

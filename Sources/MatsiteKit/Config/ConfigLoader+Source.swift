@@ -5,7 +5,7 @@ import Yams
 extension ConfigLoader {
     static let sourceKinds = ["url", "path", "mbtiles", "demo", "wmts", "wms"]
 
-    static func source(_ node: Node, _ path: String, _ r: inout YAMLReader) throws -> SourceConfig {
+    static func source(_ node: Node, _ path: String, fields: Set<String> = [], _ r: inout YAMLReader) throws -> SourceConfig {
         let f = try r.fields(node, path, allowed: sourceKinds + ["subdomains", "scheme", "max_zoom", "tile_size"])
         let kinds = f.present(sourceKinds)
         guard kinds.count <= 1 else {
@@ -29,15 +29,16 @@ extension ConfigLoader {
         switch kind {
         case "url":
             let text = try r.string(n, kindPath)
-            let template = try tileTemplate(text, n, kindPath, r)
-            guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
+            let template = try tileTemplate(text, n, kindPath, r, fields: fields)
+            // A template may start with an index field ({host}); the resolver checks what it becomes.
+            guard template.isHTTP || (text.hasPrefix("{") && !template.fieldNames.isEmpty) else {
                 throw r.error(n, kindPath, "must be an http:// or https:// URL template (use path: for local files)")
             }
             guard template.addressesTiles else { throw r.error(n, kindPath, "must contain {z}, {x} and {y} (or {-y})") }
             source.kind = .url(template)
         case "path":
             let text = try r.string(n, kindPath)
-            let template = try tileTemplate(text, n, kindPath, r)
+            let template = try tileTemplate(text, n, kindPath, r, fields: fields)
             guard template.addressesTiles else { throw r.error(n, kindPath, "must contain {z}, {x} and {y} (or {-y})") }
             source.kind = .path(template)
         case "mbtiles":
@@ -85,7 +86,7 @@ extension ConfigLoader {
         return text
     }
 
-    static func tileTemplate(_ text: String, _ node: Node, _ path: String, _ r: YAMLReader) throws -> TileTemplate {
-        do { return try TileTemplate(text) } catch { throw r.error(node, path, error.description) }
+    static func tileTemplate(_ text: String, _ node: Node, _ path: String, _ r: YAMLReader, fields: Set<String> = []) throws -> TileTemplate {
+        do { return try TileTemplate(text, fields: fields) } catch { throw r.error(node, path, error.description) }
     }
 }

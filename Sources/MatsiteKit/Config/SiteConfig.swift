@@ -239,6 +239,20 @@ public enum FramesConfig: Sendable {
     case latest(Int)
     /// Instants from start to end by step.
     case range(start: Date, end: Date, step: ISODuration)
+    /// The last stretch of time before now: `frames: { last, step, delay }` (or `last`
+    /// with `latest` for a WMTS/WMS source).
+    case rolling(RollingWindow)
+    /// Times (and template fields) read from a JSON index document.
+    case index(FrameIndexConfig)
+
+    /// True for frames that follow a live feed (a rolling window or an index): the newest
+    /// of them may not be published yet when a build runs.
+    public var followsLiveFeed: Bool {
+        switch self {
+        case .rolling, .index: true
+        default: false
+        }
+    }
 }
 
 /// Published fallback tiles for zooming past the frames' detail.

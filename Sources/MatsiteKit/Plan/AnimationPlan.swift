@@ -30,6 +30,8 @@ public struct AnimationPlan: Sendable {
     public let locate: @Sendable (_ frame: Int, _ z: Int, _ x: Int, _ y: Int) -> TileLocator
     /// Deepest zoom the source has, if known.
     public let sourceMaxZoom: Int?
+    /// Times left out of this build (not published yet), for the manifest's `skipped`.
+    public var skipped: [SkippedFrame] = []
 
     /// The tile coordinates (z, x, y) of grid cell `i`, wrapped into the world.
     public func tileCoordinate(_ i: Int) -> (z: Int, x: Int, y: Int) {
@@ -47,6 +49,8 @@ public struct SourceFrame: Sendable {
     public var time: Date?
     /// `{time}` as written into URLs.
     public var timeText: String?
+    /// Values a frame index gives its placeholders (`{path}`, `{host}`).
+    public var fields: [String: String] = [:]
 }
 
 /// A source with its frames known: what the planner turns into tile locators.

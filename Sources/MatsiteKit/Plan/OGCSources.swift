@@ -7,7 +7,8 @@ enum OGCSources {
     /// The message of an OGC exception document sent instead of an image, if it is one.
     static let exceptionMessage: @Sendable ([UInt8]) -> String? = { body in ServiceException.message(in: body) }
 
-    static func resolveWMTS(_ config: WMTSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher) async throws -> ResolvedSource {
+    static func resolveWMTS(_ config: WMTSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher,
+                            now: TimeInstant) async throws -> ResolvedSource {
         let path = "\(animation.keyPath).source.wmts"
         let body = try await capabilities(config.capabilities, fetcher: fetcher, kvp: "SERVICE=WMTS&REQUEST=GetCapabilities")
         let source: WMTSTileSource
@@ -22,7 +23,7 @@ enum OGCSources {
             throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).zoom",
                               message: "the WMTS tile matrix set \(source.tileMatrixSet) starts at zoom \(source.minZoom)")
         }
-        let frames = try frames(animation, time: source.time, layer: config.layer, path: path, file: file)
+        let frames = try frames(animation, time: source.time, layer: config.layer, path: path, file: file, now: now)
         var notes = ["WMTS layer \(source.layer), style \(source.style), \(source.format), tile matrix set \(source.tileMatrixSet) (zoom \(source.minZoom)-\(source.maxZoom), \(source.tileSize) px tiles)"]
         if let time = source.time { notes.append("time dimension: \(summary(time))") }
         return ResolvedSource(frames: frames, maxZoom: source.maxZoom, tileSize: source.tileSize, locate: { frame, z, x, y in
@@ -30,7 +31,8 @@ enum OGCSources {
         }, notes: notes)
     }
 
-    static func resolveWMS(_ config: WMSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher) async throws -> ResolvedSource {
+    static func resolveWMS(_ config: WMSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher,
+                           now: TimeInstant) async throws -> ResolvedSource {
         let path = "\(animation.keyPath).source.wms"
         let body = try await capabilities(config.url, fetcher: fetcher, kvp: "SERVICE=WMS&REQUEST=GetCapabilities&VERSION=\(config.version)")
         let source: WMSMapSource
@@ -40,7 +42,7 @@ enum OGCSources {
         } catch {
             throw sourceError(error, animation: animation, path: path, file: file)
         }
-        let frames = try frames(animation, time: source.time, layer: config.layers, path: path, file: file)
+        let frames = try frames(animation, time: source.time, layer: config.layers, path: path, file: file, now: now)
         let tileSize = animation.source.tileSize
         var notes = ["WMS \(source.version) layers \(source.layers) in \(source.crs), GetMap \(source.getMapURL)"]
         if let time = source.time { notes.append("time dimension: \(summary(time))") }
@@ -72,7 +74,8 @@ private extension OGCSources {
     }
 
     /// The animation's frames from the layer's time dimension.
-    static func frames(_ animation: AnimationConfig, time: TimeDimension?, layer: String, path: String, file: String) throws -> [SourceFrame] {
+    static func frames(_ animation: AnimationConfig, time: TimeDimension?, layer: String, path: String, file: String,
+                       now: TimeInstant) throws -> [SourceFrame] {
         func requireTime() throws -> TimeDimension {
             guard let time else {
                 throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames",
@@ -98,6 +101,19 @@ private extension OGCSources {
                 let instants = dates.map(instant)
                 try time.requireAdvertised(instants)
                 return instants.enumerated().map { frame($0, $1, time) }
+            case .rolling(let window):
+                let time = try requireTime()
+                let end = window.end(now: now)
+                guard let newest = time.nearest(to: end).before else {
+                    throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.last",
+                                      message: "layer \(layer) advertises no time at or before \(end.iso8601) (\(summary(time)))")
+                }
+                var instants = try time.advertised(from: newest.adding(window.last, times: -1), through: newest)
+                if let latest = window.latest { instants = Array(instants.suffix(latest)) }
+                return instants.enumerated().map { frame($0, $1, time) }
+            case .index:
+                throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.index",
+                                  message: "a frame index does not go with a WMTS or WMS source (they advertise their own times)")
             case .count(let n):
                 return (0..<n).map { SourceFrame(index: $0, time: nil, timeText: nil) }
             case .templates:
