@@ -106,6 +106,11 @@ extension Matsite {
         @Flag(name: .customLong("no-cache"), help: "Ignore the tile cache: fetch everything and store nothing.")
         var noCache = false
 
+        @Option(help: "Build as if it were TIME (ISO 8601, e.g. 2026-11-21T12:00:00Z): where rolling windows end.")
+        var at: String?
+
+        func validate() throws { _ = try AtOption.parse(at) }
+
         func run() async throws {
             let reporter = ConsoleReporter(mode: quiet ? .quiet : nil, verbose: verbose)
             let project: Project
@@ -113,6 +118,7 @@ extension Matsite {
             var options = BuildOptions()
             options.output = output
             options.useCache = !noCache
+            options.at = try AtOption.parse(at)
             do {
                 let summary = try await project.build(options: options, reporter: reporter)
                 reporter.finish()
@@ -121,6 +127,17 @@ extension Matsite {
                 throw Exit.fail(error, reporter: reporter)
             }
         }
+    }
+}
+
+/// `--at TIME`: the time a build or check takes as now.
+enum AtOption {
+    static func parse(_ text: String?) throws -> Date? {
+        guard let text else { return nil }
+        guard let date = TimeFormat.parseISO(text) else {
+            throw ValidationError("--at: \"\(text)\" is not an ISO 8601 time like 2026-11-21T12:00:00Z")
+        }
+        return date
     }
 }
 
@@ -211,11 +228,16 @@ extension Matsite {
         @Option(name: .shortAndLong, help: "The config file (default: ./matsite.yml).")
         var config: String?
 
+        @Option(help: "Check as if it were TIME (ISO 8601, e.g. 2026-11-21T12:00:00Z): where rolling windows end.")
+        var at: String?
+
+        func validate() throws { _ = try AtOption.parse(at) }
+
         func run() async throws {
             let project: Project
             do { project = try Project.load(config: config) } catch { throw Exit.fail(error) }
             print("config \(project.config.file): ok, \(project.config.animations.count) animation(s)")
-            let findings = await Checker(config: project.config).run()
+            let findings = await Checker(config: project.config, now: try AtOption.parse(at) ?? Date()).run()
             var broken = false
             for finding in findings {
                 print("\(finding.id):")

@@ -216,6 +216,27 @@ public struct TimeDimension: Sendable, Hashable {
         }
     }
 
+    /// Every advertised instant from `start` to `end` (inclusive), oldest first: what a
+    /// rolling window (`frames.last`) keeps. A continuous interval has no instants to list.
+    public func advertised(
+        from start: TimeInstant, through end: TimeInstant, limit: Int = TimeDimension.defaultLimit
+    ) throws(TimeDimensionError) -> [TimeInstant] {
+        var candidates: [TimeInstant] = []
+        for extent in extents {
+            let piece = Piece(extent)
+            switch extent {
+            case .instants(let list):
+                candidates += list.filter { $0 >= start && $0 <= end }
+            case .interval(_, _, let period?):
+                candidates += try piece.within(start: start, end: end, step: period, limit: limit)
+            case .interval:
+                throw .continuous(interval: extent.description)
+            }
+            if candidates.count > limit { throw .tooManyInstants(count: Int64(candidates.count), limit: limit) }
+        }
+        return Array(Set(candidates)).sorted()
+    }
+
     /// True when `instant` is advertised.
     public func contains(_ instant: TimeInstant) -> Bool {
         extents.contains { Piece($0).contains(instant) }

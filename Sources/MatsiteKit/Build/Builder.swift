@@ -9,6 +9,9 @@ public struct BuildOptions: Sendable {
     public var useCache = true
     /// Seconds to wait for another build holding the output's lock.
     public var lockWait: Double = 120
+    /// The time the build takes as now (`--at`): where rolling windows end and which index
+    /// times count as published. nil: the clock.
+    public var at: Date?
 
     /// Default options.
     public init() {}
@@ -76,11 +79,12 @@ private extension Builder {
     func build(output: URL, fetcher: HTTPFetcher?, started: Date) async throws -> BuildSummary {
         warnAboutPoliteness()
         // Plan: which tiles make which frame.
-        let plans = try await step(.plan) { try await plan(fetcher: fetcher) }
+        let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
+        let (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
 
         let staging = try await step(.publish) { try Staging.create(beside: output) }
         do {
-            let loader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
+            let loader = PrefetchedTiles(base: tileLoader, loaded: prefetched)
             let previous = PreviousSite(output: output)
             let pages = try await step(.pages) { try PageRenderer(overrides: config.templates.map(config.resolve)) }
             let writer = SiteWriter(root: staging.url, previous: previous)
@@ -137,20 +141,31 @@ private extension Builder {
         }
     }
 
-    /// Resolves each animation's source and plans its frames, within the limits.
-    func plan(fetcher: HTTPFetcher?) async throws -> [AnimationPlan] {
-        let resolver = SourceResolver(config: config, fetcher: fetcher)
+    /// Resolves each animation's source and plans its frames, within the limits; also
+    /// returns the tiles loaded while looking for frames not published yet.
+    func plan(fetcher: HTTPFetcher?, loader: TileSourceLoader, output: URL) async throws
+        -> (plans: [AnimationPlan], prefetched: [TileLocator: TileOutcome]) {
+        let resolver = SourceResolver(config: config, fetcher: fetcher, now: options.at ?? Date())
         var plans: [AnimationPlan] = []
+        var prefetched: [TileLocator: TileOutcome] = [:]
         for animation in config.animations {
-            let plan = Planner.plan(animation, source: try await resolver.resolve(animation))
-            guard !plan.frames.isEmpty else { throw StepFailure("animation \(animation.id) has no frames") }
-            guard plan.frames.count <= config.limits.maxFrames else {
-                throw StepFailure("animation \(animation.id) has \(plan.frames.count) frames, over limits.max_frames (\(config.limits.maxFrames))")
+            // A live feed's newest frames may not be published yet: leave them out.
+            let trimmed = await UnpublishedFrames.trim(try await resolver.resolve(animation), animation: animation, loader: loader)
+            prefetched.merge(trimmed.loaded) { new, _ in new }
+            for skipped in trimmed.skipped {
+                reporter.warning("\(animation.id): \(skipped.time) left out of this build: \(skipped.reason); the next build picks it up")
             }
+            var plan = Planner.plan(animation, source: trimmed.source)
+            plan.skipped = trimmed.skipped
+            warnIfOlder(plan, output: output)
+            guard !plan.frames.isEmpty else { throw StepFailure("animation \(animation.id) has no frames") }
+            // The tile size is final only now (a WMTS layer may bring 512-pixel tiles):
+            // check the limits again before any tile is asked for.
+            try plan.checkLimits(config.limits, file: config.file)
             reporter.planned(animation: animation.id, frames: plan.frames.count, tiles: plan.frames.count * plan.layout.tileCount)
             plans.append(plan)
         }
-        return plans
+        return (plans, prefetched)
     }
 
     /// What rendering one animation gave: its manifest, or the tiles that failed it.
@@ -195,21 +210,33 @@ private extension Builder {
         }
         let manifest = AnimationManifest(animation: animation, layout: plan.layout, frames: frames, fallback: fallback.fallback,
                                          baseMap: config.baseMap.flatMap { AnimationManifest.BaseMap($0) },
-                                         allowedOrigins: config.embed.allowedOrigins)
+                                         allowedOrigins: config.embed.allowedOrigins, skipped: plan.skipped)
         try await step(.publish) { try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.id)/manifest.json") }
         return Rendered(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)
     }
 
     var needsHTTP: Bool {
         config.animations.contains { animation in
+            if case .index(let index) = animation.frames, case .url = index.location { return true }
             switch animation.source.kind {
             case .url, .wmts, .wms: return true
             case .perFrame:
-                if case .templates(let list) = animation.frames { return list.contains { $0.hasPrefix("http") } }
+                if case .templates(let list) = animation.frames { return list.contains(where: \.isHTTP) }
                 return false
             case .path, .mbtiles, .demo: return false
             }
         }
+    }
+
+    /// Says so when this build can only publish an older window than the site holds (a
+    /// feed that went back, or a clock that did): cron runs should not regress silently.
+    func warnIfOlder(_ plan: AnimationPlan, output: URL) {
+        let id = plan.config.id
+        let file = output.appendingPathComponent(id).appendingPathComponent("manifest.json")
+        guard let newest = plan.frames.last?.time, let data = FileManager.default.contents(atPath: file.path),
+              let published = try? JSONDecoder.manifest.decode(AnimationManifest.self, from: data),
+              let text = published.frames.last?.time, let previous = TimeFormat.parseISO(text), newest < previous else { return }
+        reporter.warning("\(id): this build's newest frame (\(TimeFormat.iso(newest))) is older than the published site's (\(text)): the window it publishes is older than the previous one")
     }
 
     func cache() -> HTTPCache? {
@@ -219,21 +246,18 @@ private extension Builder {
 
     func warnAboutPoliteness() {
         for animation in config.animations {
-            var urls: [String] = []
-            switch animation.source.kind {
-            case .url(let url): urls = [url]
-            case .perFrame: if case .templates(let list) = animation.frames { urls = list }
-            default: break
+            let templates: [TileTemplate] = switch (animation.source.kind, animation.frames) {
+            case (.url(let template), _): [template]
+            case (.perFrame, .templates(let list)): list
+            default: []
             }
-            // Templates hold braces, which URL parsing refuses: take the authority by hand.
-            let hosts = urls.compactMap { url -> String? in
-                guard let scheme = url.range(of: "://") else { return nil }
-                let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
-                return authority.split(separator: "@").last?.split(separator: ":").first.map { $0.lowercased() }
-            }
-            if hosts.contains(where: { $0 == "tile.openstreetmap.org" || $0.hasSuffix(".tile.openstreetmap.org") }) {
-                reporter.warning("animations \(animation.id): tile.openstreetmap.org's usage policy forbids bulk downloading of its tiles; use it only as base_map (loaded by viewers' browsers), or a provider that allows this")
+            if templates.contains(where: { $0.host.map(Self.isOSMTileHost) ?? false }) {
+                reporter.warning("\(animation.keyPath) (\(animation.id)): tile.openstreetmap.org's usage policy forbids bulk downloading of its tiles; use it only as base_map (loaded by viewers' browsers), or a provider that allows this")
             }
         }
+    }
+
+    static func isOSMTileHost(_ host: String) -> Bool {
+        host == "tile.openstreetmap.org" || host.hasSuffix(".tile.openstreetmap.org")
     }
 }

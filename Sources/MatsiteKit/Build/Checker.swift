@@ -5,6 +5,8 @@ import Foundation
 public struct Checker: Sendable {
     /// The config to check.
     public let config: SiteConfig
+    /// The time taken as now (`--at`).
+    public let now: Date
 
     /// One animation's findings.
     public struct Finding: Sendable {
@@ -14,8 +16,9 @@ public struct Checker: Sendable {
     }
 
     /// Creates a checker.
-    public init(config: SiteConfig) {
+    public init(config: SiteConfig, now: Date = Date()) {
         self.config = config
+        self.now = now
     }
 
     /// Probes every animation. A source that cannot be resolved becomes a problem, not a throw.
@@ -23,14 +26,18 @@ public struct Checker: Sendable {
         var noCache = config
         noCache.cache.enabled = false
         let fetcher = HTTPFetcher(options: config.http)
-        let resolver = SourceResolver(config: noCache, fetcher: fetcher)
+        let resolver = SourceResolver(config: noCache, fetcher: fetcher, now: now)
         let loader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
         var findings: [Finding] = []
         for animation in config.animations {
             var finding = Finding(id: animation.id)
             do {
-                let source = try await resolver.resolve(animation)
+                // As a build would: a live feed's newest frames not published yet are left out.
+                let trimmed = await UnpublishedFrames.trim(try await resolver.resolve(animation), animation: animation, loader: loader)
+                let source = trimmed.source
                 let plan = Planner.plan(animation, source: source)
+                finding.lines += trimmed.skipped.map { "left out: \($0.time): \($0.reason)" }
+                try plan.checkLimits(config.limits, file: config.file)
                 let layout = plan.layout
                 finding.lines.append("frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(animation.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))")
                 if let first = plan.frames.first?.time, let last = plan.frames.last?.time {

@@ -69,9 +69,25 @@ public enum Scaffold {
     #      url: https://{s}.radar.example.org/{time}/{z}/{x}/{y}.png
     #      subdomains: [a, b, c]
     #      max_zoom: 7
-    #    frames:
-    #      range: { start: 2026-11-21T10:00:00Z, end: 2026-11-21T11:00:00Z, step: PT10M }
+    #    frames:                               # a rolling window: the last hour, every 10 minutes,
+    #      last: PT1H                          # ending at now - 2 minutes (the feed's lag);
+    #      step: PT10M                         # a newest frame not published yet is left out
+    #      delay: PT2M                         # until the next build
     #    time_format: "%Y%m%d%H%M"
+    #
+    #  - id: radar-index                      # a feed that lists its frames in a JSON index
+    #    title: Radar, newest 12
+    #    bbox: [-95.5, 29.0, -74.5, 43.5]
+    #    zoom: 5
+    #    source: { url: "{host}{path}/256/{z}/{x}/{y}/2/1_1.png", max_zoom: 7 }
+    #    frames:
+    #      index:
+    #        url: https://api.example.org/public/weather-maps.json
+    #        items: radar.past                 # the list, by dotted path
+    #        time: time                        # Unix seconds or ISO 8601
+    #        fields: { path: path }            # {path} from each item
+    #        globals: { host: host }           # {host} from the document's root
+    #        latest: 12
     #
     #  - id: local-tiles                      # tiles in folders, one per frame
     #    title: Model run
@@ -88,12 +104,12 @@ public enum Scaffold {
     #    frames: { count: 6 }
     #
     #  - id: wmts                             # a WMTS layer with a time dimension
-    #    title: Satellite, newest 12
+    #    title: Satellite, last two hours
     #    bbox: [-20.0, 30.0, 40.0, 60.0]
     #    zoom: 4
     #    source:
     #      wmts: { capabilities: "https://wmts.example.org/WMTSCapabilities.xml", layer: IR_108 }
-    #    frames: { latest: 12 }
+    #    frames: { last: PT2H, latest: 12 }     # advertised times of the last two hours, at most 12
     #
     #  - id: wms                              # a WMS layer with a time dimension
     #    title: Precipitation, newest 8

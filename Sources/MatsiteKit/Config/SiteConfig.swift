@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 /// A whole `matsite.yml`: the site and its animations, with every default filled in.
 ///
@@ -147,14 +148,19 @@ public struct AnimationConfig: Sendable {
     public var source: SourceConfig
     /// Which frames there are.
     public var frames: FramesConfig
-    /// How `{time}` is written into URLs (strftime-style).
-    public var timeFormat = "%Y-%m-%dT%H:%M:%SZ"
+    /// How `{time}` is written into URLs.
+    public var timeFormat = TimeFormat.isoPattern
     /// Published tiles for the player's zoom fallback.
     public var fallback = FallbackConfig()
     /// zlib level for frames.
     public var compressionLevel = 6
     /// Line of the animation's entry in the config, for messages.
     public var line: Int?
+    /// Position in the config's `animations` list.
+    public var position = 0
+
+    /// The animation's key path in messages, `animations[N]` (the one style every stage uses).
+    public var keyPath: String { "animations[\(position)]" }
 }
 
 /// A box in WGS84 degrees. `west > east` crosses the antimeridian.
@@ -190,11 +196,11 @@ public struct SourceConfig: Sendable {
 /// The kinds of tile source.
 public enum SourceKind: Sendable {
     /// An XYZ/TMS URL template.
-    case url(String)
+    case url(TileTemplate)
     /// A local file template, relative to the config.
-    case path(String)
+    case path(TileTemplate)
     /// A local MBTiles file template (one archive per frame via `{frame}`/`{time}`, or one for all).
-    case mbtiles(String)
+    case mbtiles(TileTemplate)
     /// The built-in offline radar-like source.
     case demo(String)
     /// An OGC WMTS layer.
@@ -226,15 +232,29 @@ public struct WMSSourceConfig: Sendable, Equatable {
 /// Which frames an animation has.
 public enum FramesConfig: Sendable {
     /// One full template per frame.
-    case templates([String])
+    case templates([TileTemplate])
     /// Explicit instants, filling `{time}`.
     case times([Date])
     /// `{frame}` from 0 to count - 1.
     case count(Int)
     /// The newest N instants the source advertises.
     case latest(Int)
-    /// Instants from start to end by step (ISO 8601 duration).
-    case range(start: Date, end: Date, step: String)
+    /// Instants from start to end by step.
+    case range(start: Date, end: Date, step: ISODuration)
+    /// The last stretch of time before now: `frames: { last, step, delay }` (or `last`
+    /// with `latest` for a WMTS/WMS source).
+    case rolling(RollingWindow)
+    /// Times (and template fields) read from a JSON index document.
+    case index(FrameIndexConfig)
+
+    /// True for frames that follow a live feed (a rolling window or an index): the newest
+    /// of them may not be published yet when a build runs.
+    public var followsLiveFeed: Bool {
+        switch self {
+        case .rolling, .index: true
+        default: false
+        }
+    }
 }
 
 /// Published fallback tiles for zooming past the frames' detail.

@@ -8,14 +8,23 @@ public struct TileTemplate: Sendable, Equatable {
     private enum Part: Sendable, Equatable {
         case literal(String)
         case placeholder(Placeholder)
+        /// A name filled from a frame index's item or root fields (`{path}`, `{host}`).
+        case field(String)
     }
 
     /// The template as written.
     public let text: String
+    /// The lowercased host of an `http://` or `https://` template (no port, no user), nil
+    /// for anything else: read once here, so later stages never scan the text.
+    public let host: String?
     private let parts: [Part]
 
+    /// True for an `http://` or `https://` template (fetched over the network).
+    public var isHTTP: Bool { host != nil }
+
     /// Parses a template; an unknown or unclosed placeholder is an error naming it.
-    public init(_ text: String) throws(TemplateError) {
+    /// `fields` are extra placeholder names a frame index fills.
+    public init(_ text: String, fields: Set<String> = []) throws(TemplateError) {
         self.text = text
         var parts: [Part] = []
         var literal = ""
@@ -26,22 +35,31 @@ public struct TileTemplate: Sendable, Equatable {
                 throw TemplateError(template: text, message: "\"{\" is never closed")
             }
             let name = String(rest[rest.index(after: open)..<close])
-            guard let placeholder = Placeholder(rawValue: name) else {
-                let known = Placeholder.allCases.map { "{\($0.rawValue)}" }.joined(separator: " ")
+            if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
+            if let placeholder = Placeholder(rawValue: name) {
+                parts.append(.placeholder(placeholder))
+            } else if fields.contains(name) {
+                parts.append(.field(name))
+            } else {
+                let known = (Placeholder.allCases.map(\.rawValue) + fields.sorted()).map { "{\($0)}" }.joined(separator: " ")
                 throw TemplateError(template: text, message: "unknown placeholder {\(name)}; known: \(known)")
             }
-            if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
-            parts.append(.placeholder(placeholder))
             rest = rest[rest.index(after: close)...]
         }
         literal += rest
         if !literal.isEmpty { parts.append(.literal(literal)) }
         self.parts = parts
+        self.host = Self.host(of: text)
     }
 
     /// The placeholders used.
     public var placeholders: Set<Placeholder> {
         Set(parts.compactMap { if case .placeholder(let p) = $0 { p } else { nil } })
+    }
+
+    /// The index field names used (`{path}`, `{host}`...).
+    public var fieldNames: Set<String> {
+        Set(parts.compactMap { if case .field(let name) = $0 { name } else { nil } })
     }
 
     /// True when the template names a tile: a zoom, a column and a row.
@@ -51,7 +69,8 @@ public struct TileTemplate: Sendable, Equatable {
     }
 
     /// Fills the template. `y` is the XYZ row; `{-y}` gets the TMS row.
-    public func expand(z: Int, x: Int, y: Int, subdomain: String?, time: String?, frame: Int?) -> String {
+    public func expand(z: Int, x: Int, y: Int, subdomain: String?, time: String?, frame: Int?,
+                       fields: [String: String] = [:]) -> String {
         var out = ""
         for part in parts {
             switch part {
@@ -63,23 +82,44 @@ public struct TileTemplate: Sendable, Equatable {
             case .placeholder(.s): out += subdomain ?? ""
             case .placeholder(.time): out += time ?? ""
             case .placeholder(.frame): out += frame.map(String.init) ?? ""
+            case .field(let name): out += fields[name] ?? ""
             }
         }
         return out
     }
 
     /// Fills only `{time}` and `{frame}`, leaving the tile placeholders for the player.
-    public func expandFrame(time: String?, frame: Int?) -> String {
+    public func expandFrame(time: String?, frame: Int?, fields: [String: String] = [:]) -> String {
         var out = ""
         for part in parts {
             switch part {
             case .literal(let text): out += text
             case .placeholder(.time): out += time ?? ""
             case .placeholder(.frame): out += frame.map(String.init) ?? ""
+            case .field(let name): out += fields[name] ?? ""
             case .placeholder(let other): out += "{\(other.rawValue)}"
             }
         }
         return out
+    }
+}
+
+private extension TileTemplate {
+    /// Templates hold braces, which URL parsing refuses: the authority is taken by hand,
+    /// between `://` and the first `/`, `?` or `#`.
+    static func host(of text: String) -> String? {
+        let lowered = text.lowercased()
+        let rest: Substring
+        if lowered.hasPrefix("http://") { rest = lowered.dropFirst(7) }
+        else if lowered.hasPrefix("https://") { rest = lowered.dropFirst(8) }
+        else { return nil }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        // An IPv6 literal keeps its colons inside brackets.
+        if hostAndPort.hasPrefix("["), let close = hostAndPort.firstIndex(of: "]") {
+            return String(hostAndPort[...close])
+        }
+        return String(hostAndPort.prefix { $0 != ":" })
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 /// How `{time}` is written into URLs: a strftime-style pattern, always in UTC.
 ///
@@ -29,11 +30,14 @@ public struct TimeFormat: Sendable, Equatable {
 
     /// Writes an instant.
     public func format(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)
-        func pad(_ v: Int?, _ n: Int) -> String {
-            let s = String(v ?? 0)
+        format(TimeInstant(date))
+    }
+
+    /// Writes an instant (UTC calendar fields from `TimeInstant`, the one time model).
+    public func format(_ instant: TimeInstant) -> String {
+        let c = instant.components
+        func pad(_ v: Int, _ n: Int) -> String {
+            let s = String(v)
             return String(repeating: "0", count: max(0, n - s.count)) + s
         }
         var out = ""
@@ -42,15 +46,20 @@ public struct TimeFormat: Sendable, Equatable {
             guard ch == "%", let code = chars.next() else { out.append(ch); continue }
             switch code {
             case "Y": out += pad(c.year, 4)
-            case "y": out += pad((c.year ?? 0) % 100, 2)
+            case "y": out += pad(c.year % 100, 2)
             case "m": out += pad(c.month, 2)
             case "d": out += pad(c.day, 2)
             case "H": out += pad(c.hour, 2)
             case "M": out += pad(c.minute, 2)
             case "S": out += pad(c.second, 2)
-            case "j": out += pad(calendar.ordinality(of: .day, in: .year, for: date), 3)
-            case "s": out += String(Int(date.timeIntervalSince1970.rounded(.down)))
-            case "Q": out += pad(Int(((c.nanosecond ?? 0) + 500_000) / 1_000_000) % 1000, 3)
+            case "j":
+                let newYear = TimeInstant(year: c.year, month: 1, day: 1)?.millisecondsSinceEpoch ?? 0
+                let midnight = instant.millisecondsSinceEpoch - Int64(((c.hour * 60 + c.minute) * 60 + c.second) * 1000 + c.millisecond)
+                out += pad(Int((midnight - newYear) / 86_400_000) + 1, 3)
+            case "s":
+                let ms = instant.millisecondsSinceEpoch
+                out += String(ms >= 0 ? ms / 1000 : (ms - 999) / 1000)
+            case "Q": out += pad(c.millisecond, 3)
             default: out.append(code)
             }
         }

@@ -30,6 +30,8 @@ public struct AnimationPlan: Sendable {
     public let locate: @Sendable (_ frame: Int, _ z: Int, _ x: Int, _ y: Int) -> TileLocator
     /// Deepest zoom the source has, if known.
     public let sourceMaxZoom: Int?
+    /// Times left out of this build (not published yet), for the manifest's `skipped`.
+    public var skipped: [SkippedFrame] = []
 
     /// The source tiles of a frame: position in `FramePlan.tiles` <-> world tile.
     public var grid: TileGrid { TileGrid(layout: layout, zoom: sourceZoom) }
@@ -41,6 +43,8 @@ public struct SourceFrame: Sendable {
     public var time: Date?
     /// `{time}` as written into URLs.
     public var timeText: String?
+    /// Values a frame index gives its placeholders (`{path}`, `{host}`).
+    public var fields: [String: String] = [:]
 }
 
 /// A source with its frames known: what the planner turns into tile locators.
@@ -91,5 +95,22 @@ public enum Planner {
         return AnimationPlan(config: animation, layout: layout, sourceZoom: sourceZoom, frames: frames,
                              locate: { index, z, x, y in source.locate(frameList[index], z, x, y) },
                              sourceMaxZoom: maxZoom)
+    }
+}
+
+extension AnimationPlan {
+    /// Checks the frame size and count against `limits` once the plan is final: the config
+    /// can only check with `source.tile_size`, while a WMTS layer's tile size (512 px, say)
+    /// is known only after its capabilities are read. Runs before any tile is requested.
+    func checkLimits(_ limits: Limits, file: String) throws {
+        let path = config.keyPath
+        guard layout.width <= limits.maxFrameWidth, layout.height <= limits.maxFrameHeight else {
+            throw ConfigError(file: file, line: config.line, keyPath: "\(path).zoom",
+                              message: "frames would be \(layout.width)x\(layout.height) pixels (\(layout.tileSize) px tiles), over the limit of \(limits.maxFrameWidth)x\(limits.maxFrameHeight) (limits.max_frame_width / max_frame_height); lower the zoom or shrink the box")
+        }
+        guard frames.count <= limits.maxFrames else {
+            throw ConfigError(file: file, line: config.line, keyPath: "\(path).frames",
+                              message: "\(frames.count) frames, over the limit of \(limits.maxFrames) (limits.max_frames)")
+        }
     }
 }

@@ -7,8 +7,9 @@ enum OGCSources {
     /// The message of an OGC exception document sent instead of an image, if it is one.
     static let exceptionMessage: @Sendable ([UInt8]) -> String? = { body in ServiceException.message(in: body) }
 
-    static func resolveWMTS(_ config: WMTSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher) async throws -> ResolvedSource {
-        let path = "animations.\(animation.id).source.wmts"
+    static func resolveWMTS(_ config: WMTSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher,
+                            now: TimeInstant) async throws -> ResolvedSource {
+        let path = "\(animation.keyPath).source.wmts"
         let body = try await capabilities(config.capabilities, fetcher: fetcher, kvp: "SERVICE=WMTS&REQUEST=GetCapabilities")
         let source: WMTSTileSource
         do {
@@ -19,10 +20,10 @@ enum OGCSources {
             throw sourceError(error, animation: animation, path: path, file: file)
         }
         guard animation.zoom >= source.minZoom else {
-            throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).zoom",
+            throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).zoom",
                               message: "the WMTS tile matrix set \(source.tileMatrixSet) starts at zoom \(source.minZoom)")
         }
-        let frames = try frames(animation, time: source.time, layer: config.layer, path: path, file: file)
+        let frames = try frames(animation, time: source.time, layer: config.layer, path: path, file: file, now: now)
         var notes = ["WMTS layer \(source.layer), style \(source.style), \(source.format), tile matrix set \(source.tileMatrixSet) (zoom \(source.minZoom)-\(source.maxZoom), \(source.tileSize) px tiles)"]
         if let time = source.time { notes.append("time dimension: \(summary(time))") }
         return ResolvedSource(frames: frames, maxZoom: source.maxZoom, tileSize: source.tileSize, locate: { frame, z, x, y in
@@ -30,8 +31,9 @@ enum OGCSources {
         }, notes: notes)
     }
 
-    static func resolveWMS(_ config: WMSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher) async throws -> ResolvedSource {
-        let path = "animations.\(animation.id).source.wms"
+    static func resolveWMS(_ config: WMSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher,
+                           now: TimeInstant) async throws -> ResolvedSource {
+        let path = "\(animation.keyPath).source.wms"
         let body = try await capabilities(config.url, fetcher: fetcher, kvp: "SERVICE=WMS&REQUEST=GetCapabilities&VERSION=\(config.version)")
         let source: WMSMapSource
         do {
@@ -40,7 +42,7 @@ enum OGCSources {
         } catch {
             throw sourceError(error, animation: animation, path: path, file: file)
         }
-        let frames = try frames(animation, time: source.time, layer: config.layers, path: path, file: file)
+        let frames = try frames(animation, time: source.time, layer: config.layers, path: path, file: file, now: now)
         let tileSize = animation.source.tileSize
         var notes = ["WMS \(source.version) layers \(source.layers) in \(source.crs), GetMap \(source.getMapURL)"]
         if let time = source.time { notes.append("time dimension: \(summary(time))") }
@@ -72,10 +74,11 @@ private extension OGCSources {
     }
 
     /// The animation's frames from the layer's time dimension.
-    static func frames(_ animation: AnimationConfig, time: TimeDimension?, layer: String, path: String, file: String) throws -> [SourceFrame] {
+    static func frames(_ animation: AnimationConfig, time: TimeDimension?, layer: String, path: String, file: String,
+                       now: TimeInstant) throws -> [SourceFrame] {
         func requireTime() throws -> TimeDimension {
             guard let time else {
-                throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).frames",
+                throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames",
                                   message: "layer \(layer) has no time dimension; use frames: { count: N } or another layer")
             }
             return time
@@ -91,27 +94,40 @@ private extension OGCSources {
                 return try time.latest(n).enumerated().map { frame($0, $1, time) }
             case .range(let start, let end, let step):
                 let time = try requireTime()
-                let instants = try time.inRange(start: instant(start), end: instant(end), step: ISODuration.parse(step))
+                let instants = try time.inRange(start: instant(start), end: instant(end), step: step)
                 return instants.enumerated().map { frame($0, $1, time) }
             case .times(let dates):
                 let time = try requireTime()
                 let instants = dates.map(instant)
                 try time.requireAdvertised(instants)
                 return instants.enumerated().map { frame($0, $1, time) }
+            case .rolling(let window):
+                let time = try requireTime()
+                let end = window.end(now: now)
+                guard let newest = time.nearest(to: end).before else {
+                    throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.last",
+                                      message: "layer \(layer) advertises no time at or before \(end.iso8601) (\(summary(time)))")
+                }
+                var instants = try time.advertised(from: newest.adding(window.last, times: -1), through: newest)
+                if let latest = window.latest { instants = Array(instants.suffix(latest)) }
+                return instants.enumerated().map { frame($0, $1, time) }
+            case .index:
+                throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.index",
+                                  message: "a frame index does not go with a WMTS or WMS source (they advertise their own times)")
             case .count(let n):
                 return (0..<n).map { SourceFrame(index: $0, time: nil, timeText: nil) }
             case .templates:
-                throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).frames.templates",
+                throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.templates",
                                   message: "per-frame templates do not go with a WMTS or WMS source")
             }
         } catch let error as TimeDimensionError {
-            throw ConfigError(file: file, line: animation.line, keyPath: "animations.\(animation.id).frames",
+            throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames",
                               message: "layer \(layer): \(error)")
         }
     }
 
     static func instant(_ date: Date) -> TimeInstant {
-        TimeInstant(millisecondsSinceEpoch: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        TimeInstant(date)
     }
 
     static func summary(_ time: TimeDimension) -> String {

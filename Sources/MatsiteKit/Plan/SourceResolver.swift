@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 /// Resolves each animation's source: which frames exist and where their tiles live.
 /// Template, file, archive and demo sources resolve offline; WMTS and WMS read the
@@ -6,26 +7,35 @@ import Foundation
 public struct SourceResolver: Sendable {
     let config: SiteConfig
     let fetcher: HTTPFetcher?
+    /// The build's clock: rolling windows end here, index times after it are not frames yet.
+    let now: TimeInstant
 
-    /// A resolver; `fetcher` is needed only for capabilities.
-    public init(config: SiteConfig, fetcher: HTTPFetcher?) {
+    /// A resolver; `fetcher` is needed for capabilities and fetched frame indexes. `now`
+    /// is `--at`, else the clock.
+    public init(config: SiteConfig, fetcher: HTTPFetcher?, now: Date = Date()) {
         self.config = config
         self.fetcher = fetcher
+        self.now = TimeInstant(now)
     }
 
     /// Resolves one animation.
     public func resolve(_ animation: AnimationConfig) async throws -> ResolvedSource {
         let source = animation.source
-        let timeFormat = (try? TimeFormat(animation.timeFormat)) ?? TimeFormat.isoPattern
+        let timeFormat = animation.timeFormat
         switch source.kind {
         case .wmts(let wmts):
-            return try await OGCSources.resolveWMTS(wmts, animation: animation, file: config.file, fetcher: requireFetcher())
+            return try await OGCSources.resolveWMTS(wmts, animation: animation, file: config.file, fetcher: requireFetcher(), now: now)
         case .wms(let wms):
-            return try await OGCSources.resolveWMS(wms, animation: animation, file: config.file, fetcher: requireFetcher())
+            return try await OGCSources.resolveWMS(wms, animation: animation, file: config.file, fetcher: requireFetcher(), now: now)
         default:
             break
         }
-        let frames = try Self.frames(animation.frames, timeFormat: timeFormat)
+        let frames: [SourceFrame]
+        if case .index(let index) = animation.frames {
+            frames = try await indexFrames(index, animation: animation)
+        } else {
+            frames = try Self.frames(animation.frames, timeFormat: timeFormat, now: now)
+        }
         let subdomains = source.subdomains
         let scheme = source.scheme
         let directory = config.directory
@@ -34,20 +44,17 @@ public struct SourceResolver: Sendable {
         @Sendable func resolvePath(_ path: String) -> String { path.hasPrefix("/") ? path : directory.appendingPathComponent(path).path }
 
         switch source.kind {
-        case .url(let text):
-            let template = try TileTemplate(text)
+        case .url(let template):
             return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
-                .http(template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: frame.timeText, frame: frame.index))
-            }, playerTemplate: { frame in template.expandFrame(time: frame.timeText, frame: frame.index) })
-        case .path(let text):
-            let template = try TileTemplate(text)
+                .http(template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: frame.timeText, frame: frame.index, fields: frame.fields))
+            }, playerTemplate: { frame in template.expandFrame(time: frame.timeText, frame: frame.index, fields: frame.fields) })
+        case .path(let template):
             return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
-                .file(resolvePath(template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: frame.timeText, frame: frame.index)))
+                .file(resolvePath(template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: frame.timeText, frame: frame.index, fields: frame.fields)))
             })
-        case .mbtiles(let text):
-            let template = try TileTemplate(text)
+        case .mbtiles(let template):
             return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
-                let file = resolvePath(template.expand(z: z, x: x, y: y, subdomain: nil, time: frame.timeText, frame: frame.index))
+                let file = resolvePath(template.expand(z: z, x: x, y: y, subdomain: nil, time: frame.timeText, frame: frame.index, fields: frame.fields))
                 // MBTiles rows are TMS whatever the scheme key says.
                 return .mbtiles(path: file, z: z, x: x, tmsY: (1 << z) - 1 - y)
             })
@@ -57,14 +64,14 @@ public struct SourceResolver: Sendable {
                 .demo(DemoTile(layer: layer, frame: frame.index, frameCount: count, z: z, x: x, y: y))
             })
         case .perFrame:
-            guard case .templates(let texts) = animation.frames else { return ResolvedSource(frames: [], locate: { _, _, _, _ in .file("") }) }
-            let templates = try texts.map { try TileTemplate($0) }
+            guard case .templates(let templates) = animation.frames else { return ResolvedSource(frames: [], locate: { _, _, _, _ in .file("") }) }
             return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
-                let url = templates[frame.index].expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: nil, frame: nil)
-                return url.hasPrefix("http://") || url.hasPrefix("https://") ? .http(url) : .file(resolvePath(url))
+                let template = templates[frame.index]
+                let address = template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: nil, frame: nil)
+                return template.isHTTP ? .http(address) : .file(resolvePath(address))
             }, playerTemplate: { frame in
-                let text = templates[frame.index].text
-                return text.hasPrefix("http") ? text : ""
+                let template = templates[frame.index]
+                return template.isHTTP ? template.text : ""
             })
         case .wmts, .wms:
             throw StepFailure("unreachable source kind")
@@ -72,7 +79,7 @@ public struct SourceResolver: Sendable {
     }
 
     /// The frames a non-OGC frames setting lists.
-    static func frames(_ frames: FramesConfig, timeFormat: TimeFormat) throws -> [SourceFrame] {
+    static func frames(_ frames: FramesConfig, timeFormat: TimeFormat, now: TimeInstant) throws -> [SourceFrame] {
         switch frames {
         case .count(let n):
             return (0..<n).map { SourceFrame(index: $0, time: nil, timeText: nil) }
@@ -81,54 +88,62 @@ public struct SourceResolver: Sendable {
         case .times(let times):
             return times.enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .range(let start, let end, let step):
-            return try expand(start: start, end: end, step: step).enumerated().map {
-                SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1))
-            }
+            let instants = TimeInstant.series(from: TimeInstant(start), through: TimeInstant(end), step: step, limit: 100_000)
+            return instants.enumerated().map { SourceFrame(index: $0, time: $1.date, timeText: timeFormat.format($1)) }
+        case .rolling(let window):
+            return window.times(now: now).enumerated().map { SourceFrame(index: $0, time: $1.date, timeText: timeFormat.format($1)) }
         case .latest:
             throw StepFailure("frames.latest needs a WMTS or WMS source")
+        case .index:
+            throw StepFailure("frames.index is read by indexFrames")
         }
     }
 
-    /// Instants from start to end (inclusive) by an ISO 8601 duration, calendar-aware for months and years.
-    static func expand(start: Date, end: Date, step: String) throws -> [Date] {
-        let components = try StepComponents(step)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        var out: [Date] = []
-        var k = 0
-        while true {
-            guard let next = calendar.date(byAdding: components.scaled(k), to: start), next <= end else { break }
-            out.append(next)
-            k += 1
-            if out.count > 100_000 { break }
+    /// Reads a frame index (fetched through the tile fetcher and cache, or from a file) and
+    /// checks that each frame's tile URL is still http(s) once its fields are filled in.
+    func indexFrames(_ index: FrameIndexConfig, animation: AnimationConfig) async throws -> [SourceFrame] {
+        let bytes: [UInt8]
+        switch index.location {
+        case .url(let url):
+            let response: HTTPResponseData
+            do {
+                response = try await requireFetcher().get(url, accept: "application/json,*/*;q=0.1", maxBytes: FrameIndex.maxBytes)
+            } catch let failure as FetchFailure {
+                throw FrameIndexError(document: url, path: "", message: "cannot be fetched: \(failure.reason)")
+            }
+            guard response.status == 200 else {
+                throw FrameIndexError(document: url, path: "", message: "HTTP \(response.status) (expected 200 and a JSON document)")
+            }
+            bytes = response.body
+        case .file(let path):
+            let file = config.resolve(path)
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+            guard size <= FrameIndex.maxBytes else {
+                throw FrameIndexError(document: path, path: "", message: "the file is \(size) bytes, over the \(FrameIndex.maxBytes >> 20) MiB limit")
+            }
+            guard let data = FileManager.default.contents(atPath: file.path) else {
+                throw FrameIndexError(document: path, path: "", message: "cannot read \(file.path)")
+            }
+            bytes = [UInt8](data)
         }
-        return out
+        let frames = try FrameIndex.frames(from: bytes, config: index, maxItems: config.limits.maxFrames, now: now,
+                                           timeFormat: animation.timeFormat)
+        if case .url(let template) = animation.source.kind, !template.isHTTP {
+            // The template starts with an index field ({host}): what it gives must be a URL.
+            for frame in frames {
+                let address = template.expand(z: 0, x: 0, y: 0, subdomain: nil, time: frame.timeText, frame: frame.index, fields: frame.fields)
+                let lowered = address.lowercased()
+                guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+                    throw FrameIndexError(document: index.name, path: "\(index.items)[time \(frame.timeText ?? "")]",
+                                          message: "the tile URL becomes \"\(address.prefix(80))\", not an http(s) URL: check globals/fields")
+                }
+            }
+        }
+        return frames
     }
 
     func requireFetcher() throws -> HTTPFetcher {
         guard let fetcher else { throw StepFailure("this source needs the network") }
         return fetcher
-    }
-}
-
-/// An ISO 8601 duration as calendar components.
-struct StepComponents {
-    var months = 0
-    var seconds = 0.0
-
-    init(_ text: String) throws {
-        guard let seconds = ConfigLoader.durationParts(text) else {
-            throw StepFailure("\"\(text)\" is not an ISO 8601 duration")
-        }
-        months = seconds.months
-        self.seconds = seconds.seconds
-    }
-
-    func scaled(_ k: Int) -> DateComponents {
-        var c = DateComponents()
-        c.month = months * k
-        c.nanosecond = 0
-        c.second = Int(seconds * Double(k))
-        return c
     }
 }

@@ -4,12 +4,13 @@ extension AnimationManifest {
     /// The manifest of one animation: its settings, its frames' geometry, its frames and
     /// fallback tiles, and the site's base map and embed settings.
     init(animation config: AnimationConfig, layout: FrameLayout, frames: [Frame], fallback: Fallback?,
-         baseMap: BaseMap?, allowedOrigins: [String]) {
+         baseMap: BaseMap?, allowedOrigins: [String], skipped: [SkippedFrame] = []) {
         self.init(id: config.id, title: config.title, bounds: config.bbox, zoom: config.zoom,
                   width: layout.width, height: layout.height, tileSize: config.source.tileSize,
                   attribution: config.attribution, attributionHtml: Attribution.html(config.attribution),
                   crossfadeMs: config.crossfadeMs, loop: config.loop, poster: "poster.png",
-                  baseMap: baseMap, fallback: fallback, embed: .init(allowedOrigins: allowedOrigins), frames: frames)
+                  baseMap: baseMap, fallback: fallback, embed: .init(allowedOrigins: allowedOrigins), frames: frames,
+                  skipped: skipped.isEmpty ? nil : skipped)
     }
 }
 

@@ -36,6 +36,8 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     public var fallback: Fallback?
     public var embed: Embed
     public var frames: [Frame]
+    /// Times left out of this build (a live feed's newest frames not published yet).
+    public var skipped: [SkippedFrame]? = nil
 
     /// The player's background layer.
     public struct BaseMap: Codable, Sendable, Equatable {

@@ -52,6 +52,28 @@ struct OGCSourcesTests {
         await server.stop()
     }
 
+    @Test("a WMTS layer of 512-pixel tiles is held to limits.max_frame_width after planning, before any tile request")
+    func frameLimitAfterPlanning() async throws {
+        let server = try await TestServer.start()
+        let base = String(server.url("/x").dropLast(2))
+        server.route("/wmts/caps.xml", .ok(Array(Self.wmtsCapabilities(base: base, tileSize: 512).utf8), contentType: "application/xml"))
+        server.route(prefix: "/wmts/tiles/", .ok(Self.tile(minutes: 0), contentType: "image/png"))
+        // With the config's 256-pixel tiles the box is 228 pixels wide at zoom 4 (under 300);
+        // the layer's 512-pixel tiles make it 456.
+        await #expect {
+            _ = try await build(source: "wmts: { capabilities: \"\(base)/wmts/caps.xml\", layer: radar }",
+                                extra: "limits: { max_frame_width: 300 }")
+        } throws: { error in
+            guard let error = error as? ConfigError else { return false }
+            return error.keyPath == "animations[0].zoom" && error.line == 3
+                && error.message.contains("456x") && error.message.contains("512 px tiles")
+                && error.message.contains("limits.max_frame_width")
+        }
+        #expect(server.allRequests.contains { $0.path == "/wmts/caps.xml" })
+        #expect(!server.allRequests.contains { $0.path.hasPrefix("/wmts/tiles/") })
+        await server.stop()
+    }
+
     @Test("an unknown WMTS layer is a config error naming the key and listing the layers there are")
     func unknownLayer() async throws {
         let server = try await TestServer.start()
@@ -68,7 +90,7 @@ struct OGCSourcesTests {
 }
 
 private extension OGCSourcesTests {
-    func build(source: String) async throws -> URL {
+    func build(source: String, extra: String = "") async throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-ogc-\(UUID().uuidString)")
         let yaml = """
         output: \(folder.appendingPathComponent("site").path)
@@ -81,6 +103,7 @@ private extension OGCSourcesTests {
             frames: { latest: 5 }
         http: { retry_delay_ms: 10, retries: 1 }
         cache: \(folder.appendingPathComponent("cache").path)
+        \(extra)
         """
         var config = try ConfigLoader.parse(Data(yaml.utf8), file: "ogc.yml")
         config.directory = folder
@@ -137,14 +160,14 @@ private extension OGCSourcesTests {
         return out
     }
 
-    static func wmtsCapabilities(base: String) -> String {
+    static func wmtsCapabilities(base: String, tileSize: Int = 256) -> String {
         let matrices = (0...6).map { z -> String in
             let n = 1 << z
             return """
                   <TileMatrix><ows:Identifier>z\(z)</ows:Identifier>
-                    <ScaleDenominator>\(559082264.0287178 / Double(n))</ScaleDenominator>
+                    <ScaleDenominator>\(559082264.0287178 * 256 / Double(tileSize) / Double(n))</ScaleDenominator>
                     <TopLeftCorner>-20037508.3427892 20037508.3427892</TopLeftCorner>
-                    <TileWidth>256</TileWidth><TileHeight>256</TileHeight>
+                    <TileWidth>\(tileSize)</TileWidth><TileHeight>\(tileSize)</TileHeight>
                     <MatrixWidth>\(n)</MatrixWidth><MatrixHeight>\(n)</MatrixHeight></TileMatrix>
             """
         }.joined(separator: "\n")

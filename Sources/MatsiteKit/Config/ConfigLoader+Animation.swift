@@ -1,0 +1,140 @@
+import Foundation
+import MatsiteCapabilities
+import Yams
+
+/// One entry of `animations`, and the checks that need the whole entry.
+extension ConfigLoader {
+    static let animationKeys = ["id", "title", "bbox", "zoom", "frame_duration_ms", "last_frame_duration_ms", "crossfade_ms",
+                                "loop", "missing", "attribution", "source", "frames", "time_format", "fallback", "compression"]
+
+    static func animation(_ node: Node, _ path: String, config: SiteConfig, _ r: inout YAMLReader) throws -> AnimationConfig {
+        let f = try r.fields(node, path, allowed: animationKeys)
+        func required(_ key: String) throws -> Node {
+            guard let value = f[key] else { throw r.error(node, f.path(key), "missing (required for every animation)") }
+            return value
+        }
+        let idNode = try required("id")
+        let id = try r.string(idNode, f.path("id"))
+        guard isSlug(id) else {
+            throw r.error(idNode, f.path("id"), "\"\(id)\" is not a valid id: use lowercase letters, digits and '-', starting with a letter or digit (it becomes a folder name)")
+        }
+        let bboxNode = try required("bbox")
+        let box = try bbox(bboxNode, f.path("bbox"), &r)
+        let zoomNode = try required("zoom")
+        let zoom = try r.int(zoomNode, f.path("zoom"), in: 0...22)
+        let sourceNode = try required("source")
+        let framesNode = try required("frames")
+        // A frame index's fields are placeholders of the source template: know their names first.
+        var source = try self.source(sourceNode, f.path("source"), fields: indexFieldNames(framesNode), &r)
+        var animation = AnimationConfig(id: id, title: id, bbox: box, zoom: zoom, source: source, frames: .count(1))
+        animation.line = node.mark?.line
+        if let n = f["title"] { animation.title = try r.string(n, f.path("title")) }
+        if let n = f["frame_duration_ms"] { animation.frameDurationMs = try r.int(n, f.path("frame_duration_ms"), in: 1...600_000) }
+        if let n = f["last_frame_duration_ms"] {
+            animation.lastFrameDurationMs = try r.int(n, f.path("last_frame_duration_ms"), in: 1...600_000)
+        }
+        if let n = f["crossfade_ms"] { animation.crossfadeMs = try r.int(n, f.path("crossfade_ms"), in: 0...60_000) }
+        if let n = f["loop"] { animation.loop = try r.bool(n, f.path("loop")) }
+        if let n = f["missing"] { animation.missing = try r.choice(n, f.path("missing"), MissingPolicy.self, options: [.fail, .transparent]) }
+        if let n = f["attribution"] { animation.attribution = try r.string(n, f.path("attribution")) }
+        if let n = f["compression"] { animation.compressionLevel = try r.int(n, f.path("compression"), in: 0...9) }
+        if let n = f["time_format"] {
+            let text = try r.string(n, f.path("time_format"))
+            do { animation.timeFormat = try TimeFormat(text) } catch { throw r.error(n, f.path("time_format"), error.description) }
+        }
+        if let n = f["fallback"] {
+            let ff = try r.fields(n, f.path("fallback"), allowed: ["levels", "source"])
+            if let m = ff["levels"] { animation.fallback.levels = try r.int(m, ff.path("levels"), in: 0...4) }
+            if let m = ff["source"] { animation.fallback.fromSource = try r.bool(m, ff.path("source")) }
+        }
+        animation.frames = try frames(framesNode, f.path("frames"), source: &source, &r)
+        animation.source = source
+        try checkPlaceholders(animation, sourceNode: sourceNode, framesNode: framesNode, path: path, r)
+        try checkSize(animation, config: config, nodes: (bbox: bboxNode, zoom: zoomNode, frames: framesNode), path: path, r)
+        return animation
+    }
+
+    static func bbox(_ node: Node, _ path: String, _ r: inout YAMLReader) throws -> BoundingBox {
+        let items = try r.list(node, path)
+        guard items.count == 4 else {
+            throw r.error(node, path, "expected four numbers [west, south, east, north] in degrees, found \(items.count)")
+        }
+        let west = try r.double(items[0].0, items[0].1, in: -180...180)
+        let south = try r.double(items[1].0, items[1].1, in: -90...90)
+        let east = try r.double(items[2].0, items[2].1, in: -180...180)
+        let north = try r.double(items[3].0, items[3].1, in: -90...90)
+        guard south < north else {
+            throw r.error(node, path, "south (\(south)) must be less than north (\(north)); the order is [west, south, east, north]")
+        }
+        guard west != east else { throw r.error(node, path, "west and east are equal: the box has no width") }
+        guard north > -WebMercator.maxLatitude, south < WebMercator.maxLatitude else {
+            throw r.error(node, path, "the box lies beyond Web Mercator's latitude limit (±85.0511°)")
+        }
+        return BoundingBox(west: west, south: south, east: east, north: north)
+    }
+
+    /// Placeholders must be fillable: `{s}` needs subdomains, `{time}` needs times.
+    static func checkPlaceholders(_ a: AnimationConfig, sourceNode: Node, framesNode: Node, path: String, _ r: YAMLReader) throws {
+        var templates: [TileTemplate] = []
+        switch a.source.kind {
+        case .url(let t), .path(let t), .mbtiles(let t): templates = [t]
+        case .perFrame:
+            guard case .templates(let list) = a.frames else {
+                throw r.error(sourceNode, "\(path).source", "give one of \(sourceKinds.joined(separator: ", ")) (or list frames.templates)")
+            }
+            templates = list
+        case .demo, .wmts, .wms: break
+        }
+        let timed: Bool
+        switch a.frames {
+        case .times, .latest, .range, .rolling, .index: timed = true
+        case .count, .templates: timed = false
+        }
+        switch (a.frames, a.source.kind) {
+        case (.index, .wmts), (.index, .wms):
+            throw r.error(framesNode, "\(path).frames.index", "a WMTS/WMS source advertises its own times: use latest: or last: instead of an index")
+        case (.rolling(let window), .url), (.rolling(let window), .path), (.rolling(let window), .mbtiles):
+            if window.step == nil { throw r.error(framesNode, "\(path).frames.step", "missing: a rolling window needs step:") }
+        case (.rolling, .demo), (.rolling, .perFrame), (.index, .demo), (.index, .perFrame):
+            throw r.error(framesNode, "\(path).frames", "a rolling window or index needs a template with {time} (url, path or mbtiles) or a WMTS/WMS source")
+        default: break
+        }
+        for template in templates {
+            if template.placeholders.contains(.s), a.source.subdomains.isEmpty {
+                throw r.error(sourceNode, "\(path).source.subdomains", "the template uses {s}, so subdomains must be given")
+            }
+            if template.placeholders.contains(.time), !timed {
+                throw r.error(framesNode, "\(path).frames", "the template uses {time}, so frames must be times, latest, range, last or index")
+            }
+        }
+        if case .latest = a.frames {
+            switch a.source.kind {
+            case .wmts, .wms: break
+            default: throw r.error(framesNode, "\(path).frames.latest", "needs a source that advertises its times (wmts or wms)")
+            }
+        }
+    }
+
+    /// Errors point at the key they name (not at the animation's first line).
+    static func checkSize(_ a: AnimationConfig, config: SiteConfig, nodes: (bbox: Node, zoom: Node, frames: Node),
+                          path: String, _ r: YAMLReader) throws {
+        let window = WebMercator.window(of: a.bbox, zoom: a.zoom, tileSize: a.source.tileSize)
+        guard window.width >= 1, window.height >= 1 else {
+            throw r.error(nodes.bbox, "\(path).bbox", "the box is smaller than one pixel at zoom \(a.zoom); zoom in")
+        }
+        guard window.width <= config.limits.maxFrameWidth, window.height <= config.limits.maxFrameHeight else {
+            throw r.error(nodes.zoom, "\(path).zoom", "frames would be \(window.width)x\(window.height) pixels, over the limit of \(config.limits.maxFrameWidth)x\(config.limits.maxFrameHeight) (limits.max_frame_width / max_frame_height); lower the zoom or shrink the box")
+        }
+        let count: Int? = switch a.frames {
+        case .templates(let list): list.count
+        case .times(let list): list.count
+        case .count(let n), .latest(let n): n
+        case .range(let start, let end, let step): rangeCount(start: start, end: end, step: step)
+        case .rolling(let window): window.step.map { Int(window.last.milliseconds / $0.milliseconds) + 1 } ?? window.latest
+        case .index(let index): index.latest
+        }
+        if let count, count > config.limits.maxFrames {
+            throw r.error(nodes.frames, "\(path).frames", "\(count) frames, over the limit of \(config.limits.maxFrames) (limits.max_frames)")
+        }
+    }
+}
