@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteImaging
 import Testing
 @testable import MatsiteKit
 
