@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteImaging
 import Testing
 import MatsiteImaging
 @testable import MatsiteKit
@@ -49,14 +50,25 @@ struct BuildErrorTests {
         #expect("\(error)".hasPrefix("publish: "))
     }
 
-    @Test("too many frames is a plan failure naming the animation, the count and the limit")
+    @Test("capabilities that cannot be had fail the plan stage, naming the URL")
     func planStage() async throws {
         let site = try TestSite()
         defer { site.remove() }
-        let yaml = site.yaml(Self.demo).replacingOccurrences(of: "animations:", with: "limits: { max_frames: 2 }\nanimations:")
-        let error = await #expect(throws: BuildError.self) { try await site.build(yaml) }
-        #expect(error?.failedStage == .plan)
-        #expect(error?.description == "plan: animation demo has 3 frames, over limits.max_frames (2)")
+        try await withTestServer { server in
+            server.route(prefix: "/caps", .status(404))
+            let yaml = site.yaml("""
+              - id: w
+                bbox: [-10.0, 40.0, 10.0, 52.0]
+                zoom: 3
+                source: { wmts: { capabilities: "\(server.url("/caps.xml"))", layer: radar } }
+                frames: { latest: 2 }
+            """)
+            let error = await #expect(throws: BuildError.self) { try await site.build(yaml) }
+            #expect(error?.failedStage == .plan)
+            #expect(error?.description.hasPrefix("plan: capabilities: ") == true, "\(String(describing: error))")
+            #expect(error?.description.contains("/caps.xml") == true)
+            #expect(error?.underlying is StepFailure)
+        }
     }
 
     @Test("a templates folder that does not exist fails the pages stage and names the folder")

@@ -10,7 +10,7 @@ struct SystemCallTests {
         defer { try? FileManager.default.removeItem(at: root) }
         try Data("a file".utf8).write(to: root)
         let path = root.path + "/below/a/file.png"
-        let error = #expect(throws: SystemCallError.self) { try FileWrite.write([1, 2, 3], to: path) }
+        let error = #expect(throws: SystemCallError.self) { try FileWrite.write([UInt8]([1, 2, 3]), to: path) }
         #expect(error?.errno == ENOTDIR && error?.call == "open")
         #expect(error?.description == "cannot write \(path): \(String(cString: strerror(ENOTDIR)))")
     }
