@@ -377,7 +377,8 @@ private extension AnimationRenderer {
                                  attribution: config.attribution, attributionHtml: Attribution.html(config.attribution),
                                  crossfadeMs: config.crossfadeMs, loop: config.loop, poster: "poster.png",
                                  baseMap: baseMap, fallback: fallback,
-                                 embed: .init(allowedOrigins: site.embed.allowedOrigins), frames: frames)
+                                 embed: .init(allowedOrigins: site.embed.allowedOrigins), frames: frames,
+                                 opacity: config.opacity, legend: config.legend, timeZone: config.timeZone, timeLabel: config.timeLabel)
     }
 }
 
