@@ -2,7 +2,7 @@
 # Installs what matsite needs on a Debian machine with Swift already installed, and only
 # what is missing. Usage: scripts/install-deps.sh [build|test]
 #   build: the C libraries matsite links (libpng, libxml2) and Leaflet for the player
-#   test:  also headless Chromium and Python's Playwright + pytest for the browser tests
+#   test:  also headless Chromium and Python's Playwright, pytest and axe-playwright-python for the browser tests
 set -euo pipefail
 mode=${1:-build}
 packages=(pkg-config libpng-dev libxml2-dev zlib1g-dev libjs-leaflet)
@@ -20,6 +20,6 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if [ "$mode" = test ]; then
-    python3 -c 'import playwright, pytest' 2>/dev/null || python3 -m pip install -q playwright pytest
+    python3 -c 'import playwright, pytest, axe_playwright_python' 2>/dev/null || python3 -m pip install -q playwright pytest axe-playwright-python
 fi
 command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.3 first" >&2; exit 1; }
