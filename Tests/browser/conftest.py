@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import sync_playwright
 
-from helpers import DEMO_CONFIG, XSS_CONFIG, BuildFailed, SiteServer, build_site
+from helpers import DEMO_CONFIG, FEATURES_CONFIG, XSS_CONFIG, BuildFailed, SiteServer, build_site
 
 CHROMIUM = os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium")
 
@@ -46,6 +46,11 @@ def xss_site_dir(tmp_path_factory) -> Path:
     if prebuilt:
         return Path(prebuilt)
     return _build(tmp_path_factory.mktemp("xss"), XSS_CONFIG)
+
+
+@pytest.fixture(scope="session")
+def features_site_dir(tmp_path_factory) -> Path:
+    return _build(tmp_path_factory.mktemp("features"), FEATURES_CONFIG)
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,8 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
-STRICT_CSP = "default-src 'self'; img-src 'self' data:"
+# Exactly what the README promises pages work under: not even data: images.
+STRICT_CSP = "default-src 'self'"
 REPO = Path(__file__).resolve().parents[2]
 XSS_TITLE = "</script><script>alert(1)</script>"
 
@@ -34,6 +35,25 @@ animations:
       times: [2026-11-21T10:00:00Z, 2026-11-21T10:10:00Z, 2026-11-21T10:20:00Z,
               2026-11-21T10:30:00Z, 2026-11-21T10:40:00Z, 2026-11-21T10:50:00Z]
     fallback: { levels: 1 }
+    legend: { unit: dBZ, stops: [[10, "#78c8e6"], [40, "#f0e628", heavy], [60, "#c81414"]] }
+"""
+
+# The player's presentation keys, end to end from the config to the page.
+FEATURES_CONFIG = """\
+title: Features
+animations:
+  - id: radar
+    title: Zoned radar
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 4
+    frame_duration_ms: 200
+    crossfade_ms: 100
+    source: { demo: radar }
+    frames: { times: [2026-11-21T10:30:00Z, 2026-11-21T10:40:00Z, 2026-11-21T10:50:00Z] }
+    opacity: 0.7
+    time_zone: Asia/Tokyo
+    time_label: both
+    legend: { unit: mm/h, stops: [[0.5, "#78c8e6", light], [4, "#149632"], [16, "#c81414", heavy]] }
 """
 
 XSS_CONFIG = """\

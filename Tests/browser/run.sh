@@ -14,8 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 python=${PYTHON:-python3}
 
-if ! "$python" -c 'import playwright, pytest' 2>/dev/null; then
-    "$python" -m pip install -q playwright pytest || exit 2
+if ! "$python" -c 'import playwright, pytest, axe_playwright_python' 2>/dev/null; then
+    "$python" -m pip install -q playwright pytest axe-playwright-python || exit 2
 fi
 
 if [ -z "${MATSITE_BIN:-}" ] && [ -z "${MATSITE_TEST_SITE:-}" ]; then

@@ -3,6 +3,7 @@
  *
  * To the player:   {"type":"matsite:play"}  {"type":"matsite:pause"}
  *                  {"type":"matsite:seek","frame":N}  {"type":"matsite:seek","time":"ISO 8601"}
+ *                  {"type":"matsite:opacity","value":0..1}
  * From the player: {"type":"matsite:ready","frames":N}
  *                  {"type":"matsite:frame","index":N,"time":"..."}   (time only when the frame has one)
  *                  {"type":"matsite:state","state":"loading|ready|playing|paused"}
@@ -26,7 +27,8 @@
 	var KEYS = {
 		'matsite:play': [],
 		'matsite:pause': [],
-		'matsite:seek': null // exactly one of frame, time
+		'matsite:seek': null, // exactly one of frame, time
+		'matsite:opacity': null // exactly value, a number from 0 to 1
 	};
 
 	function plainObject(v) {
@@ -96,6 +98,8 @@
 				p.play();
 			} else if (cmd.type === 'matsite:pause') {
 				p.pause();
+			} else if (cmd.type === 'matsite:opacity') {
+				p.setOpacity(cmd.value);
 			} else if ('frame' in cmd) {
 				p.seek(cmd.frame);
 			} else {
@@ -121,6 +125,11 @@
 				return null;
 			}
 			var keys = Object.keys(data);
+			if (data.type === 'matsite:opacity') {
+				var v = data.value;
+				if (keys.length !== 2 || typeof v !== 'number' || !isFinite(v) || v < 0 || v > 1) { return null; }
+				return {type: data.type, value: v};
+			}
 			if (data.type !== 'matsite:seek') {
 				return keys.length === 1 ? {type: data.type} : null;
 			}

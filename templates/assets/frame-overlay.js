@@ -81,6 +81,13 @@
 			return this;
 		},
 
+		// Opacity of both frame images together: their container is faded as one, so the
+		// crossfade inside it (one image fully opaque under the other) keeps full coverage.
+		setOpacity: function (opacity) {
+			this._container.style.opacity = opacity >= 1 ? '' : String(Math.max(0, opacity));
+			return this;
+		},
+
 		// Shows the poster (or the first frame) while frames load; not a frame change.
 		showInitial: function (index) {
 			this._front.src = this._urls[index];

@@ -10,6 +10,7 @@
  *   speed {speed}        speed button (cycles 1x, 2x, 0.5x)
  *   loop {loop}          loop button
  *   fullscreen {}        full screen button
+ *   opacity {value}      opacity slider (0..1), labelled "Opacity"
  */
 (function (L, M) {
 	'use strict';
@@ -72,7 +73,13 @@
 			label: null,
 			// @option fullscreen: Boolean = true
 			// Offer a full screen button when the browser allows it.
-			fullscreen: true
+			fullscreen: true,
+			// @option opacity: Number = 1
+			// The animation layer's opacity the slider starts at.
+			opacity: 1,
+			// @option newest: Number = -1
+			// Index of the newest frame, whose label is marked.
+			newest: -1
 		},
 
 		initialize: function (parent, options) {
@@ -86,7 +93,8 @@
 
 		getContainer: function () { return this._container; },
 
-		// state: {index, playing, speed, loop}; only the keys given are updated.
+		// state: {index, playing, speed, loop, opacity, quiet}; only the keys given are updated.
+		// quiet: the label changed by itself (a relative time moved on), so it is not announced.
 		update: function (state) {
 			if ('playing' in state && state.playing !== this._playing) {
 				this._playing = state.playing;
@@ -98,6 +106,11 @@
 				// Announcing every frame while playing would drown a screen reader.
 				this._time.setAttribute('aria-live', state.playing ? 'off' : 'polite');
 			}
+			if ('index' in state && !state.quiet && !this._playing) {
+				this._time.setAttribute('aria-live', 'polite');
+			} else if (state.quiet) {
+				this._time.setAttribute('aria-live', 'off');
+			}
 			if ('index' in state) {
 				this._index = state.index;
 				var n = this.options.count;
@@ -107,6 +120,12 @@
 				this._fill.style.width = (n > 1 ? (state.index / (n - 1)) * 100 : 100) + '%';
 				this._thumb.style.left = this._fill.style.width;
 				this._time.textContent = text;
+				L.DomUtil[this.options.newest === state.index ? 'addClass' : 'removeClass'](this._time, 'matsite-newest');
+			}
+			if ('opacity' in state) {
+				var pct = Math.round(state.opacity * 100);
+				this._opacity.value = String(pct);
+				this._opacity.setAttribute('aria-valuetext', pct + '%');
 			}
 			if ('speed' in state) {
 				this._speed.firstChild.textContent = speedText(state.speed);
@@ -156,6 +175,16 @@
 			this._loop = button(c, 'matsite-loop', 'Loop', 'loop');
 			this._loop.setAttribute('aria-pressed', 'true');
 
+			// A native range: keyboard, touch and screen readers know it without help.
+			var o = this._opacity = L.DomUtil.create('input', 'matsite-opacity', c);
+			o.type = 'range';
+			o.min = '0';
+			o.max = '100';
+			o.step = '5';
+			o.setAttribute('aria-label', 'Opacity');
+			o.title = 'Opacity';
+			L.DomEvent.on(o, 'input', function () { this.fire('opacity', {value: Number(o.value) / 100}); }, this);
+
 			var canFull = this.options.fullscreen && document.fullscreenEnabled;
 			if (canFull) {
 				this._full = button(c, 'matsite-fullscreen', 'Full screen', 'fullscreen');
@@ -173,6 +202,13 @@
 			s.addEventListener('pointermove', this._onPointerMove.bind(this));
 			s.addEventListener('pointerup', this._onPointerUp.bind(this));
 			s.addEventListener('pointercancel', this._onPointerUp.bind(this));
+		},
+
+		// Takes the bar out of the page; its listeners go with its elements.
+		remove: function () {
+			L.DomUtil.remove(this._container);
+			this.off();
+			return this;
 		},
 
 		setFullscreen: function (on) {

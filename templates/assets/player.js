@@ -12,7 +12,10 @@
  * Root attributes read: data-manifest (URL of manifest.json), data-poster,
  * data-embed ("true" on the embed page), data-title.
  *
- * Events: ready {frames}, frame {index, time}, state {state}.
+ * Events: ready {frames}, frame {index, time}, state {state}, opacity {value}.
+ *
+ * remove() takes the player out again and leaves no listener, timer or node of
+ * its own behind (document, window, observers, the map).
  */
 (function (L, M) {
 	'use strict';
@@ -31,76 +34,7 @@
 
 	function isNum(v) { return typeof v === 'number' && isFinite(v); }
 
-	// Parses the URL parameters of the contract into player options.
-	// autoplay=0|1, loop=0|1, speed=0.5|1|2, frame=first|last|N, controls=0|1, utc=0|1
-	M.parseParams = function (search) {
-		var p = new URLSearchParams(search || '');
-		var o = {};
-		var bool = function (k) {
-			if (!p.has(k)) { return undefined; }
-			var v = p.get(k);
-			if (v === '1' || v === 'true' || v === '') { return true; }
-			if (v === '0' || v === 'false') { return false; }
-			return undefined;
-		};
-		var v;
-		if ((v = bool('autoplay')) !== undefined) { o.autoplay = v; }
-		if ((v = bool('loop')) !== undefined) { o.loop = v; }
-		if ((v = bool('controls')) !== undefined) { o.controls = v; }
-		if ((v = bool('utc')) !== undefined) { o.utc = v; }
-		if (p.has('speed') && ['0.5', '1', '2'].indexOf(p.get('speed')) >= 0) { o.speed = Number(p.get('speed')); }
-		if (p.has('frame')) {
-			var f = p.get('frame');
-			if (f === 'first' || f === 'last') { o.frame = f; } else if (/^\d{1,6}$/.test(f)) { o.frame = Number(f); }
-		}
-		return o;
-	};
-
-	// Keeps only text and <a href="http(s)://..."> from attribution HTML. The build
-	// already sanitizes it; this second pass means a hand-edited manifest cannot
-	// inject markup either. It is a plain scan rather than DOMParser, which would
-	// raise CSP reports for any handler attribute it merely parses.
-	M.safeAttribution = function (html) {
-		if (typeof html !== 'string' || !html) { return ''; }
-		var text = function (s) {
-			return s.replace(/&(?!(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,31});)/gi, '&amp;')
-				.replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-		};
-		var attr = function (s) {
-			return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
-				.replace(/</g, '&lt;').replace(/>/g, '&gt;');
-		};
-		var out = '';
-		var open = 0;
-		var last = 0;
-		var re = /<[^>]*>?/g;
-		var m;
-		while ((m = re.exec(html)) !== null) {
-			out += text(html.slice(last, m.index));
-			last = re.lastIndex;
-			var a = /^<a\s(?:[^>]*?\s)?href\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)')[^>]*>$/i.exec(m[0]);
-			if (a) {
-				var href = (a[1] !== undefined ? a[1] : a[2]).replace(/&quot;/g, '"').replace(/&#39;/g, '\'')
-					.replace(/&amp;/g, '&');
-				if (/^https?:\/\/[^\s"'<>`]+$/i.test(href)) {
-					out += '<a href="' + attr(href) + '" rel="noopener noreferrer" target="_blank">';
-					open++;
-				}
-			} else if (/^<\/a\s*>$/i.test(m[0]) && open > 0) {
-				out += '</a>';
-				open--;
-			}
-		}
-		out += text(html.slice(last));
-		while (open-- > 0) { out += '</a>'; }
-		return out;
-	};
-
-	function escapeText(s) {
-		var d = document.createElement('div');
-		d.textContent = String(s);
-		return d.innerHTML;
-	}
+	function clamp01(v) { return Math.max(0, Math.min(1, v)); }
 
 	M.Player = L.Evented.extend({
 		options: {
@@ -125,25 +59,29 @@
 			// @option controls: Boolean = true
 			controls: true,
 			// @option utc: Boolean = false
-			// Show frame times in UTC instead of the viewer's time zone.
+			// Show frame times in UTC instead of the manifest's or the viewer's time zone.
 			utc: false,
+			// @option opacity: Number = undefined
+			// The animation layer's opacity, 0..1. Default: the manifest's opacity, else 1.
+			opacity: undefined,
 			// @option reducedMotion: Boolean = undefined
 			// Default: the prefers-reduced-motion media query.
-			reducedMotion: undefined
+			reducedMotion: undefined,
+			// @option now: Function = undefined
+			// The clock relative time labels count from (default Date.now).
+			now: undefined
 		},
 
 		initialize: function (root, options) {
 			L.setOptions(this, options);
 			this._root = root;
 			this._state = '';
-			this._ready = false;
-			this._wantPlay = false;
+			this._wantPlay = false;  // what the viewer (or autoplay) asked for
 			this._everPlayed = false;
-			this._reasons = {};
-			this._rangeReason = null;
-			this._override = false;
+			this._holds = {};        // reasons holding playback back: zoom, bounds, hidden, offscreen
 			this._manifest = null;
-			this._pending = {};
+			this._pending = {};      // commands received before the frames were ready
+			this._cleanup = [];      // undoes every listener, observer and timer this player set up
 			if (this.options.reducedMotion === undefined) {
 				this.options.reducedMotion = !!(window.matchMedia &&
 					window.matchMedia('(prefers-reduced-motion: reduce)').matches);
@@ -152,7 +90,7 @@
 			if (!this.options.controls) { L.DomUtil.addClass(root, 'matsite-no-controls'); }
 			this._stage = root.querySelector('.matsite-stage') || L.DomUtil.create('div', 'matsite-stage', root);
 			this._mapEl = this._stage.querySelector('.matsite-map') || L.DomUtil.create('div', 'matsite-map', this._stage);
-			this._status = root.querySelector('.matsite-status') || L.DomUtil.create('div', 'matsite-status', this._stage);
+			this._status = L.DomUtil.create('div', 'matsite-status', this._stage);
 			this._status.setAttribute('role', 'status');
 			this._status.setAttribute('aria-live', 'polite');
 			this._progress = L.DomUtil.create('span', 'matsite-progress', this._status);
@@ -172,29 +110,55 @@
 				if (!res.ok) { throw new Error('HTTP ' + res.status); }
 				return res.json();
 			}).then(function (m) {
-				self._setup(m);
+				if (!self._removed) { self._setup(m); }
 			}).catch(function (err) {
+				if (self._removed) { return; }
 				self._fail('The animation could not be loaded (' + self.options.manifestUrl + ': ' +
 					(err && err.message ? err.message : 'error') + ').');
 			});
 			return this;
 		},
 
+		// Takes the player out of its root element: stops playback and every
+		// listener, observer and timer it set up, and removes what it drew.
+		remove: function () {
+			if (this._removed) { return this; }
+			this._removed = true;
+			if (this._clock) { this._clock.stop(); this._clock.off(); }
+			if (this._loader) { this._loader.off(); }
+			if (this._api) { this._api.remove(); }
+			this._cleanup.forEach(function (undo) { undo(); });
+			this._cleanup = [];
+			if (this._legend) { this._legend.remove(); }
+			if (this._control) { this._control.remove(); }
+			if (this._map) { this._map.remove(); }
+			L.DomUtil.remove(this._status);
+			['data-state', 'data-frame', 'data-paused-reason', 'data-loaded', 'data-error'].forEach(function (a) {
+				this._root.removeAttribute(a);
+			}, this);
+			L.DomUtil.removeClass(this._root, 'matsite-failed');
+			L.DomUtil.removeClass(this._root, 'matsite-fallback-active');
+			if (this._root._matsitePlayer === this) { delete this._root._matsitePlayer; }
+			var i = M.players.indexOf(this);
+			if (i >= 0) { M.players.splice(i, 1); }
+			this.fire('remove');
+			this.off();
+			this._clock = this._loader = this._overlay = this._control = this._map = this._range = null;
+			return this;
+		},
+
 		// Public commands, also used by the postMessage API.
 		play: function () {
-			if (!this._ready) { this._pending.play = true; return this; }
+			if (!this._clock) { this._pending.play = true; return this; }
 			this._wantPlay = true;
-			if (this._rangeReason) {
-				// The viewer insists: back to the stitched frames until the view changes range.
-				this._override = true;
-				this._setRangeReason(null, true);
-			}
+			// Out of range, the viewer insists: the stitched frames play until the view changes range.
+			if (this._range) { this._range.override(); }
 			this._update();
 			return this;
 		},
 
 		pause: function () {
-			if (!this._ready) { this._pending.play = false; return this; }
+			if (!this._clock) { this._pending.play = false; return this; }
 			this._wantPlay = false;
 			this._update();
 			return this;
@@ -202,11 +166,11 @@
 
 		// Pauses what plays (or waits to play); plays, or overrides a zoom/bounds pause, otherwise.
 		toggle: function () {
-			return this._wantPlay && !this._rangeReason ? this.pause() : this.play();
+			return this._wantPlay && !(this._range && this._range.reason()) ? this.pause() : this.play();
 		},
 
 		seek: function (index) {
-			if (!this._ready) { this._pending.frame = index; return this; }
+			if (!this._clock) { this._pending.frame = index; return this; }
 			this._clock.seek(index);
 			return this;
 		},
@@ -224,6 +188,20 @@
 			if (best >= 0) { this.seek(best); }
 			return this;
 		},
+
+		// Opacity of the animation layer, 0..1: both frame images (and fallback tiles) together,
+		// so the crossfade between them keeps full coverage at any opacity.
+		setOpacity: function (value) {
+			if (!isNum(value)) { return this; }
+			this._opacity = clamp01(value);
+			if (this._overlay) { this._overlay.setOpacity(this._opacity); }
+			if (this._fallbackLayer) { this._fallbackLayer.setOpacity(this._opacity); }
+			if (this._control) { this._control.update({opacity: this._opacity}); }
+			this.fire('opacity', {value: this._opacity});
+			return this;
+		},
+
+		getOpacity: function () { return this._opacity; },
 
 		state: function () { return this._state; },
 
@@ -252,11 +230,17 @@
 			this._crossfade = isNum(m.crossfade_ms) && m.crossfade_ms > 0 ? m.crossfade_ms : 0;
 			if (o.loop === undefined) { o.loop = m.loop !== false; }
 			if (o.autoplay === undefined) { o.autoplay = !o.embed; }
+			this._opacity = clamp01(isNum(o.opacity) ? o.opacity : isNum(m.opacity) ? m.opacity : 1);
 			var autoplay = o.autoplay && !o.reducedMotion;
 			var initial = o.frame === 'first' ? 0 : o.frame === 'last' ? n - 1 :
 				isNum(o.frame) ? Math.min(n - 1, Math.max(0, o.frame)) : (autoplay ? 0 : n - 1);
 			this._initial = initial;
-			this._formatter = this._makeFormatter();
+			this._timeWords = new M.FrameTimes(this._times, {
+				timeZone: typeof m.time_zone === 'string' ? m.time_zone : undefined,
+				utc: o.utc,
+				mode: typeof m.time_label === 'string' ? m.time_label : 'absolute',
+				now: o.now
+			});
 			this._root.setAttribute('data-frame', String(initial));
 
 			// Frames first: the map below takes a while to build and needs none of them.
@@ -277,6 +261,7 @@
 				posterUrl: o.posterUrl ? o.posterUrl : '',
 				alt: typeof m.title === 'string' ? m.title : ''
 			}).addTo(this._map);
+			this._overlay.setOpacity(this._opacity);
 			this._overlay.showInitial(initial);
 			this._frameBounds = this._overlay.getBounds();
 			// Small frames in a large page would otherwise open already "too deep".
@@ -285,26 +270,42 @@
 
 			this._control = new M.PlayerControl(this._root, {
 				count: n,
-				label: this._label.bind(this),
-				fullscreen: true
+				label: this._timeWords.label.bind(this._timeWords),
+				fullscreen: true,
+				newest: this._timeWords.newest()
 			});
-			this._control.update({index: initial, playing: false, speed: o.speed, loop: o.loop});
+			this._legend = new M.Legend(m.legend, m.skipped, this._timeWords.format.bind(this._timeWords))
+				.addTo(this._root, this._control.getContainer());
+			this._control.update({index: initial, playing: false, speed: o.speed, loop: o.loop, opacity: this._opacity});
 			this._control.on('toggle', this.toggle, this);
-			this._control.on('step', function (e) { if (this._ready) { this._clock.step(e.delta); } }, this);
+			this._control.on('step', function (e) { if (this._clock) { this._clock.step(e.delta); } }, this);
 			this._control.on('seek', function (e) { this.seek(e.index); }, this);
 			this._control.on('speed', function (e) { if (this._clock) { this._clock.setSpeed(e.speed); } }, this);
 			this._control.on('loop', function (e) { if (this._clock) { this._clock.setLoop(e.loop); } }, this);
+			this._control.on('opacity', function (e) { this.setOpacity(e.value); }, this);
 			this._control.on('fullscreen', this._toggleFullscreen, this);
-			this._root.addEventListener('keydown', this._onKey.bind(this));
-			document.addEventListener('fullscreenchange', function () {
+			this._listen(this._root, 'keydown', this._onKey.bind(this));
+			this._listen(document, 'fullscreenchange', function () {
 				self._control.setFullscreen(document.fullscreenElement === self._root);
 				self._map.invalidateSize();
 			});
+			if (this._timeWords.isLive()) {
+				// Relative labels ("12 minutes ago") move on by themselves, without being announced.
+				var timer = setInterval(function () {
+					if (self._control) { self._control.update({index: self.index(), quiet: true}); }
+				}, 15000);
+				this._cleanup.push(function () { clearInterval(timer); });
+			}
 
 			if (this._api) {
 				this._api.setAllowedOrigins(m.embed && Array.isArray(m.embed.allowed_origins) ? m.embed.allowed_origins : ['*']);
 			}
+		},
 
+		// addEventListener, undone by remove().
+		_listen: function (target, type, fn) {
+			target.addEventListener(type, fn);
+			this._cleanup.push(function () { target.removeEventListener(type, fn); });
 		},
 
 		_buildMap: function (m) {
@@ -313,36 +314,38 @@
 			var deepest = Math.max(m.zoom + 4, fb && isNum(fb.max_native_zoom) ? fb.max_native_zoom + 2 : 0);
 			if (base && isNum(base.max_zoom)) { deepest = Math.max(deepest, Math.min(base.max_zoom, m.zoom + 6)); }
 			deepest = Math.min(22, deepest);
+			// On a touch screen one finger scrolls the page, as everywhere else on it; two fingers
+			// move and zoom the map. A map that took every swipe would trap the page's scrolling.
+			var touch = !!(window.matchMedia && window.matchMedia('(pointer: coarse)').matches);
 			var map = this._map = L.map(this._mapEl, {
 				keyboard: false, // Left/Right belong to the frame stepping
 				zoomSnap: 0.5,
 				maxZoom: deepest,
 				worldCopyJump: false,
+				dragging: !touch,
+				tap: false,
 				attributionControl: true
 			});
 			map.attributionControl.setPrefix('<a href="https://leafletjs.com" rel="noopener noreferrer" target="_blank">Leaflet</a>');
 			var attribution = typeof m.attribution_html === 'string' ? M.safeAttribution(m.attribution_html)
-				: typeof m.attribution === 'string' && m.attribution ? escapeText(m.attribution) : '';
+				: typeof m.attribution === 'string' && m.attribution ? M.escapeText(m.attribution) : '';
 			if (attribution) { map.attributionControl.addAttribution(attribution); }
 			if (base) {
 				var opts = {
 					maxZoom: deepest,
 					maxNativeZoom: isNum(base.max_native_zoom) ? base.max_native_zoom : isNum(base.max_zoom) ? base.max_zoom : 19,
 					attribution: M.safeAttribution(base.attribution_html || '') || undefined,
-					className: 'matsite-basemap',
-					errorTileUrl: L.Util.emptyImageUrl
+					className: 'matsite-basemap'
 				};
 				if (Array.isArray(base.subdomains) && base.subdomains.length) { opts.subdomains = base.subdomains; }
-				L.tileLayer(this._resolve(base.url), opts).addTo(map);
+				new M.TileLayer(this._resolve(base.url), opts).addTo(map);
 			}
 			this._fallback = fb;
-			map.on('zoomend moveend', this._checkRange, this);
 		},
 
 		_onLoaded: function () {
 			var o = this.options;
 			var m = this._manifest;
-			this._ready = true;
 			this._overlay.removePoster();
 			var durations = m.frames.map(function (f) { return f.duration_ms; });
 			var clock = this._clock = new M.FrameClock(durations, {speed: o.speed, loop: o.loop, index: this._initial});
@@ -360,7 +363,9 @@
 			var autoplay = o.autoplay && !o.reducedMotion;
 			if ('play' in this._pending) { autoplay = this._pending.play; }
 			this._wantPlay = !!autoplay;
-			this._checkRange();
+			this._range = new M.ViewRange(this._frameBounds, {zoom: m.zoom, slack: 1});
+			this._range.on('change', this._onRange, this);
+			this._range.addTo(this._map);
 			this._update();
 			this.fire('ready', {frames: m.frames.length});
 			this._overlay.prepare(clock.nextIndex());
@@ -384,10 +389,10 @@
 
 		// Runs or stops the clock from what the viewer wants and what holds it back.
 		_update: function () {
-			if (!this._ready) { return; }
+			if (!this._clock) { return; }
 			var reason = null;
 			for (var k = 0; k < REASONS.length; k++) {
-				if (this._reasons[REASONS[k]]) { reason = REASONS[k]; break; }
+				if (this._holds[REASONS[k]]) { reason = REASONS[k]; break; }
 			}
 			if (this._wantPlay && !reason) {
 				this._clock.run();
@@ -403,59 +408,38 @@
 				this._root.removeAttribute('data-paused-reason');
 			}
 			this._control.update({playing: running});
-			this._say(this._rangeReason ? MESSAGES[this._rangeReason] : '');
+			var range = this._range ? this._range.reason() : null;
+			this._say(range ? MESSAGES[range] : '');
 			this._setState(running ? 'playing' : (this._everPlayed || this._wantPlay ? 'paused' : 'ready'));
 		},
 
-		_setReason: function (reason, on) {
-			if (!!this._reasons[reason] === !!on) { return; }
-			if (on) { this._reasons[reason] = true; } else { delete this._reasons[reason]; }
+		_hold: function (reason, on) {
+			if (!!this._holds[reason] === !!on) { return; }
+			if (on) { this._holds[reason] = true; } else { delete this._holds[reason]; }
+			this._update();
+		},
+
+		// Zoomed past the frames' detail or panned off them: pause on fallback tiles.
+		_onRange: function (e) {
+			delete this._holds.zoom;
+			delete this._holds.bounds;
+			if (e.reason) { this._holds[e.reason] = true; }
+			this._showFallback(!!e.reason);
 			this._update();
 		},
 
 		_watchVisibility: function () {
 			var self = this;
-			document.addEventListener('visibilitychange', function () {
-				self._setReason('hidden', document.hidden);
-			});
-			this._setReason('hidden', document.hidden);
+			this._listen(document, 'visibilitychange', function () { self._hold('hidden', document.hidden); });
+			this._hold('hidden', document.hidden);
 			if ('IntersectionObserver' in window) {
-				new IntersectionObserver(function (entries) {
+				var observer = new IntersectionObserver(function (entries) {
 					var e = entries[entries.length - 1];
-					self._setReason('offscreen', !e.isIntersecting);
-				}, {threshold: 0}).observe(this._root);
+					self._hold('offscreen', !e.isIntersecting);
+				}, {threshold: 0});
+				observer.observe(this._root);
+				this._cleanup.push(function () { observer.disconnect(); });
 			}
-		},
-
-		// Zoomed past the frames' detail or panned off them: pause on fallback tiles.
-		_checkRange: function () {
-			if (!this._ready) { return; }
-			var m = this._manifest;
-			var reason = null;
-			if (this._map.getZoom() > m.zoom + 1 + 1e-6) {
-				reason = 'zoom';
-			} else if (!this._containsCenter()) {
-				reason = 'bounds';
-			}
-			if (reason === (this._override ? this._overrideFor : this._rangeReason)) { return; }
-			this._override = false;
-			this._overrideFor = null;
-			this._setRangeReason(reason, false);
-		},
-
-		_setRangeReason: function (reason, override) {
-			if (override) { this._overrideFor = this._rangeReason; }
-			if (this._rangeReason) { delete this._reasons[this._rangeReason]; }
-			this._rangeReason = reason;
-			if (reason) { this._reasons[reason] = true; }
-			this._showFallback(!!reason);
-			this._update();
-		},
-
-		_containsCenter: function () {
-			var c = this._map.getCenter();
-			var b = this._frameBounds;
-			return [0, 360, -360].some(function (shift) { return b.contains(L.latLng(c.lat, c.lng + shift)); });
 		},
 
 		_showFallback: function (on) {
@@ -465,14 +449,14 @@
 					maxZoom: this._map.getMaxZoom(),
 					className: 'matsite-fallback',
 					zIndex: 10,
-					errorTileUrl: L.Util.emptyImageUrl
+					opacity: this._opacity
 				};
 				if (isNum(fb.min_zoom)) { opts.minNativeZoom = fb.min_zoom; }
 				if (isNum(fb.max_native_zoom)) { opts.maxNativeZoom = fb.max_native_zoom; }
 				if (Array.isArray(fb.subdomains) && fb.subdomains.length) { opts.subdomains = fb.subdomains; }
 				// Published tiles exist only over the frames' bounds: do not ask for others.
 				if (!Array.isArray(fb.templates)) { opts.bounds = this._frameBounds; }
-				this._fallbackLayer = L.tileLayer(this._fallbackUrl(this._clock.index()), opts).addTo(this._map);
+				this._fallbackLayer = new M.TileLayer(this._fallbackUrl(this._clock.index()), opts).addTo(this._map);
 			} else if (!on && this._fallbackLayer) {
 				this._fallbackLayer.remove();
 				this._fallbackLayer = null;
@@ -489,7 +473,7 @@
 		},
 
 		_onKey: function (e) {
-			if (!this._ready || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) { return; }
+			if (!this._clock || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) { return; }
 			var t = e.target;
 			var tag = t && t.tagName;
 			if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') { return; }
@@ -527,24 +511,6 @@
 			} else if (this._root.requestFullscreen) {
 				this._root.requestFullscreen().catch(function () { /* refused by the browser */ });
 			}
-		},
-
-		_makeFormatter: function () {
-			var opts = {year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit',
-				timeZoneName: 'short'};
-			if (this.options.utc) { opts.timeZone = 'UTC'; }
-			try {
-				return new Intl.DateTimeFormat(undefined, opts);
-			} catch (e) {
-				return null;
-			}
-		},
-
-		_label: function (index) {
-			var t = this._times[index];
-			var n = this._times.length;
-			if (t === null || !this._formatter) { return 'Frame ' + (index + 1) + ' of ' + n; }
-			return this._formatter.format(new Date(t));
 		},
 
 		_resolve: function (url) {
@@ -591,7 +557,7 @@
 	};
 
 	if (document.readyState === 'loading') {
-		document.addEventListener('DOMContentLoaded', M.boot);
+		document.addEventListener('DOMContentLoaded', M.boot, {once: true});
 	} else {
 		M.boot();
 	}

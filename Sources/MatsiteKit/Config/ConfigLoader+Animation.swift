@@ -5,7 +5,8 @@ import Yams
 /// One entry of `animations`, and the checks that need the whole entry.
 extension ConfigLoader {
     static let animationKeys = ["id", "title", "bbox", "zoom", "frame_duration_ms", "last_frame_duration_ms", "crossfade_ms",
-                                "loop", "missing", "attribution", "source", "frames", "time_format", "fallback", "compression"]
+                                "loop", "missing", "attribution", "source", "frames", "time_format", "fallback", "compression",
+                                "opacity", "legend", "time_zone", "time_label"]
 
     static func animation(_ node: Node, _ path: String, config: SiteConfig, _ r: inout YAMLReader) throws -> AnimationConfig {
         let f = try r.fields(node, path, allowed: animationKeys)
@@ -47,12 +48,49 @@ extension ConfigLoader {
             if let m = ff["levels"] { animation.fallback.levels = try r.int(m, ff.path("levels"), in: 0...4) }
             if let m = ff["source"] { animation.fallback.fromSource = try r.bool(m, ff.path("source")) }
         }
+        try player(f, into: &animation, &r)
         animation.frames = try frames(framesNode, f.path("frames"), source: &source, &r)
         animation.source = source
         try checkPlaceholders(animation, sourceNode: sourceNode, framesNode: framesNode, path: path, r)
         try checkSize(animation, config: config, nodes: (bbox: bboxNode, zoom: zoomNode, frames: framesNode), path: path, r)
         return animation
     }
+
+    /// The player's keys: `opacity`, `legend`, `time_zone`, `time_label`.
+    static func player(_ f: Fields, into animation: inout AnimationConfig, _ r: inout YAMLReader) throws {
+        if let n = f["opacity"] { animation.opacity = try r.double(n, f.path("opacity"), in: 0...1) }
+        if let n = f["time_label"] { animation.timeLabel = try r.choice(n, f.path("time_label"), TimeLabel.self, options: TimeLabel.allCases).rawValue }
+        if let n = f["time_zone"] {
+            let zone = try r.string(n, f.path("time_zone"))
+            guard TimeZone(identifier: zone) != nil else {
+                throw r.error(n, f.path("time_zone"), "\"\(zone)\" is not an IANA time zone name (for example Europe/Paris or America/Chicago)")
+            }
+            animation.timeZone = zone
+        }
+        guard let n = f["legend"] else { return }
+        let lf = try r.fields(n, f.path("legend"), allowed: ["unit", "stops"])
+        guard let stopsNode = lf["stops"] else { throw r.error(n, lf.path("stops"), "missing (a legend needs its colour stops)") }
+        var stops: [AnimationManifest.Legend.Stop] = []
+        for (item, path) in try r.list(stopsNode, lf.path("stops")) {
+            let parts = try r.list(item, path)
+            guard parts.count == 2 || parts.count == 3 else { throw r.error(item, path, "expected [value, \"#rrggbb\"] or [value, \"#rrggbb\", label]") }
+            let color = try r.string(parts[1].0, parts[1].1)
+            guard color.wholeMatch(of: /#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})/) != nil else {
+                throw r.error(parts[1].0, parts[1].1, "\"\(color)\" is not a colour: use #rgb, #rrggbb or #rrggbbaa")
+            }
+            let value = try r.double(parts[0].0, parts[0].1, in: -1e9...1e9)
+            var label: String?
+            if parts.count == 3 { label = try r.string(parts[2].0, parts[2].1) }
+            stops.append(.init(value: value, color: color, label: label))
+        }
+        guard !stops.isEmpty else { throw r.error(stopsNode, lf.path("stops"), "must list at least one stop") }
+        var unit = ""
+        if let u = lf["unit"] { unit = try r.string(u, lf.path("unit")) }
+        animation.legend = .init(unit: unit, stops: stops)
+    }
+
+    /// `time_label:` values.
+    enum TimeLabel: String, CaseIterable { case absolute, relative, both }
 
     static func bbox(_ node: Node, _ path: String, _ r: inout YAMLReader) throws -> BoundingBox {
         let items = try r.list(node, path)

@@ -154,6 +154,11 @@ public struct AnimationConfig: Sendable {
     public var fallback = FallbackConfig()
     /// zlib level for frames.
     public var compressionLevel = 6
+    /// Player presentation, copied into the manifest: opacity 0...1, legend, IANA zone, time label kind.
+    public var opacity: Double?
+    public var legend: AnimationManifest.Legend?
+    public var timeZone: String?
+    public var timeLabel: String?
     /// Line of the animation's entry in the config, for messages.
     public var line: Int?
     /// Position in the config's `animations` list.

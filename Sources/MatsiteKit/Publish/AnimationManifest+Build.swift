@@ -10,7 +10,8 @@ extension AnimationManifest {
                   attribution: config.attribution, attributionHtml: Attribution.html(config.attribution),
                   crossfadeMs: config.crossfadeMs, loop: config.loop, poster: "poster.png",
                   baseMap: baseMap, fallback: fallback, embed: .init(allowedOrigins: allowedOrigins), frames: frames,
-                  skipped: skipped.isEmpty ? nil : skipped)
+                  skipped: skipped.isEmpty ? nil : skipped,
+                  opacity: config.opacity, legend: config.legend, timeZone: config.timeZone, timeLabel: config.timeLabel)
     }
 }
 

@@ -38,6 +38,50 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     public var frames: [Frame]
     /// Times left out of this build (a live feed's newest frames not published yet).
     public var skipped: [SkippedFrame]? = nil
+    /// The animation layer's default opacity (0...1) in the player.
+    public var opacity: Double? = nil
+    /// Colour key drawn beside the player.
+    public var legend: Legend? = nil
+    /// IANA time zone for the player's time labels (absent: the viewer's).
+    public var timeZone: String? = nil
+    /// What the time label shows: `absolute`, `relative` ("12 min ago") or `both`.
+    public var timeLabel: String? = nil
+
+    /// A colour key: stops of value and colour, and the values' unit.
+    public struct Legend: Codable, Sendable, Equatable {
+        public var unit: String
+        public var stops: [Stop]
+
+        /// One stop, written `[value, "#rrggbb"]` or `[value, "#rrggbb", "label"]` as in the config.
+        public struct Stop: Codable, Sendable, Equatable {
+            public var value: Double
+            public var color: String
+            public var label: String?
+
+            /// Creates a stop.
+            public init(value: Double, color: String, label: String? = nil) {
+                self.value = value
+                self.color = color
+                self.label = label
+            }
+
+            /// Reads `[value, colour(, label)]`.
+            public init(from decoder: any Decoder) throws {
+                var c = try decoder.unkeyedContainer()
+                value = try c.decode(Double.self)
+                color = try c.decode(String.self)
+                label = c.isAtEnd ? nil : try c.decode(String.self)
+            }
+
+            /// Writes `[value, colour(, label)]`.
+            public func encode(to encoder: any Encoder) throws {
+                var c = encoder.unkeyedContainer()
+                try c.encode(value)
+                try c.encode(color)
+                if let label { try c.encode(label) }
+            }
+        }
+    }
 
     /// The player's background layer.
     public struct BaseMap: Codable, Sendable, Equatable {
