@@ -84,7 +84,7 @@ extension Matsite {
             Tiles are cached in cache: (default .matsite-cache) and used without a request \
             while their server says they are fresh (Cache-Control, Expires), revalidated \
             (If-None-Match, If-Modified-Since) once stale. 404 and 204 answers are kept too, \
-            fresh for their own lifetime or http.missing_ttl_s (default 300 s). --no-cache \
+            fresh for their own lifetime or http.missing_ttl_s (default 120 s). --no-cache \
             ignores the cache.
 
             Progress goes to stderr: a live bar on a terminal, plain lines otherwise.

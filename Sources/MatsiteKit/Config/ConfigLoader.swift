@@ -64,9 +64,8 @@ public enum ConfigLoader {
         config.animations[0].fallback.levels = 1
         // Times (the two hours up to the build, every ten minutes, as a live feed would
         // have them) and a legend, so a newcomer sees both.
-        let tenMinutes = ISODuration(months: 0, milliseconds: 600_000, text: "PT10M")
-        config.animations[0].frames = .rolling(RollingWindow(last: ISODuration(months: 0, milliseconds: 6_600_000, text: "PT110M"),
-                                                             step: tenMinutes))
+        config.animations[0].frames = .rolling(RollingWindow(last: ISODuration(milliseconds: 6_600_000),
+                                                             step: ISODuration(milliseconds: 600_000)))
         config.animations[0].legend = .init(unit: "dBZ", stops: [
             .init(value: 10, color: "#78c8e6"), .init(value: 20, color: "#1e78cd"), .init(value: 30, color: "#149632"),
             .init(value: 40, color: "#f0e628"), .init(value: 50, color: "#f08c14"), .init(value: 60, color: "#c81414"),

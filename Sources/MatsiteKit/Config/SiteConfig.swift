@@ -85,7 +85,7 @@ public struct HTTPOptions: Sendable, Equatable {
     /// Largest tile body accepted, in bytes.
     public var maxTileBytes = 8 << 20
     /// How long a 404/204 without an explicit lifetime is trusted from the cache, in seconds.
-    public var missingTTLSeconds: Double = 300
+    public var missingTTLSeconds: Double = 120
     /// Extra request headers.
     public var headers: [String: String] = [:]
 }
