@@ -1,3 +1,5 @@
+import MatsiteImaging
+
 /// Where one source tile's bytes live.
 public enum TileLocator: Sendable, Hashable, CustomStringConvertible {
     /// An http(s) URL.
