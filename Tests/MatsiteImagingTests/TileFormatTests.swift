@@ -105,7 +105,15 @@ struct Damage: Sendable, CustomStringConvertible {
         Damage(name: "a JPEG cut in half", file: "good.jpg", format: "JPEG", cause: ["premature", "truncated"]) {
             Array($0.prefix($0.count / 2))
         },
-        Damage(name: "a JPEG whose frame header claims 65535 x 65535", file: "good.jpg", format: "JPEG", cause: ["limit"]) {
+        Damage(name: "a JPEG whose frame header claims 30000 x 30000", file: "good.jpg", format: "JPEG", cause: ["limit"]) {
+            var bytes = $0
+            guard let sof = (0..<(bytes.count - 9)).first(where: { bytes[$0] == 0xFF && (bytes[$0 + 1] == 0xC0 || bytes[$0 + 1] == 0xC2) })
+            else { return bytes }
+            for (i, byte) in [UInt8](arrayLiteral: 0x75, 0x30, 0x75, 0x30).enumerated() { bytes[sof + 5 + i] = byte }
+            return bytes
+        },
+        Damage(name: "a JPEG whose frame header claims 65535 x 65535", file: "good.jpg", format: "JPEG",
+               cause: ["limit", "dimension"]) {
             var bytes = $0
             guard let sof = (0..<(bytes.count - 9)).first(where: { bytes[$0] == 0xFF && (bytes[$0 + 1] == 0xC0 || bytes[$0 + 1] == 0xC2) })
             else { return bytes }
