@@ -104,8 +104,10 @@ public final class HTTPFetcher: Sendable {
     }
 
     /// GETs `url`, retrying transient failures. A non-retryable status is returned as a
-    /// response, not thrown: the caller decides what 404 means.
-    public func get(_ url: String, accept: String, maxBytes: Int? = nil) async throws(FetchFailure) -> HTTPResponseData {
+    /// response, not thrown: the caller decides what 404 means. With `revalidateAbsence`,
+    /// a fresh cached 404/204 is asked about again (conditionally) instead of trusted.
+    public func get(_ url: String, accept: String, maxBytes: Int? = nil, revalidateAbsence: Bool = false) async throws(FetchFailure)
+        -> HTTPResponseData {
         let cap = maxBytes ?? options.maxTileBytes
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let host = parsed.host
@@ -114,7 +116,7 @@ public final class HTTPFetcher: Sendable {
         }
         let sent = requestHeaders(accept: accept)
         let cached = cache?.lookup(url, request: sent)
-        if let cached, cached.isFresh() {
+        if let cached, cached.isFresh(), !(revalidateAbsence && [204, 404].contains(cached.status)) {
             return HTTPResponseData(
                 status: cached.status, headers: cached.headers, body: cached.body, attempts: 0, fromCache: true,
                 sha256: cached.sha256)

@@ -18,7 +18,7 @@ public struct TileSourceLoader: TileLoader {
 
     public func load(_ locator: TileLocator) async -> TileOutcome {
         switch locator {
-        case .http(let url): return await loadHTTP(url)
+        case .http(let url): return await loadHTTP(url, revalidateAbsence: false)
         case .file(let path): return loadFile(path)
         case .mbtiles(let path, let z, let x, let y): return archives.tile(path: path, z: z, x: x, tmsY: y)
         case .demo(let tile):
@@ -29,6 +29,11 @@ public struct TileSourceLoader: TileLoader {
 }
 
 extension TileSourceLoader {
+    public func loadRevalidatingAbsence(_ locator: TileLocator) async -> TileOutcome {
+        guard case .http(let url) = locator else { return await load(locator) }
+        return await loadHTTP(url, revalidateAbsence: true)
+    }
+
     /// Known without loading: fresh cached HTTP responses, and demo tiles (named by their
     /// drawing's version and coordinates). Files and archives are read: they are local,
     /// and have no checksum to trust.
@@ -52,13 +57,13 @@ extension TileSourceLoader {
 }
 
 private extension TileSourceLoader {
-    func loadHTTP(_ url: String) async -> TileOutcome {
+    func loadHTTP(_ url: String, revalidateAbsence: Bool) async -> TileOutcome {
         guard let fetcher else { return .failed("no HTTP client") }
         let host = URL(string: url)?.host ?? ""
         if let refusal = refusedHosts.refusal(for: host) { return .failed(refusal) }
         let response: HTTPResponseData
         do {
-            response = try await fetcher.get(url, accept: "image/png,image/*;q=0.8,*/*;q=0.1")
+            response = try await fetcher.get(url, accept: "image/png,image/*;q=0.8,*/*;q=0.1", revalidateAbsence: revalidateAbsence)
         } catch {
             return .failed(error.reason + (error.attempts > 1 ? " (after \(error.attempts) attempts)" : ""))
         }

@@ -53,10 +53,15 @@ public protocol TileLoader: Sendable {
     /// The digests `load` would give for these tiles, when every one is known without
     /// loading it (fresh cache entries); nil means "load them to know".
     func freshDigests(_ locators: [TileLocator]) -> [TileDigest]?
+
+    /// Loads one tile, asking the server again when the cache holds a fresh "no tile here"
+    /// (404/204) for it: for a live feed's newest frame, whose absence is about to end.
+    func loadRevalidatingAbsence(_ locator: TileLocator) async -> TileOutcome
 }
 
 extension TileLoader {
     public func freshDigests(_ locators: [TileLocator]) -> [TileDigest]? { nil }
+    public func loadRevalidatingAbsence(_ locator: TileLocator) async -> TileOutcome { await load(locator) }
 }
 
 /// Checks that bytes are a PNG tile before anything trusts them.

@@ -32,7 +32,8 @@ enum UnpublishedFrames {
             let plan = Planner.plan(animation, source: source)
             guard let newest = plan.frames.last else { break }
             let outcomes = await withTaskGroup(of: (TileLocator, TileOutcome).self) { group in
-                for locator in Set(newest.tiles) { group.addTask { (locator, await loader.load(locator)) } }
+                // A cached 404 from the last build is the answer expected to change: ask again.
+                for locator in Set(newest.tiles) { group.addTask { (locator, await loader.loadRevalidatingAbsence(locator)) } }
                 var out: [TileLocator: TileOutcome] = [:]
                 for await (locator, outcome) in group { out[locator] = outcome }
                 return out
@@ -65,5 +66,9 @@ struct PrefetchedTiles: TileLoader {
 
     func freshDigests(_ locators: [TileLocator]) -> [TileDigest]? {
         base.freshDigests(locators)
+    }
+
+    func loadRevalidatingAbsence(_ locator: TileLocator) async -> TileOutcome {
+        await base.loadRevalidatingAbsence(locator)
     }
 }

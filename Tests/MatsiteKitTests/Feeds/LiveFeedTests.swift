@@ -128,9 +128,11 @@ struct LiveFeedTests {
             await #expect {
                 try await Self.build(site, yaml, at: "2026-11-21T12:01:00Z", feed: feed)
             } throws: { error in
-                guard let error = error as? FrameIndexError else { return false }
+                // Stamped once by the Builder with its stage; the index's own error underneath.
+                guard let stamped = error as? BuildError, stamped.failedStage == .plan,
+                      let error = stamped.underlying as? FrameIndexError else { return false }
                 let text = error.description
-                return error.document == url && text.hasPrefix("frame index \(url): ")
+                return "\(stamped)" == "plan: \(text)" && error.document == url && text.hasPrefix("frame index \(url): ")
                     && bad.says.allSatisfy { text.contains($0) }
             }
             #expect(!FileManager.default.fileExists(atPath: site.output.path), "nothing published")
