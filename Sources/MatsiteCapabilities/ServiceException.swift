@@ -27,9 +27,10 @@ public struct ServiceException: Sendable, Equatable, CustomStringConvertible {
     /// The exceptions in `body` when it is an exception report, nil when it is not one
     /// (an image, HTML, another XML document, or anything unparsable).
     public static func parse(_ body: [UInt8], limits: XMLLimits = XMLLimits(maxBytes: 1 << 20)) -> [ServiceException]? {
-        guard let document = try? LibXMLDocument.parse(
-            body, limits: limits, externalDTDAllowedFor: ["ServiceExceptionReport"]),
-              let root = document.root
+        guard
+            let document = try? LibXMLDocument.parse(
+                body, limits: limits, externalDTDAllowedFor: ["ServiceExceptionReport"]),
+            let root = document.root
         else { return nil }
         return exceptions(in: root)
     }
@@ -47,15 +48,17 @@ public struct ServiceException: Sendable, Equatable, CustomStringConvertible {
     static func exceptions(in root: LibXMLElement) -> [ServiceException]? {
         if root.is("ServiceExceptionReport", in: .ogcExceptions) || root.is("ServiceExceptionReport", in: .wms) {
             return root.children.filter { $0.localName == "ServiceException" }.map { node in
-                ServiceException(code: node.attribute("code"), locator: node.attribute("locator"),
-                                 text: collapse(node.text))
+                ServiceException(
+                    code: node.attribute("code"), locator: node.attribute("locator"),
+                    text: collapse(node.text))
             }
         }
         if root.is("ExceptionReport", in: .ows) {
             return root.children("Exception", in: .ows).map { node in
                 let texts = node.children("ExceptionText", in: .ows).map { collapse($0.text) }
-                return ServiceException(code: node.attribute("exceptionCode"), locator: node.attribute("locator"),
-                                        text: texts.joined(separator: " "))
+                return ServiceException(
+                    code: node.attribute("exceptionCode"), locator: node.attribute("locator"),
+                    text: texts.joined(separator: " "))
             }
         }
         return nil

@@ -3,7 +3,8 @@
 func percentEncode(_ value: String, keeping extra: Set<UInt8> = []) -> String {
     var result = ""
     for byte in value.utf8 {
-        let isUnreserved = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+        let isUnreserved =
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
             || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x2E || byte == 0x5F
             || byte == 0x7E || byte == 0x3A
         if isUnreserved || extra.contains(byte) {

@@ -13,7 +13,10 @@ public enum ImageKind: String, Sendable, CaseIterable {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if bytes.count >= 12, bytes.starts(with: [0x52, 0x49, 0x46, 0x46]),
-           bytes[8] == 0x57, bytes[9] == 0x45, bytes[10] == 0x42, bytes[11] == 0x50 { return .webp }
+            bytes[8] == 0x57, bytes[9] == 0x45, bytes[10] == 0x42, bytes[11] == 0x50
+        {
+            return .webp
+        }
         return nil
     }
 }

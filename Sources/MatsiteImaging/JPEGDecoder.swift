@@ -43,11 +43,14 @@ public struct JPEGDecoder: Sendable {
     }
 
     /// Decodes to RGBA into caller-owned memory: `height` rows of `stride` bytes.
-    public func decode(_ bytes: [UInt8], into out: UnsafeMutableRawBufferPointer,
-                       stride: Int) throws(ImageError) -> (width: Int, height: Int) {
+    public func decode(
+        _ bytes: [UInt8], into out: UnsafeMutableRawBufferPointer,
+        stride: Int
+    ) throws(ImageError) -> (width: Int, height: Int) {
         var raw = mjpeg_info()
-        let outcome = run(bytes, info: &raw, out: out.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                          capacity: out.count, stride: stride)
+        let outcome = run(
+            bytes, info: &raw, out: out.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            capacity: out.count, stride: stride)
         if outcome.code == MJPEG_NEED_BUFFER {
             throw ImageError(.decode, "image is \(raw.width)x\(raw.height), larger than the space for it", format: "JPEG")
         }
@@ -57,10 +60,13 @@ public struct JPEGDecoder: Sendable {
 }
 
 private extension JPEGDecoder {
-    func run(_ bytes: [UInt8], info: inout mjpeg_info, out: UnsafeMutablePointer<UInt8>?,
-             capacity: Int, stride: Int) -> (code: Int32, message: String) {
-        var limits = mjpeg_limits(max_width: UInt32(clamping: maxWidth), max_height: UInt32(clamping: maxHeight),
-                                  max_scans: UInt32(clamping: maxScans))
+    func run(
+        _ bytes: [UInt8], info: inout mjpeg_info, out: UnsafeMutablePointer<UInt8>?,
+        capacity: Int, stride: Int
+    ) -> (code: Int32, message: String) {
+        var limits = mjpeg_limits(
+            max_width: UInt32(clamping: maxWidth), max_height: UInt32(clamping: maxHeight),
+            max_scans: UInt32(clamping: maxScans))
         var message = [CChar](repeating: 0, count: 256)
         let code = bytes.withUnsafeBufferPointer { data in
             message.withUnsafeMutableBufferPointer { text in

@@ -71,17 +71,21 @@ public struct PNGDecoder: Sendable {
         }
         guard outcome.code == MPNG_OK else { throw PNGError(.decode, outcome.message) }
         let info = Self.publicInfo(raw)
-        return DecodedImage(width: info.width, height: info.height,
-                            palette: channels == 1 ? info.palette : nil, pixels: pixels)
+        return DecodedImage(
+            width: info.width, height: info.height,
+            palette: channels == 1 ? info.palette : nil, pixels: pixels)
     }
 
     /// Decodes into caller-owned memory: `out` must hold `height` rows of `stride` bytes
     /// (`width * 4`, or `width` for kept indices). Returns the header facts.
-    public func decode(_ bytes: [UInt8], keepIndices: Bool, into out: UnsafeMutableRawBufferPointer,
-                       stride: Int) throws(PNGError) -> PNGInfo {
+    public func decode(
+        _ bytes: [UInt8], keepIndices: Bool, into out: UnsafeMutableRawBufferPointer,
+        stride: Int
+    ) throws(PNGError) -> PNGInfo {
         var raw = mpng_info()
-        let outcome = run(bytes, wantIndexed: keepIndices, info: &raw,
-                          out: out.baseAddress?.assumingMemoryBound(to: UInt8.self), capacity: out.count, stride: stride)
+        let outcome = run(
+            bytes, wantIndexed: keepIndices, info: &raw,
+            out: out.baseAddress?.assumingMemoryBound(to: UInt8.self), capacity: out.count, stride: stride)
         if outcome.code == MPNG_NEED_BUFFER {
             throw PNGError(.decode, "image is \(raw.width)x\(raw.height), larger than the space for it")
         }
@@ -96,15 +100,19 @@ private struct DecodeOutcome {
 }
 
 private extension PNGDecoder {
-    func run(_ bytes: [UInt8], wantIndexed: Bool, info: inout mpng_info,
-             out: UnsafeMutablePointer<UInt8>?, capacity: Int, stride: Int) -> DecodeOutcome {
-        var limits = mpng_limits(max_width: UInt32(clamping: maxWidth), max_height: UInt32(clamping: maxHeight),
-                                 max_chunk_bytes: maxChunkBytes)
+    func run(
+        _ bytes: [UInt8], wantIndexed: Bool, info: inout mpng_info,
+        out: UnsafeMutablePointer<UInt8>?, capacity: Int, stride: Int
+    ) -> DecodeOutcome {
+        var limits = mpng_limits(
+            max_width: UInt32(clamping: maxWidth), max_height: UInt32(clamping: maxHeight),
+            max_chunk_bytes: maxChunkBytes)
         var message = [CChar](repeating: 0, count: 256)
         let code = bytes.withUnsafeBufferPointer { data in
             message.withUnsafeMutableBufferPointer { text in
-                mpng_decode(data.baseAddress, data.count, wantIndexed ? 1 : 0, &limits, &info,
-                            out, capacity, stride, text.baseAddress, text.count)
+                mpng_decode(
+                    data.baseAddress, data.count, wantIndexed ? 1 : 0, &limits, &info,
+                    out, capacity, stride, text.baseAddress, text.count)
             }
         }
         let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -118,7 +126,8 @@ private extension PNGDecoder {
             let bytes = withUnsafeBytes(of: raw.palette) { Array($0.prefix(count)) }
             palette = Palette(rgba: bytes)
         }
-        return PNGInfo(width: Int(raw.width), height: Int(raw.height), bitDepth: Int(raw.bit_depth),
-                       colorType: Int(raw.color_type), interlaced: raw.interlaced != 0, palette: palette)
+        return PNGInfo(
+            width: Int(raw.width), height: Int(raw.height), bitDepth: Int(raw.bit_depth),
+            colorType: Int(raw.color_type), interlaced: raw.interlaced != 0, palette: palette)
     }
 }

@@ -71,11 +71,13 @@ public final class PNGWriter {
         let opened: OpaquePointer? = paletteBytes.withUnsafeBufferPointer { palette in
             message.withUnsafeMutableBufferPointer { text in
                 if let path {
-                    return mpng_writer_open(path, UInt32(width), UInt32(height), channels, palette.baseAddress,
-                                            paletteCount, &options, text.baseAddress, text.count)
+                    return mpng_writer_open(
+                        path, UInt32(width), UInt32(height), channels, palette.baseAddress,
+                        paletteCount, &options, text.baseAddress, text.count)
                 }
-                return mpng_writer_open(nil, UInt32(width), UInt32(height), channels, palette.baseAddress,
-                                        paletteCount, &options, text.baseAddress, text.count)
+                return mpng_writer_open(
+                    nil, UInt32(width), UInt32(height), channels, palette.baseAddress,
+                    paletteCount, &options, text.baseAddress, text.count)
             }
         }
         guard let opened else { throw PNGError(.encode, Self.text(message)) }
@@ -134,8 +136,10 @@ public final class PNGWriter {
     public var bytesWritten: UInt64 { mpng_writer_bytes_written(writer) }
 
     /// Encodes a whole image held in memory.
-    public static func encode(width: Int, height: Int, format: PixelFormat, pixels: [UInt8],
-                              level: Int = 6) throws(PNGError) -> [UInt8] {
+    public static func encode(
+        width: Int, height: Int, format: PixelFormat, pixels: [UInt8],
+        level: Int = 6
+    ) throws(PNGError) -> [UInt8] {
         let writer = try PNGWriter(path: nil, width: width, height: height, format: format, level: level)
         try writer.write(rows: pixels)
         guard let bytes = try writer.finish() else { throw PNGError(.encode, "no output") }
@@ -147,8 +151,9 @@ private extension PNGWriter {
     func writeNow(rows: UnsafeRawPointer, count: Int, stride: Int) throws(PNGError) {
         var message = [CChar](repeating: 0, count: 256)
         let code = message.withUnsafeMutableBufferPointer { text in
-            mpng_writer_write_rows(writer, rows.assumingMemoryBound(to: UInt8.self), UInt32(count), stride,
-                                   text.baseAddress, text.count)
+            mpng_writer_write_rows(
+                writer, rows.assumingMemoryBound(to: UInt8.self), UInt32(count), stride,
+                text.baseAddress, text.count)
         }
         guard code == MPNG_OK else { throw PNGError(.encode, Self.text(message)) }
         rowsWritten += count
@@ -200,7 +205,6 @@ private extension PNGWriter {
         return text.isEmpty ? "unknown libpng error" : text
     }
 }
-
 
 /// How a palette frame is compressed, chosen per frame by compressing its first rows
 /// both ways (measured on the anchor job's 16-colour radar frames, bench/README.md).

@@ -64,8 +64,11 @@ public struct Stitcher: Sendable {
             do throws(ImageError) {
                 let info = try decoder.info(of: bytes)
                 guard info.width == layout.tileSize, info.height == layout.tileSize else {
-                    failures.append(TileFailure(column: column, row: row, reason:
-                        "tile is \(info.width)x\(info.height) pixels, expected \(layout.tileSize)x\(layout.tileSize)"))
+                    failures.append(
+                        TileFailure(
+                            column: column, row: row,
+                            reason:
+                                "tile is \(info.width)x\(info.height) pixels, expected \(layout.tileSize)x\(layout.tileSize)"))
                     continue
                 }
                 readable[i] = true
@@ -96,8 +99,9 @@ public struct Stitcher: Sendable {
             scratch.withUnsafeMutableBytes { buffer in
                 do throws(ImageError) {
                     _ = try decoder.decode(bytes, keepIndices: false, into: buffer, stride: ts * 4)
-                    fits = table.insert(rows: buffer.baseAddress! + (window.y.lowerBound * ts + window.x.lowerBound) * 4,
-                                        width: window.x.count, height: window.y.count, stride: ts * 4)
+                    fits = table.insert(
+                        rows: buffer.baseAddress! + (window.y.lowerBound * ts + window.x.lowerBound) * 4,
+                        width: window.x.count, height: window.y.count, stride: ts * 4)
                 } catch {
                     failures.append(TileFailure(column: column, row: row, reason: error.reason))
                     fits = table.insert(0)
@@ -111,8 +115,10 @@ public struct Stitcher: Sendable {
     /// With `tolerateBadTiles`, a tile that fails to decode is drawn transparent and
     /// reported; otherwise the first such tile throws. `sampler`, when given, sees every
     /// output row (to build a poster while streaming).
-    public func stitch(layout: FrameLayout, tiles: [TileContent], format: PixelFormat, to writer: PNGWriter,
-                       tolerateBadTiles: Bool, sampler: RowSampler? = nil) throws -> StitchReport {
+    public func stitch(
+        layout: FrameLayout, tiles: [TileContent], format: PixelFormat, to writer: PNGWriter,
+        tolerateBadTiles: Bool, sampler: RowSampler? = nil
+    ) throws -> StitchReport {
         precondition(tiles.count == layout.tileCount, "one tile per grid cell")
         var report = StitchReport(format: format)
         let bpp = format.bytesPerPixel
@@ -146,9 +152,10 @@ public struct Stitcher: Sendable {
                                     do throws(ImageError) {
                                         let size = try decoder.decode(bytes, keepIndices: false, into: buffer, stride: ts * 4)
                                         if size.width == ts && size.height == ts {
-                                            Self.map(buffer.baseAddress!, into: cell, stride: bandStride, table: &table!,
-                                                     window: Self.visible(column: column, row: row, layout: layout),
-                                                     tileSize: ts, unknown: unknownIndex)
+                                            Self.map(
+                                                buffer.baseAddress!, into: cell, stride: bandStride, table: &table!,
+                                                window: Self.visible(column: column, row: row, layout: layout),
+                                                tileSize: ts, unknown: unknownIndex)
                                         }
                                         return .success(size)
                                     } catch { return .failure(error) }
@@ -181,8 +188,9 @@ public struct Stitcher: Sendable {
                     try writer.write(rows: bandBytes.baseAddress! + start, count: endY - firstY, stride: bandStride)
                     if let sampler {
                         for y in firstY..<endY {
-                            sampler.take(row: y - layout.originY,
-                                         pixels: bandBytes.baseAddress! + start + (y - firstY) * bandStride)
+                            sampler.take(
+                                row: y - layout.originY,
+                                pixels: bandBytes.baseAddress! + start + (y - firstY) * bandStride)
                         }
                     }
                     return
@@ -191,8 +199,9 @@ public struct Stitcher: Sendable {
                 for y in firstY..<endY {
                     let sourceRow = (y >> layout.shift) - sourceTop
                     if sourceRow != lastSourceRow {
-                        Self.scaleRow(from: bandBytes.baseAddress! + sourceRow * bandStride, into: &scaled,
-                                      layout: layout, firstColumnPixel: firstColumnPixel, bpp: bpp)
+                        Self.scaleRow(
+                            from: bandBytes.baseAddress! + sourceRow * bandStride, into: &scaled,
+                            layout: layout, firstColumnPixel: firstColumnPixel, bpp: bpp)
                         lastSourceRow = sourceRow
                     }
                     try scaled.withUnsafeBytes { rowBytes in
@@ -227,8 +236,10 @@ private extension Stitcher {
     /// Writes the palette index of each shown RGBA pixel of a tile into its band cell; a
     /// colour the palette lacks (possible only when the format was not planned from these
     /// tiles) becomes `unknown`.
-    static func map(_ rgba: UnsafeRawPointer, into cell: UnsafeMutableRawPointer, stride: Int, table: inout ColorTable,
-                    window: (x: Range<Int>, y: Range<Int>), tileSize: Int, unknown: UInt8) {
+    static func map(
+        _ rgba: UnsafeRawPointer, into cell: UnsafeMutableRawPointer, stride: Int, table: inout ColorTable,
+        window: (x: Range<Int>, y: Range<Int>), tileSize: Int, unknown: UInt8
+    ) {
         for y in window.y {
             let source = rgba + y * tileSize * 4
             let target = cell + y * stride
@@ -252,8 +263,10 @@ private extension Stitcher {
         }
     }
 
-    static func scaleRow(from source: UnsafeRawPointer, into row: inout [UInt8], layout: FrameLayout,
-                         firstColumnPixel: Int, bpp: Int) {
+    static func scaleRow(
+        from source: UnsafeRawPointer, into row: inout [UInt8], layout: FrameLayout,
+        firstColumnPixel: Int, bpp: Int
+    ) {
         row.withUnsafeMutableBytes { out in
             for x in 0..<layout.width {
                 let sourceX = ((layout.originX + x) >> layout.shift) - firstColumnPixel

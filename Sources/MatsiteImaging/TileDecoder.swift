@@ -39,8 +39,9 @@ public struct TileDecoder: Sendable {
         switch try Self.kind(of: bytes) {
         case .png:
             let info = try png.info(of: bytes)
-            return TileInfo(kind: .png, width: info.width, height: info.height,
-                            palette: info.colorType == 3 ? info.palette : nil)
+            return TileInfo(
+                kind: .png, width: info.width, height: info.height,
+                palette: info.colorType == 3 ? info.palette : nil)
         case .jpeg:
             let info = try jpeg.info(of: bytes)
             return TileInfo(kind: .jpeg, width: info.width, height: info.height, palette: nil)
@@ -62,8 +63,10 @@ public struct TileDecoder: Sendable {
 
     /// Decodes into caller-owned memory: `height` rows of `stride` bytes, indices for a
     /// palette PNG with `keepIndices` (the caller checked `info(of:)` first), else RGBA.
-    public func decode(_ bytes: [UInt8], keepIndices: Bool, into out: UnsafeMutableRawBufferPointer,
-                       stride: Int) throws(ImageError) -> (width: Int, height: Int) {
+    public func decode(
+        _ bytes: [UInt8], keepIndices: Bool, into out: UnsafeMutableRawBufferPointer,
+        stride: Int
+    ) throws(ImageError) -> (width: Int, height: Int) {
         switch try Self.kind(of: bytes) {
         case .png:
             let info = try png.decode(bytes, keepIndices: keepIndices, into: out, stride: stride)
@@ -76,8 +79,9 @@ public struct TileDecoder: Sendable {
     /// The format of `bytes`, or an error naming what they are not.
     public static func kind(of bytes: [UInt8]) throws(ImageError) -> ImageKind {
         guard let kind = ImageKind.sniff(bytes) else {
-            throw ImageError(.decode, bytes.isEmpty ? "empty file" : "not a PNG, JPEG or WebP image (unknown signature)",
-                             format: "image")
+            throw ImageError(
+                .decode, bytes.isEmpty ? "empty file" : "not a PNG, JPEG or WebP image (unknown signature)",
+                format: "image")
         }
         return kind
     }

@@ -37,11 +37,14 @@ public struct WebPDecoder: Sendable {
     }
 
     /// Decodes to RGBA into caller-owned memory: `height` rows of `stride` bytes.
-    public func decode(_ bytes: [UInt8], into out: UnsafeMutableRawBufferPointer,
-                       stride: Int) throws(ImageError) -> (width: Int, height: Int) {
+    public func decode(
+        _ bytes: [UInt8], into out: UnsafeMutableRawBufferPointer,
+        stride: Int
+    ) throws(ImageError) -> (width: Int, height: Int) {
         var raw = mwebp_info()
-        let outcome = run(bytes, info: &raw, out: out.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                          capacity: out.count, stride: stride)
+        let outcome = run(
+            bytes, info: &raw, out: out.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            capacity: out.count, stride: stride)
         if outcome.code == MWEBP_NEED_BUFFER {
             throw ImageError(.decode, "image is \(raw.width)x\(raw.height), larger than the space for it", format: "WebP")
         }
@@ -51,8 +54,10 @@ public struct WebPDecoder: Sendable {
 }
 
 private extension WebPDecoder {
-    func run(_ bytes: [UInt8], info: inout mwebp_info, out: UnsafeMutablePointer<UInt8>?,
-             capacity: Int, stride: Int) -> (code: Int32, message: String) {
+    func run(
+        _ bytes: [UInt8], info: inout mwebp_info, out: UnsafeMutablePointer<UInt8>?,
+        capacity: Int, stride: Int
+    ) -> (code: Int32, message: String) {
         var limits = mwebp_limits(max_width: UInt32(clamping: maxWidth), max_height: UInt32(clamping: maxHeight))
         var message = [CChar](repeating: 0, count: 256)
         let code = bytes.withUnsafeBufferPointer { data in
@@ -70,18 +75,22 @@ private extension WebPDecoder {
 public enum WebPLosslessEncoder {
     /// The WebP bytes of a `width` x `height` RGBA image with rows `stride` bytes apart.
     /// `effort` is libwebp's lossless preset, 0 (fast) to 9 (smallest).
-    public static func encode(rgba: UnsafeRawBufferPointer, width: Int, height: Int, stride: Int,
-                              effort: Int = 6) throws(ImageError) -> [UInt8] {
+    public static func encode(
+        rgba: UnsafeRawBufferPointer, width: Int, height: Int, stride: Int,
+        effort: Int = 6
+    ) throws(ImageError) -> [UInt8] {
         guard width > 0, height > 0, width <= 16383, height <= 16383, stride >= width * 4,
-              rgba.count >= stride * (height - 1) + width * 4 else {
+            rgba.count >= stride * (height - 1) + width * 4
+        else {
             throw ImageError(.encode, "invalid image size \(width)x\(height) for WebP", format: "WebP")
         }
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = [CChar](repeating: 0, count: 256)
         let code = message.withUnsafeMutableBufferPointer { text in
-            mwebp_encode_lossless(rgba.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(width), UInt32(height),
-                                  stride, Int32(effort), &out, &size, text.baseAddress, text.count)
+            mwebp_encode_lossless(
+                rgba.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(width), UInt32(height),
+                stride, Int32(effort), &out, &size, text.baseAddress, text.count)
         }
         defer { mwebp_free(out) }
         guard code == MWEBP_OK, let out else {

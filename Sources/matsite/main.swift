@@ -10,20 +10,20 @@ struct Matsite: AsyncParsableCommand {
         commandName: "matsite",
         abstract: "Pre-stitched animated map tiles: a static site of radar loops and satellite sequences.",
         discussion: """
-        matsite reads matsite.yml, fetches the map tiles that cover each animation's box \
-        (XYZ/TMS templates, WMTS, WMS, local folders, MBTiles), stitches every frame into one \
-        PNG, and writes a static site with players that preload every frame and crossfade \
-        without flicker.
+            matsite reads matsite.yml, fetches the map tiles that cover each animation's box \
+            (XYZ/TMS templates, WMTS, WMS, local folders, MBTiles), stitches every frame into one \
+            PNG, and writes a static site with players that preload every frame and crossfade \
+            without flicker.
 
-        Exit codes: 0 success; 1 the build failed (fetch, decode, write); 2 bad config or usage.
+            Exit codes: 0 success; 1 the build failed (fetch, decode, write); 2 bad config or usage.
 
-        Examples:
-          matsite build                  # ./matsite.yml (or the demo) -> ./site
-          matsite build -c radar.yml -o public
-          matsite init my-loops          # a project that builds offline
-          matsite serve --watch          # preview on http://127.0.0.1:8000
-          matsite check                  # validate and probe every source
-        """,
+            Examples:
+              matsite build                  # ./matsite.yml (or the demo) -> ./site
+              matsite build -c radar.yml -o public
+              matsite init my-loops          # a project that builds offline
+              matsite serve --watch          # preview on http://127.0.0.1:8000
+              matsite check                  # validate and probe every source
+            """,
         version: "matsite \(MatsiteKit.Matsite.version)",
         subcommands: [Build.self, Init.self, Serve.self, Check.self],
         defaultSubcommand: nil
@@ -72,23 +72,23 @@ extension Matsite {
             commandName: "build",
             abstract: "Build the site: fetch tiles, stitch frames, write pages and manifests.",
             discussion: """
-            Reads --config (default ./matsite.yml). With no config file present, builds the \
-            embedded demo (procedural radar tiles, no network) into ./site.
+                Reads --config (default ./matsite.yml). With no config file present, builds the \
+                embedded demo (procedural radar tiles, no network) into ./site.
 
-            Publishing is atomic: the new site is built beside the output folder and swapped \
-            in whole; a build that fails or is killed leaves the previous site as it was. \
-            Frames whose input tiles did not change are kept, not stitched again; files whose \
-            bytes did not change are linked, not rewritten; a build that changes nothing \
-            leaves the output untouched.
+                Publishing is atomic: the new site is built beside the output folder and swapped \
+                in whole; a build that fails or is killed leaves the previous site as it was. \
+                Frames whose input tiles did not change are kept, not stitched again; files whose \
+                bytes did not change are linked, not rewritten; a build that changes nothing \
+                leaves the output untouched.
 
-            Tiles are cached in cache: (default .matsite-cache) and used without a request \
-            while their server says they are fresh (Cache-Control, Expires), revalidated \
-            (If-None-Match, If-Modified-Since) once stale. 404 and 204 answers are kept too, \
-            fresh for their own lifetime or http.missing_ttl_s (default 120 s). --no-cache \
-            ignores the cache.
+                Tiles are cached in cache: (default .matsite-cache) and used without a request \
+                while their server says they are fresh (Cache-Control, Expires), revalidated \
+                (If-None-Match, If-Modified-Since) once stale. 404 and 204 answers are kept too, \
+                fresh for their own lifetime or http.missing_ttl_s (default 120 s). --no-cache \
+                ignores the cache.
 
-            Progress goes to stderr: a live bar on a terminal, plain lines otherwise.
-            """
+                Progress goes to stderr: a live bar on a terminal, plain lines otherwise.
+                """
         )
 
         @Option(name: .shortAndLong, help: "The config file (default: ./matsite.yml; the embedded demo when absent).")
@@ -169,10 +169,10 @@ extension Matsite {
             commandName: "serve",
             abstract: "Preview the built site on http://127.0.0.1 (never other interfaces).",
             discussion: """
-            Serves the output folder with correct MIME types, immutable caching for \
-            content-hashed files and no-cache for pages and manifests. With --watch, \
-            rebuilds when the config or templates change and reloads open pages. Ctrl-C stops.
-            """
+                Serves the output folder with correct MIME types, immutable caching for \
+                content-hashed files and no-cache for pages and manifests. With --watch, \
+                rebuilds when the config or templates change and reloads open pages. Ctrl-C stops.
+                """
         )
 
         @Option(name: .shortAndLong, help: "Port on 127.0.0.1 (0 picks a free one).")

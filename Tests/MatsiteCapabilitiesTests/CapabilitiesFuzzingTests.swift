@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MatsiteCapabilities
 
 @Suite("Mangled documents")
@@ -55,10 +56,12 @@ struct CapabilitiesFuzzingTests {
         _ = resolvedSomething
     }
 
-    @Test("odd time values parse or fail cleanly", arguments: [
-        "0001-01-01/9999-12-31/PT0.001S", "2026-01-31/2026-12-31/P1M1D", "2026/2027/P1Y", "2026-11-21T10:00Z/now/PT1M",
-        "/", "//", "2026-11-21//P1D", "P1D", ",", "2026-11-21T10:00:00.9999999999Z", "1970-01-01/1970-01-01/PT1H",
-    ])
+    @Test(
+        "odd time values parse or fail cleanly",
+        arguments: [
+            "0001-01-01/9999-12-31/PT0.001S", "2026-01-31/2026-12-31/P1M1D", "2026/2027/P1Y", "2026-11-21T10:00Z/now/PT1M",
+            "/", "//", "2026-11-21//P1D", "P1D", ",", "2026-11-21T10:00:00.9999999999Z", "1970-01-01/1970-01-01/PT1H",
+        ])
     func timeValues(value: String) {
         CapabilitiesFuzzing.exerciseTime(value: value)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MatsiteCapabilities
 
 @Suite("Service exceptions")
@@ -29,8 +30,9 @@ struct ServiceExceptionTests {
             <ServiceException code="LayerNotDefined">second</ServiceException>
             </ServiceExceptionReport>
             """
-        #expect(ServiceException.message(in: body.bytes)
-            == "msWMSLoadGetMapParams(): WMS server error. Invalid layer(s) given in the LAYERS parameter.; LayerNotDefined: second")
+        #expect(
+            ServiceException.message(in: body.bytes)
+                == "msWMSLoadGetMapParams(): WMS server error. Invalid layer(s) given in the LAYERS parameter.; LayerNotDefined: second")
         #expect(!listener.wasConnected)
     }
 
@@ -47,10 +49,12 @@ struct ServiceExceptionTests {
         #expect(exceptions == [ServiceException(code: "TileOutOfRange", locator: "TILEROW", text: "TileRow 99 is out of range")])
     }
 
-    @Test("anything else is not an exception", arguments: [
-        "", "<html><body>error</body></html>", "<Capabilities xmlns=\"http://www.opengis.net/wmts/1.0\"/>",
-        "\u{89}PNG\r\n", "<ServiceExceptionReport", "<!DOCTYPE a [<!ENTITY x \"y\">]><ServiceExceptionReport/>",
-    ])
+    @Test(
+        "anything else is not an exception",
+        arguments: [
+            "", "<html><body>error</body></html>", "<Capabilities xmlns=\"http://www.opengis.net/wmts/1.0\"/>",
+            "\u{89}PNG\r\n", "<ServiceExceptionReport", "<!DOCTYPE a [<!ENTITY x \"y\">]><ServiceExceptionReport/>",
+        ])
     func notAnException(body: String) {
         #expect(ServiceException.message(in: body.bytes) == nil)
     }

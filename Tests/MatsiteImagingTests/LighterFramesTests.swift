@@ -18,8 +18,10 @@ struct LighterFramesTests {
                 for y in 0..<size {
                     for x in 0..<size {
                         let i = Int(PixelFormula.index(column * size + x, row * size + y, count: count))
-                        pixels += [UInt8(i * 13 % 256), UInt8(255 - i * 7 % 256), UInt8(i * 29 % 256),
-                                   i == 0 ? 0 : i < 3 ? 140 : 255]
+                        pixels += [
+                            UInt8(i * 13 % 256), UInt8(255 - i * 7 % 256), UInt8(i * 29 % 256),
+                            i == 0 ? 0 : i < 3 ? 140 : 255,
+                        ]
                     }
                 }
                 tiles.append(.encoded(try PNGWriter.encode(width: size, height: size, format: .rgba, pixels: pixels)))
@@ -34,8 +36,9 @@ struct LighterFramesTests {
         return try #require(try writer.finish())
     }
 
-    @Test("RGBA tiles of few colours give a palette frame at the smallest bit depth, pixel-identical to the RGBA frame",
-          arguments: [(2, 1), (4, 2), (16, 4), (17, 8), (200, 8)])
+    @Test(
+        "RGBA tiles of few colours give a palette frame at the smallest bit depth, pixel-identical to the RGBA frame",
+        arguments: [(2, 1), (4, 2), (16, 4), (17, 8), (200, 8)])
     func rgbaTilesBecomePalette(colors: Int, depth: Int) throws {
         let layout = FrameLayout(width: 83, height: 70, originX: 7, originY: 5, shift: 0, tileSize: Self.size)
         let tiles = try Self.rgbaTiles(layout, colors: colors)
@@ -79,7 +82,8 @@ struct LighterFramesTests {
         let light = try Self.frame(layout, tiles, format)
         let info = try PNGDecoder().info(of: light)
         #expect(info.colorType == 3 && info.bitDepth == 4 && info.palette == palette)
-        #expect(try PNGDecoder().decode(light, keepIndices: false).pixels
+        #expect(
+            try PNGDecoder().decode(light, keepIndices: false).pixels
                 == PNGDecoder().decode(Self.frame(layout, tiles, .rgba), keepIndices: false).pixels)
     }
 

@@ -71,8 +71,9 @@ struct PNGDecoderTests {
         #expect(decoded.palette == Palette(rgba: expectedPalette))
     }
 
-    @Test("interlaced images of every colour type decode like their non-interlaced twins",
-          arguments: [(HandmadePNG.ColorType.gray, 2), (.gray, 16), (.grayAlpha, 8), (.rgb, 8), (.rgba, 16), (.palette, 4)])
+    @Test(
+        "interlaced images of every colour type decode like their non-interlaced twins",
+        arguments: [(HandmadePNG.ColorType.gray, 2), (.gray, 16), (.grayAlpha, 8), (.rgb, 8), (.rgba, 16), (.palette, 4)])
     func interlaced(type: HandmadePNG.ColorType, depth: Int) throws {
         var image = Self.image(type, depth: depth)
         image.interlaced = true
@@ -84,8 +85,9 @@ struct PNGDecoderTests {
         }
     }
 
-    @Test("interlaced images smaller than Adam7's first passes decode (empty passes have no rows)",
-          arguments: [(1, 1), (2, 1), (1, 5), (3, 2)])
+    @Test(
+        "interlaced images smaller than Adam7's first passes decode (empty passes have no rows)",
+        arguments: [(1, 1), (2, 1), (1, 5), (3, 2)])
     func tinyInterlaced(width: Int, height: Int) throws {
         var image = Self.image(.rgba, depth: 8, width: width, height: height)
         image.interlaced = true
@@ -106,7 +108,7 @@ struct PNGDecoderTests {
     @Test("a bad CRC in IHDR is an error")
     func badHeaderCRC() throws {
         var bytes = Self.image(.rgba, depth: 8).encode()
-        bytes[29] ^= 0x01  // IHDR's CRC follows signature 8 + length 4 + type 4 + data 13
+        bytes[29] ^= 0x01 // IHDR's CRC follows signature 8 + length 4 + type 4 + data 13
         let error = #expect(throws: PNGError.self) { try PNGDecoder().decode(bytes, keepIndices: false) }
         #expect(error?.operation == .decode)
         #expect(error?.reason.isEmpty == false)
@@ -145,7 +147,7 @@ struct PNGDecoderTests {
     func tooLittleData() throws {
         var image = Self.image(.rgba, depth: 8)
         let full = image.encode()
-        image.height = 5  // rows for 5 lines, header claiming 11
+        image.height = 5 // rows for 5 lines, header claiming 11
         let short = image.rawImageData()
         image.height = 11
         var bytes = Array(full.prefix(try #require(full.chunkOffset("IDAT"))))
@@ -168,8 +170,9 @@ struct PNGDecoderTests {
         let image = Self.image(.rgba, depth: 8)
         var bytes = image.encode()
         let idat = try #require(bytes.chunkOffset("IDAT"))
-        bytes.insert(contentsOf: HandmadePNG.chunk("zzZz", [UInt8](repeating: 1, count: 64 << 10))
-                     + HandmadePNG.chunk("tEXt", Array("Software\u{0}test".utf8)), at: idat)
+        bytes.insert(
+            contentsOf: HandmadePNG.chunk("zzZz", [UInt8](repeating: 1, count: 64 << 10))
+                + HandmadePNG.chunk("tEXt", Array("Software\u{0}test".utf8)), at: idat)
         #expect(try PNGDecoder().decode(bytes, keepIndices: false).pixels == Self.expectedRGBA(image))
     }
 
@@ -209,7 +212,7 @@ struct PNGDecoderTests {
     @Test("decoding into a space too small for the image is an error, not an overrun")
     func smallSpace() throws {
         let bytes = Self.image(.rgba, depth: 8).encode()
-        var space = [UInt8](repeating: 0xAB, count: 13 * 4 * 10 + 8)  // one row short, plus a guard
+        var space = [UInt8](repeating: 0xAB, count: 13 * 4 * 10 + 8) // one row short, plus a guard
         space.withUnsafeMutableBytes { raw in
             let room = UnsafeMutableRawBufferPointer(rebasing: raw[0..<(13 * 4 * 10)])
             #expect(throws: PNGError.self) { try PNGDecoder().decode(bytes, keepIndices: false, into: room, stride: 13 * 4) }
@@ -243,7 +246,7 @@ extension PNGDecoderTests {
             image.palette = (0..<levels).map { (i: Int) -> (UInt8, UInt8, UInt8) in
                 (UInt8(i * 40), UInt8(255 - i * 30), UInt8((i * 97) % 256))
             }
-            image.transparency = Array([0, 128, 200].prefix(max(1, levels - 1)))  // shorter than the palette
+            image.transparency = Array([0, 128, 200].prefix(max(1, levels - 1))) // shorter than the palette
         }
         return image
     }

@@ -50,10 +50,12 @@ struct StitcherTests {
         guard case .indexed(let merged) = format else { Issue.record("expected a palette frame, got \(format)"); return }
         #expect(merged.count <= 12)
         let image = try stitch(layout, tiles, format: format)
-        #expect(image.pixels == Self.expected(layout) { x, y in
-            let c = (x / Self.size == 0 ? first : second).color(Int(PixelFormula.index(x, y, count: 6)))
-            return [c.r, c.g, c.b, c.a]
-        })
+        #expect(
+            image.pixels
+                == Self.expected(layout) { x, y in
+                    let c = (x / Self.size == 0 ? first : second).color(Int(PixelFormula.index(x, y, count: 6)))
+                    return [c.r, c.g, c.b, c.a]
+                })
     }
 
     @Test("an empty cell stays indexed when the palette has a transparent entry, and is drawn with it")
@@ -76,11 +78,13 @@ struct StitcherTests {
         guard case .indexed(let merged) = format else { Issue.record("expected a palette frame, got \(format)"); return }
         #expect(merged.count == 6 && merged.transparentIndex != nil)
         let image = try stitch(layout, tiles, format: format)
-        #expect(image.pixels == Self.expected(layout) { x, y in
-            guard x >= Self.size else { return [0, 0, 0, 0] }
-            let c = palette.color(Int(PixelFormula.index(x, y, count: 5)))
-            return [c.r, c.g, c.b, c.a]
-        })
+        #expect(
+            image.pixels
+                == Self.expected(layout) { x, y in
+                    guard x >= Self.size else { return [0, 0, 0, 0] }
+                    let c = palette.color(Int(PixelFormula.index(x, y, count: 5)))
+                    return [c.r, c.g, c.b, c.a]
+                })
     }
 
     @Test("a tile of the wrong size is a failure named by its column and row")
@@ -100,7 +104,7 @@ struct StitcherTests {
         let good = try PixelFormula.rgbaTile(column: 0, row: 0, size: Self.size)
         var bad = try PixelFormula.rgbaTile(column: 1, row: 0, size: Self.size)
         let idat = try #require(bad.chunkOffset("IDAT"))
-        bad[idat + 10] ^= 0x55  // the chunk's data (and so its CRC) no longer match
+        bad[idat + 10] ^= 0x55 // the chunk's data (and so its CRC) no longer match
         let tiles: [TileContent] = [.png(good), .png(bad)]
         let writer = try PNGWriter(path: nil, width: 16, height: 8, format: .rgba)
         #expect(throws: TileFailure.self) {
@@ -128,8 +132,9 @@ struct StitcherTests {
         #expect(poster.pixels == expected)
     }
 
-    @Test("interlaced, gray, gray+alpha, RGB and 16-bit tiles are decoded straight into the band, pixel-exact",
-          arguments: [(HandmadePNG.ColorType.rgb, 8, false), (.gray, 8, true), (.grayAlpha, 16, false), (.rgba, 16, true), (.rgb, 16, true)])
+    @Test(
+        "interlaced, gray, gray+alpha, RGB and 16-bit tiles are decoded straight into the band, pixel-exact",
+        arguments: [(HandmadePNG.ColorType.rgb, 8, false), (.gray, 8, true), (.grayAlpha, 16, false), (.rgba, 16, true), (.rgb, 16, true)])
     func everyTileKind(type: HandmadePNG.ColorType, depth: Int, interlaced: Bool) throws {
         let layout = FrameLayout(width: 13, height: 11, originX: 2, originY: 3, shift: 0, tileSize: Self.size)
         var expectedTiles: [[UInt8]] = []

@@ -7,8 +7,10 @@ import Testing
 /// decode of the same tiles, placed and cropped) within the case's stated tolerance.
 @Suite("Tile formats: JPEG and WebP beside PNG")
 struct TileFormatTests {
-    static let cases = ["pillow-jpeg", "pillow-jpeg-progressive", "pillow-webp-lossy", "pillow-webp-lossless",
-                        "gdal2tiles-webp", "gdal-mbtiles-jpeg", "mixed"]
+    static let cases = [
+        "pillow-jpeg", "pillow-jpeg-progressive", "pillow-webp-lossy", "pillow-webp-lossless",
+        "gdal2tiles-webp", "gdal-mbtiles-jpeg", "mixed",
+    ]
 
     @Test("a frame from real tiles equals Pillow's mosaic of them within the stated tolerance", arguments: cases)
     func mosaic(_ name: String) throws {
@@ -59,8 +61,9 @@ struct TileFormatTests {
         #expect(error?.description.hasPrefix(damage.format) == true, "\(String(describing: error))")
     }
 
-    @Test("a damaged tile fails only its own cell: named by plan or stitch, drawn transparent when tolerated",
-          arguments: Damage.all)
+    @Test(
+        "a damaged tile fails only its own cell: named by plan or stitch, drawn transparent when tolerated",
+        arguments: Damage.all)
     func damagedInFrame(_ damage: Damage) throws {
         let layout = FrameLayout(width: 128, height: 64, originX: 0, originY: 0, shift: 0, tileSize: 64)
         let good = try [UInt8](Data(contentsOf: Fixture.root.appendingPathComponent("damaged/good.jpg")))
@@ -74,8 +77,8 @@ struct TileFormatTests {
         let report = try Stitcher().stitch(layout: layout, tiles: cells, format: format, to: writer, tolerateBadTiles: true)
         #expect(planned.map(\.column) + report.failedTiles.map(\.column) == [1], "\(planned) \(report.failedTiles)")
         let frame = try PNGDecoder().decode(#require(try writer.finish()), keepIndices: false)
-        #expect(frame.pixels[(10 * 128 + 100) * 4 + 3] == 0)   // the failed cell: transparent
-        #expect(frame.pixels[(10 * 128 + 10) * 4 + 3] == 255)  // the good JPEG: opaque
+        #expect(frame.pixels[(10 * 128 + 100) * 4 + 3] == 0) // the failed cell: transparent
+        #expect(frame.pixels[(10 * 128 + 10) * 4 + 3] == 255) // the good JPEG: opaque
         // Stitched without the plan's word, the damaged tile throws or is reported.
         let direct = try PNGWriter(path: nil, width: 128, height: 64, format: .rgba)
         let tolerant = try Stitcher().stitch(layout: layout, tiles: tiles, format: .rgba, to: direct, tolerateBadTiles: true)
@@ -112,8 +115,10 @@ struct Damage: Sendable, CustomStringConvertible {
             for (i, byte) in [UInt8](arrayLiteral: 0x75, 0x30, 0x75, 0x30).enumerated() { bytes[sof + 5 + i] = byte }
             return bytes
         },
-        Damage(name: "a JPEG whose frame header claims 65535 x 65535", file: "good.jpg", format: "JPEG",
-               cause: ["limit", "dimension"]) {
+        Damage(
+            name: "a JPEG whose frame header claims 65535 x 65535", file: "good.jpg", format: "JPEG",
+            cause: ["limit", "dimension"]
+        ) {
             var bytes = $0
             guard let sof = (0..<(bytes.count - 9)).first(where: { bytes[$0] == 0xFF && (bytes[$0 + 1] == 0xC0 || bytes[$0 + 1] == 0xC2) })
             else { return bytes }
@@ -121,8 +126,10 @@ struct Damage: Sendable, CustomStringConvertible {
             return bytes
         },
         Damage(name: "a CMYK JPEG", file: "cmyk.jpg", format: "JPEG", cause: ["cmyk"]) { $0 },
-        Damage(name: "a JPEG with its scan data scrambled", file: "good.jpg", format: "JPEG",
-               cause: ["corrupt", "huffman", "marker", "premature", "extraneous", "invalid"]) {
+        Damage(
+            name: "a JPEG with its scan data scrambled", file: "good.jpg", format: "JPEG",
+            cause: ["corrupt", "huffman", "marker", "premature", "extraneous", "invalid"]
+        ) {
             var bytes = $0
             let sos = (0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA } ?? 0
             for i in stride(from: sos + 20, to: bytes.count - 2, by: 7) { bytes[i] = 0xFF }
@@ -165,16 +172,19 @@ struct Fixture {
     init(_ name: String) throws {
         let folder = Self.root.appendingPathComponent(name)
         let spec = try JSONDecoder().decode(Case.self, from: Data(contentsOf: folder.appendingPathComponent("case.json")))
-        layout = FrameLayout(width: spec.window[2], height: spec.window[3], originX: spec.window[0], originY: spec.window[1],
-                             shift: 0, tileSize: spec.tileSize)
+        layout = FrameLayout(
+            width: spec.window[2], height: spec.window[3], originX: spec.window[0], originY: spec.window[1],
+            shift: 0, tileSize: spec.tileSize)
         #expect(layout.columns == spec.columns[0]...spec.columns[1] && layout.rows == spec.rows[0]...spec.rows[1])
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         var tiles: [TileContent] = []
         for row in layout.rows {
             for column in layout.columns {
                 let file = try #require(files.first { $0.hasPrefix("\(column)_\(row).") })
-                tiles.append(file.hasSuffix(".empty") ? .empty
-                             : .encoded(try [UInt8](Data(contentsOf: folder.appendingPathComponent(file)))))
+                tiles.append(
+                    file.hasSuffix(".empty")
+                        ? .empty
+                        : .encoded(try [UInt8](Data(contentsOf: folder.appendingPathComponent(file)))))
             }
         }
         self.tiles = tiles

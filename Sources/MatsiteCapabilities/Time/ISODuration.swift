@@ -66,14 +66,23 @@ public struct ISODuration: Sendable, Hashable, CustomStringConvertible {
                 hasFraction = true
             }
             let unit: (rank: Int, months: Int64, milliseconds: Int64)
-            if !inTime && scanner.take("Y") { unit = (0, 12, 0) }
-            else if !inTime && scanner.take("M") { unit = (1, 1, 0) }
-            else if !inTime && scanner.take("W") { unit = (2, 0, 604_800_000) }
-            else if !inTime && scanner.take("D") { unit = (3, 0, 86_400_000) }
-            else if inTime && scanner.take("H") { unit = (4, 0, 3_600_000) }
-            else if inTime && scanner.take("M") { unit = (5, 0, 60_000) }
-            else if inTime && scanner.take("S") { unit = (6, 0, 1000) }
-            else { throw fail("expected a unit (Y, M, W, D, or H, M, S after T)") }
+            if !inTime && scanner.take("Y") {
+                unit = (0, 12, 0)
+            } else if !inTime && scanner.take("M") {
+                unit = (1, 1, 0)
+            } else if !inTime && scanner.take("W") {
+                unit = (2, 0, 604_800_000)
+            } else if !inTime && scanner.take("D") {
+                unit = (3, 0, 86_400_000)
+            } else if inTime && scanner.take("H") {
+                unit = (4, 0, 3_600_000)
+            } else if inTime && scanner.take("M") {
+                unit = (5, 0, 60_000)
+            } else if inTime && scanner.take("S") {
+                unit = (6, 0, 1000)
+            } else {
+                throw fail("expected a unit (Y, M, W, D, or H, M, S after T)")
+            }
             guard unit.rank > lastRank else { throw fail("units out of order") }
             lastRank = unit.rank
             sawComponent = true

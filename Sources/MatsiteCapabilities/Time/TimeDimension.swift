@@ -279,8 +279,9 @@ public struct TimeDimension: Sendable, Hashable {
 
     /// First, last, count and period, for `matsite check`.
     public var summary: TimeSummary {
-        TimeSummary(first: first, last: last, count: count, period: commonPeriod,
-                    defaultValue: defaultValue, current: current)
+        TimeSummary(
+            first: first, last: last, count: count, period: commonPeriod,
+            defaultValue: defaultValue, current: current)
     }
 }
 
@@ -458,7 +459,7 @@ private struct Piece {
             }
             let series = Series(start: intervalStart, end: intervalEnd, period: period)
             guard let firstIndex = series.indexAtOrAfter(start), let lastIndex = series.indexAtOrBefore(end),
-                  firstIndex <= lastIndex
+                firstIndex <= lastIndex
             else { return [] }
             guard lastIndex - firstIndex < Int64(limit) else {
                 throw .tooManyInstants(count: lastIndex - firstIndex + 1, limit: limit)

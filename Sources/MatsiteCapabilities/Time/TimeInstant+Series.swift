@@ -17,8 +17,10 @@ extension TimeInstant {
     /// `start`, `start + step`, `start + 2 step`... up to and including `end`, at most
     /// `limit` instants. Each is counted from `start` (not from the one before), so a
     /// month step from Jan 31 gives Feb 28, Mar 31, not Mar 28.
-    public static func series(from start: TimeInstant, through end: TimeInstant, step: ISODuration,
-                              limit: Int) -> [TimeInstant] {
+    public static func series(
+        from start: TimeInstant, through end: TimeInstant, step: ISODuration,
+        limit: Int
+    ) -> [TimeInstant] {
         guard !step.isZero, step.months >= 0, step.milliseconds >= 0, start <= end, limit > 0 else {
             return start <= end && limit > 0 ? [start] : []
         }

@@ -14,12 +14,14 @@ public struct TimeInstant: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     /// The instant of these UTC calendar fields; nil when a field is out of range.
-    public init?(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0,
-                 millisecond: Int = 0) {
+    public init?(
+        year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0,
+        millisecond: Int = 0
+    ) {
         guard (1...9999).contains(year), (1...12).contains(month),
-              (1...daysInMonth(year: year, month: month)).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second),
-              (0...999).contains(millisecond)
+            (1...daysInMonth(year: year, month: month)).contains(day),
+            (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second),
+            (0...999).contains(millisecond)
         else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
@@ -187,12 +189,15 @@ struct ParsedTime {
             guard let midnight = TimeInstant(year: year, month: month, day: day) else {
                 throw fail("no such date")
             }
-            let instant = TimeInstant(millisecondsSinceEpoch: midnight.millisecondsSinceEpoch + 86_400_000
-                - Int64(offsetMinutes) * 60_000)
+            let instant = TimeInstant(
+                millisecondsSinceEpoch: midnight.millisecondsSinceEpoch + 86_400_000
+                    - Int64(offsetMinutes) * 60_000)
             return ParsedTime(instant: instant, style: TimeStyle(precision: precision, zulu: zulu))
         }
-        guard let local = TimeInstant(year: year, month: month, day: day, hour: hour, minute: minute,
-                                      second: second == 60 ? 59 : second, millisecond: millisecond)
+        guard
+            let local = TimeInstant(
+                year: year, month: month, day: day, hour: hour, minute: minute,
+                second: second == 60 ? 59 : second, millisecond: millisecond)
         else { throw fail("no such date or time") }
         let instant = TimeInstant(millisecondsSinceEpoch: local.millisecondsSinceEpoch - Int64(offsetMinutes) * 60_000)
         return ParsedTime(instant: instant, style: TimeStyle(precision: precision, zulu: zulu))

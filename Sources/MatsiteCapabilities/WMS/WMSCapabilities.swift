@@ -59,11 +59,14 @@ public struct WMSCapabilities: Sendable, Equatable {
     /// `WMS_Capabilities`) fetched from `url`.
     public static func parse(_ data: [UInt8], url: String, limits: XMLLimits = .default) throws(CapabilitiesError) -> WMSCapabilities {
         // WMS 1.1.1 documents must carry a DOCTYPE naming the OGC DTD; it is never fetched.
-        let root = try capabilitiesRoot(data, url: url, limits: limits,
-                                        externalDTDAllowedFor: ["WMT_MS_Capabilities", "ServiceExceptionReport"])
+        let root = try capabilitiesRoot(
+            data, url: url, limits: limits,
+            externalDTDAllowedFor: ["WMT_MS_Capabilities", "ServiceExceptionReport"])
         guard root.is("WMS_Capabilities", in: .wms) || root.is("WMT_MS_Capabilities", in: .wms) else {
-            throw CapabilitiesError(url: url, reason: .wrongDocument(
-                expected: "a WMS 1.1.1 or 1.3.0 capabilities document", found: describeRoot(root)))
+            throw CapabilitiesError(
+                url: url,
+                reason: .wrongDocument(
+                    expected: "a WMS 1.1.1 or 1.3.0 capabilities document", found: describeRoot(root)))
         }
         let version = root.attribute("version") ?? (root.localName == "WMS_Capabilities" ? "1.3.0" : "1.1.1")
         let title = root.child("Service", in: .wms)?.childText("Title", in: .wms)
@@ -76,7 +79,8 @@ public struct WMSCapabilities: Sendable, Equatable {
                 for http in dcp.children("HTTP", in: .wms) {
                     for get in http.children("Get", in: .wms) {
                         if let href = get.child("OnlineResource", in: .wms)?.attribute("href", namespace: XMLNamespaces.xlink),
-                           !href.trimmingXMLWhitespace().isEmpty {
+                            !href.trimmingXMLWhitespace().isEmpty
+                        {
                             getMapURL = resolveURL(href, against: url)
                             break outer
                         }
@@ -88,8 +92,9 @@ public struct WMSCapabilities: Sendable, Equatable {
         for top in capability?.children("Layer", in: .wms) ?? [] {
             collectLayers(top, inherited: Inherited(), into: &layers)
         }
-        return WMSCapabilities(url: url, version: version, title: title, getMapURL: getMapURL,
-                               formats: formats, layers: layers)
+        return WMSCapabilities(
+            url: url, version: version, title: title, getMapURL: getMapURL,
+            formats: formats, layers: layers)
     }
 
     /// The layer named `name` (exact match first, then case-insensitive).
@@ -115,8 +120,9 @@ public struct WMSCapabilities: Sendable, Equatable {
                     problem = error.description
                 }
             }
-            return LayerSummary(identifier: name, title: layer.title, webMercator: layer.webMercatorCRS != nil,
-                                time: time, timeProblem: problem)
+            return LayerSummary(
+                identifier: name, title: layer.title, webMercator: layer.webMercatorCRS != nil,
+                time: time, timeProblem: problem)
         }
     }
 }
@@ -165,8 +171,8 @@ private extension WMSCapabilities {
         // 1.1.1: an Extent in a child for a Dimension declared by an ancestor.
         for extent in extents {
             guard let extentName = extent.attribute("name")?.lowercased(),
-                  !node.children("Dimension", in: .wms).contains(where: { $0.attribute("name")?.lowercased() == extentName }),
-                  let index = dimensions.firstIndex(where: { $0.identifier.lowercased() == extentName })
+                !node.children("Dimension", in: .wms).contains(where: { $0.attribute("name")?.lowercased() == extentName }),
+                let index = dimensions.firstIndex(where: { $0.identifier.lowercased() == extentName })
             else { continue }
             let declared = dimensions[index]
             dimensions[index] = OGCDimension(
@@ -175,11 +181,13 @@ private extension WMSCapabilities {
                 current: isTrue(extent.attribute("current")) || declared.current,
                 values: extent.text.isEmpty ? declared.values : [extent.text])
         }
-        let layer = Layer(name: name, title: node.childText("Title", in: .wms), crs: crs, styles: styles,
-                          dimensions: dimensions, depth: inherited.depth, parentName: inherited.parentName)
+        let layer = Layer(
+            name: name, title: node.childText("Title", in: .wms), crs: crs, styles: styles,
+            dimensions: dimensions, depth: inherited.depth, parentName: inherited.parentName)
         layers.append(layer)
-        let next = Inherited(crs: crs, styles: styles, dimensions: dimensions, depth: inherited.depth + 1,
-                             parentName: name ?? inherited.parentName)
+        let next = Inherited(
+            crs: crs, styles: styles, dimensions: dimensions, depth: inherited.depth + 1,
+            parentName: name ?? inherited.parentName)
         for child in node.children("Layer", in: .wms) {
             collectLayers(child, inherited: next, into: &layers)
         }

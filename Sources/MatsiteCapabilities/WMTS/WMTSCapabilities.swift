@@ -106,8 +106,10 @@ public struct WMTSCapabilities: Sendable, Equatable {
         // A WMS-style exception report may come with its DOCTYPE; it is never fetched.
         let root = try capabilitiesRoot(data, url: url, limits: limits, externalDTDAllowedFor: ["ServiceExceptionReport"])
         guard root.is("Capabilities", in: .wmts) else {
-            throw CapabilitiesError(url: url, reason: .wrongDocument(
-                expected: "a WMTS 1.0.0 Capabilities document", found: describeRoot(root)))
+            throw CapabilitiesError(
+                url: url,
+                reason: .wrongDocument(
+                    expected: "a WMTS 1.0.0 Capabilities document", found: describeRoot(root)))
         }
         let title = root.child("ServiceIdentification", in: .ows)?.childText("Title", in: .ows)
         let contents = root.child("Contents", in: .wmts)
@@ -145,8 +147,9 @@ public struct WMTSCapabilities: Sendable, Equatable {
             let webMercator = layer.tileMatrixSetLinks.contains { link in
                 tileMatrixSet(link).map { WebMercatorGrid.match($0) != nil } ?? false
             }
-            return LayerSummary(identifier: layer.identifier, title: layer.title, webMercator: webMercator,
-                                time: time, timeProblem: problem)
+            return LayerSummary(
+                identifier: layer.identifier, title: layer.title, webMercator: webMercator,
+                time: time, timeProblem: problem)
         }
     }
 }
@@ -156,15 +159,17 @@ private extension WMTSCapabilities {
         guard let identifier = node.childText("Identifier", in: .ows) else { return nil }
         let styles = node.children("Style", in: .wmts).compactMap { style -> Style? in
             guard let id = style.childText("Identifier", in: .ows) else { return nil }
-            return Style(identifier: id, title: style.childText("Title", in: .ows),
-                         isDefault: style.attribute("isDefault")?.lowercased() == "true")
+            return Style(
+                identifier: id, title: style.childText("Title", in: .ows),
+                isDefault: style.attribute("isDefault")?.lowercased() == "true")
         }
         let formats = node.children("Format", in: .wmts).map(\.text).filter { !$0.isEmpty }
         let resources = node.children("ResourceURL", in: .wmts).compactMap { resource -> ResourceURL? in
             guard let template = resource.attribute("template"), !template.isEmpty else { return nil }
-            return ResourceURL(format: resource.attribute("format") ?? "",
-                               resourceType: resource.attribute("resourceType") ?? "tile",
-                               template: resolveURL(template, against: baseURL))
+            return ResourceURL(
+                format: resource.attribute("format") ?? "",
+                resourceType: resource.attribute("resourceType") ?? "tile",
+                template: resolveURL(template, against: baseURL))
         }
         let dimensions = node.children("Dimension", in: .wmts).compactMap { dimension -> OGCDimension? in
             guard let id = dimension.childText("Identifier", in: .ows) else { return nil }
@@ -179,33 +184,36 @@ private extension WMTSCapabilities {
         let links = node.children("TileMatrixSetLink", in: .wmts).flatMap {
             $0.children("TileMatrixSet", in: .wmts).map(\.text)
         }.filter { !$0.isEmpty }
-        return Layer(identifier: identifier, title: node.childText("Title", in: .ows), styles: styles,
-                     formats: formats, resourceURLs: resources, dimensions: dimensions,
-                     tileMatrixSetLinks: links)
+        return Layer(
+            identifier: identifier, title: node.childText("Title", in: .ows), styles: styles,
+            formats: formats, resourceURLs: resources, dimensions: dimensions,
+            tileMatrixSetLinks: links)
     }
 
     static func parseTileMatrixSet(_ node: LibXMLElement) -> TileMatrixSet? {
         guard let identifier = node.childText("Identifier", in: .ows) else { return nil }
         let matrices = node.children("TileMatrix", in: .wmts).compactMap { matrix -> TileMatrix? in
             guard let id = matrix.childText("Identifier", in: .ows),
-                  let scale = matrix.childText("ScaleDenominator", in: .wmts).flatMap(Double.init),
-                  scale > 0, scale.isFinite,
-                  let corner = matrix.childText("TopLeftCorner", in: .wmts).flatMap(parsePair)
+                let scale = matrix.childText("ScaleDenominator", in: .wmts).flatMap(Double.init),
+                scale > 0, scale.isFinite,
+                let corner = matrix.childText("TopLeftCorner", in: .wmts).flatMap(parsePair)
             else { return nil }
             func integer(_ name: String) -> Int? {
                 matrix.childText(name, in: .wmts).flatMap { Int($0) }
             }
             guard let tileWidth = integer("TileWidth"), let tileHeight = integer("TileHeight"),
-                  tileWidth > 0, tileHeight > 0
+                tileWidth > 0, tileHeight > 0
             else { return nil }
-            return TileMatrix(identifier: id, scaleDenominator: scale, topLeftCorner: corner,
-                              tileWidth: tileWidth, tileHeight: tileHeight,
-                              matrixWidth: integer("MatrixWidth") ?? 0, matrixHeight: integer("MatrixHeight") ?? 0)
+            return TileMatrix(
+                identifier: id, scaleDenominator: scale, topLeftCorner: corner,
+                tileWidth: tileWidth, tileHeight: tileHeight,
+                matrixWidth: integer("MatrixWidth") ?? 0, matrixHeight: integer("MatrixHeight") ?? 0)
         }
-        return TileMatrixSet(identifier: identifier,
-                             supportedCRS: node.childText("SupportedCRS", in: .ows) ?? "",
-                             wellKnownScaleSet: node.childText("WellKnownScaleSet", in: .wmts),
-                             matrices: matrices)
+        return TileMatrixSet(
+            identifier: identifier,
+            supportedCRS: node.childText("SupportedCRS", in: .ows) ?? "",
+            wellKnownScaleSet: node.childText("WellKnownScaleSet", in: .wmts),
+            matrices: matrices)
     }
 
     static func parsePair(_ text: String) -> (Double, Double)? {

@@ -102,9 +102,10 @@ extension WMTSCapabilities {
 
         let chosenStyle: String
         if let style {
-            guard let match = layer.styles.first(where: { $0.identifier == style })
-                ?? layer.styles.first(where: { $0.identifier.lowercased() == style.lowercased() })
-                ?? (layer.styles.isEmpty ? Style(identifier: style, title: nil, isDefault: true) : nil)
+            guard
+                let match = layer.styles.first(where: { $0.identifier == style })
+                    ?? layer.styles.first(where: { $0.identifier.lowercased() == style.lowercased() })
+                    ?? (layer.styles.isEmpty ? Style(identifier: style, title: nil, isDefault: true) : nil)
             else { throw fail(.unknownStyle(layer: name, style: style, known: layer.styles.map(\.identifier))) }
             chosenStyle = match.identifier
         } else {
@@ -116,13 +117,15 @@ extension WMTSCapabilities {
         for resource in tileResources where !offered.contains(resource.format) { offered.append(resource.format) }
         let chosenFormat: String
         if let format {
-            guard let match = offered.first(where: { $0 == format })
-                ?? offered.first(where: { $0.lowercased() == format.lowercased() })
-                ?? (offered.isEmpty ? format : nil)
+            guard
+                let match = offered.first(where: { $0 == format })
+                    ?? offered.first(where: { $0.lowercased() == format.lowercased() })
+                    ?? (offered.isEmpty ? format : nil)
             else { throw fail(.unknownFormat(layer: name, format: format, known: offered)) }
             chosenFormat = match
         } else {
-            chosenFormat = offered.first { $0.lowercased() == "image/png" }
+            chosenFormat =
+                offered.first { $0.lowercased() == "image/png" }
                 ?? offered.first { $0.lowercased().contains("png") }
                 ?? offered.first ?? "image/png"
         }
@@ -131,12 +134,14 @@ extension WMTSCapabilities {
 
         let request: WMTSTileSource.Request
         if let resource = tileResources.first(where: { $0.format == chosenFormat })
-            ?? (tileResources.count == 1 && tileResources[0].format.isEmpty ? tileResources[0] : nil) {
+            ?? (tileResources.count == 1 && tileResources[0].format.isEmpty ? tileResources[0] : nil)
+        {
             request = .template(resource.template)
         } else if let kvp = getTileKVPURL {
             request = .kvp(kvp)
         } else {
-            let detail = tileResources.isEmpty
+            let detail =
+                tileResources.isEmpty
                 ? "the layer has no ResourceURL of type tile and the service has no KVP GetTile"
                 : "no ResourceURL of type tile for format \(chosenFormat) (there are: \(tileResources.map(\.format).joined(separator: ", "))) and no KVP GetTile"
             throw fail(.noRequestURL(layer: name, detail: detail))
@@ -161,8 +166,12 @@ extension WMTSCapabilities {
                 .union(layer.dimensions.map { $0.identifier.lowercased() })
             let unknown = placeholders(in: template).filter { !known.contains($0) }
             if !unknown.isEmpty {
-                throw fail(.noRequestURL(layer: name, detail:
-                    "the ResourceURL template \(template) has placeholders that match nothing the layer advertises: \(unknown.map { "{\($0)}" }.joined(separator: ", "))"))
+                throw fail(
+                    .noRequestURL(
+                        layer: name,
+                        detail:
+                            "the ResourceURL template \(template) has placeholders that match nothing the layer advertises: \(unknown.map { "{\($0)}" }.joined(separator: ", "))"
+                    ))
             }
         }
 
@@ -177,21 +186,28 @@ extension WMTSCapabilities {
     private func chooseSet(layer: Layer, requested: String?) throws(CapabilitiesError) -> (String, WebMercatorGrid) {
         let links = layer.tileMatrixSetLinks
         if let requested {
-            guard let link = links.first(where: { $0 == requested })
-                ?? links.first(where: { $0.lowercased() == requested.lowercased() })
+            guard
+                let link = links.first(where: { $0 == requested })
+                    ?? links.first(where: { $0.lowercased() == requested.lowercased() })
             else {
-                throw CapabilitiesError(url: url, reason: .unknownTileMatrixSet(
-                    layer: layer.identifier, set: requested, known: links))
+                throw CapabilitiesError(
+                    url: url,
+                    reason: .unknownTileMatrixSet(
+                        layer: layer.identifier, set: requested, known: links))
             }
             guard let set = tileMatrixSet(link) else {
-                throw CapabilitiesError(url: url, reason: .tileMatrixSetNotWebMercator(
-                    layer: layer.identifier, set: link, why: "the document does not define it"))
+                throw CapabilitiesError(
+                    url: url,
+                    reason: .tileMatrixSetNotWebMercator(
+                        layer: layer.identifier, set: link, why: "the document does not define it"))
             }
             switch WebMercatorGrid.check(set) {
             case let .success(grid): return (set.identifier, grid)
             case let .failure(why):
-                throw CapabilitiesError(url: url, reason: .tileMatrixSetNotWebMercator(
-                    layer: layer.identifier, set: link, why: why.text))
+                throw CapabilitiesError(
+                    url: url,
+                    reason: .tileMatrixSetNotWebMercator(
+                        layer: layer.identifier, set: link, why: why.text))
             }
         }
         var candidates: [(set: TileMatrixSet, grid: WebMercatorGrid)] = []

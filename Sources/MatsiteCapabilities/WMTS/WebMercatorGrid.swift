@@ -63,9 +63,11 @@ struct WebMercatorGrid: Sendable, Equatable {
             }
         }
         // The tile size with the most zoom levels; 256 wins a tie.
-        guard let best = bySize.max(by: { a, b in
-            a.value.count != b.value.count ? a.value.count < b.value.count : (a.key != 256 && b.key == 256)
-        }) else {
+        guard
+            let best = bySize.max(by: { a, b in
+                a.value.count != b.value.count ? a.value.count < b.value.count : (a.key != 256 && b.key == 256)
+            })
+        else {
             return .failure(WhyNot(firstProblem ?? "it has no tile matrices"))
         }
         return .success(WebMercatorGrid(tileSize: best.key, matrices: best.value))

@@ -1,8 +1,10 @@
 /// The root element of a capabilities response, after what WMS and WMTS check alike: the
 /// hardened parse (`LibXMLDocument`), a root element, and no service exception report in
 /// its place (raised as the error it is).
-func capabilitiesRoot(_ data: [UInt8], url: String, limits: XMLLimits,
-                      externalDTDAllowedFor roots: Set<String>) throws(CapabilitiesError) -> LibXMLElement {
+func capabilitiesRoot(
+    _ data: [UInt8], url: String, limits: XMLLimits,
+    externalDTDAllowedFor roots: Set<String>
+) throws(CapabilitiesError) -> LibXMLElement {
     let document: LibXMLDocument
     do {
         document = try LibXMLDocument.parse(data, limits: limits, externalDTDAllowedFor: roots)

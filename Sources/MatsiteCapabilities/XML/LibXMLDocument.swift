@@ -68,15 +68,17 @@ final class LibXMLDocument {
             throw .html
         }
 
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue
-            | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+        let options = Int32(
+            XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue
+                | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
         var guardState = matsite_xml_guard()
         let result: Result<xmlDocPtr, Failure> = withUnsafeMutablePointer(to: &guardState) { guardPointer in
             bytes.withUnsafeBufferPointer { buffer -> Result<xmlDocPtr, Failure> in
                 guard let address = buffer.baseAddress else { return .failure(.empty) }
                 let base = UnsafeRawPointer(address).assumingMemoryBound(to: CChar.self)
-                guard let context = matsite_xml_guarded_context(
-                    base, Int32(buffer.count), options, guardPointer)
+                guard
+                    let context = matsite_xml_guarded_context(
+                        base, Int32(buffer.count), options, guardPointer)
                 else { return .failure(.parserUnavailable) }
                 defer { xmlFreeParserCtxt(context) }
                 _ = xmlParseDocument(context)
@@ -273,8 +275,10 @@ private func malformed(_ state: matsite_xml_guard, bytes: [UInt8]) -> LibXMLDocu
     // An error on the last line means the input ran out: the usual sign of a cut download.
     let lastLine = bytes.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
     let opensLikeXML = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 } == UInt8(ascii: "<")
-    let truncated = opensLikeXML && (state.error_code == Int32(XML_ERR_TAG_NOT_FINISHED.rawValue)
-        || Int(state.error_line) >= lastLine)
+    let truncated =
+        opensLikeXML
+        && (state.error_code == Int32(XML_ERR_TAG_NOT_FINISHED.rawValue)
+            || Int(state.error_line) >= lastLine)
     return .malformed(
         line: Int(state.error_line), column: Int(state.error_column),
         message: message, truncated: truncated)

@@ -33,12 +33,6 @@ public enum BuildError: Swift.Error, CustomStringConvertible, Sendable {
     /// Another build holds the output's lock.
     case locked(String)
 
-    /// A step's failure stamped by hand, from before stages were stamped by `Builder`.
-    @available(*, deprecated, message: "throw StepFailure or the underlying error; Builder stamps the stage")
-    public static func stage(_ stage: String, _ message: String) -> BuildError {
-        .stage(BuildStage(rawValue: stage) ?? .publish, StepFailure(message))
-    }
-
     /// The stage that failed, for `.stage`.
     public var failedStage: BuildStage? {
         if case .stage(let stage, _) = self { return stage }

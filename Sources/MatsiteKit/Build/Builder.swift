@@ -89,8 +89,9 @@ private extension Builder {
             let pages = try await step(.pages) { try PageRenderer(overrides: config.templates.map(config.resolve)) }
             let writer = SiteWriter(root: staging.url, previous: previous)
             let assets = try await step(.publish) {
-                try SiteAssets.publish(with: writer, pages: pages, leaflet: config.resolve(config.leaflet),
-                                       demoBaseMap: config.baseMap?.demo == true)
+                try SiteAssets.publish(
+                    with: writer, pages: pages, leaflet: config.resolve(config.leaflet),
+                    demoBaseMap: config.baseMap?.demo == true)
             }
             // Fetch + stitch, animation by animation.
             var manifests: [AnimationManifest] = []
@@ -143,8 +144,11 @@ private extension Builder {
 
     /// Resolves each animation's source and plans its frames, within the limits; also
     /// returns the tiles loaded while looking for frames not published yet.
-    func plan(fetcher: HTTPFetcher?, loader: TileSourceLoader, output: URL) async throws
-        -> (plans: [AnimationPlan], prefetched: [TileLocator: TileOutcome]) {
+    func plan(
+        fetcher: HTTPFetcher?, loader: TileSourceLoader, output: URL
+    ) async throws
+        -> (plans: [AnimationPlan], prefetched: [TileLocator: TileOutcome])
+    {
         let resolver = SourceResolver(config: config, fetcher: fetcher, now: options.at ?? Date())
         var plans: [AnimationPlan] = []
         var prefetched: [TileLocator: TileOutcome] = [:]
@@ -185,8 +189,9 @@ private extension Builder {
             animation: animation.id, frames: plan.frames,
             fetcher: FrameFetcher(loader: loader, reporter: reporter),
             reuse: FrameReuse(previous: writer.previous, animation: animation.id, grid: plan.grid, lastIndex: plan.frames.count - 1),
-            stitcher: FrameStitcher(layout: plan.layout, grid: plan.grid, compressionLevel: animation.compressionLevel,
-                                    missing: animation.missing, timings: timings),
+            stitcher: FrameStitcher(
+                layout: plan.layout, grid: plan.grid, compressionLevel: animation.compressionLevel,
+                missing: animation.missing, timings: timings),
             reporter: reporter, timings: timings)
         let outcomes = try await step(.stitch) { try await pipeline.run(into: folder.appendingPathComponent("frames")) }
         reporter.detail("\(animation.id): \(timings.summary(frames: plan.frames.count))")
@@ -194,23 +199,28 @@ private extension Builder {
         guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }
 
         try await step(.stitch) { try Poster.write(outcomes.last?.poster, animation: animation.id, folder: folder, previous: writer.previous) }
-        let fallback = try await step(.publish) { try await FallbackTilePublisher(
-            animation: animation.id, zoom: animation.zoom, bbox: animation.bbox, tileSize: animation.source.tileSize,
-            settings: animation.fallback, sourceMaxZoom: plan.sourceMaxZoom, subdomains: animation.source.subdomains,
-            locate: plan.locate, loader: loader, writer: writer
-        ).publish(zip(plan.frames, outcomes).map { frame, outcome in
-            FallbackTilePublisher.Frame(index: frame.index, sourceTemplate: frame.sourceTemplate,
-                  previousIndex: outcome.previousIndex, previousHash: outcome.previousFallbackHash)
-        }) }
+        let fallback = try await step(.publish) {
+            try await FallbackTilePublisher(
+                animation: animation.id, zoom: animation.zoom, bbox: animation.bbox, tileSize: animation.source.tileSize,
+                settings: animation.fallback, sourceMaxZoom: plan.sourceMaxZoom, subdomains: animation.source.subdomains,
+                locate: plan.locate, loader: loader, writer: writer
+            ).publish(
+                zip(plan.frames, outcomes).map { frame, outcome in
+                    FallbackTilePublisher.Frame(
+                        index: frame.index, sourceTemplate: frame.sourceTemplate,
+                        previousIndex: outcome.previousIndex, previousHash: outcome.previousFallbackHash)
+                })
+        }
         if let summary = fallback.summary { reporter.detail(summary) }
         var frames = outcomes.compactMap(\.entry)
         for i in frames.indices {
             frames[i].fallbackHash = fallback.hashes[i]
             if frames[i].missingTiles?.isEmpty == true { frames[i].missingTiles = nil }
         }
-        let manifest = AnimationManifest(animation: animation, layout: plan.layout, frames: frames, fallback: fallback.fallback,
-                                         baseMap: config.baseMap.flatMap { AnimationManifest.BaseMap($0) },
-                                         allowedOrigins: config.embed.allowedOrigins, skipped: plan.skipped)
+        let manifest = AnimationManifest(
+            animation: animation, layout: plan.layout, frames: frames, fallback: fallback.fallback,
+            baseMap: config.baseMap.flatMap { AnimationManifest.BaseMap($0) },
+            allowedOrigins: config.embed.allowedOrigins, skipped: plan.skipped)
         try await step(.publish) { try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.id)/manifest.json") }
         return Rendered(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)
     }
@@ -234,9 +244,12 @@ private extension Builder {
         let id = plan.config.id
         let file = output.appendingPathComponent(id).appendingPathComponent("manifest.json")
         guard let newest = plan.frames.last?.time, let data = FileManager.default.contents(atPath: file.path),
-              let published = try? JSONDecoder.manifest.decode(AnimationManifest.self, from: data),
-              let text = published.frames.last?.time, let previous = TimeFormat.parseISO(text), newest < previous else { return }
-        reporter.warning("\(id): this build's newest frame (\(TimeFormat.iso(newest))) is older than the published site's (\(text)): the window it publishes is older than the previous one")
+            let published = try? JSONDecoder.manifest.decode(AnimationManifest.self, from: data),
+            let text = published.frames.last?.time, let previous = TimeFormat.parseISO(text), newest < previous
+        else { return }
+        reporter.warning(
+            "\(id): this build's newest frame (\(TimeFormat.iso(newest))) is older than the published site's (\(text)): the window it publishes is older than the previous one"
+        )
     }
 
     func cache() -> HTTPCache? {
@@ -246,13 +259,16 @@ private extension Builder {
 
     func warnAboutPoliteness() {
         for animation in config.animations {
-            let templates: [TileTemplate] = switch (animation.source.kind, animation.frames) {
-            case (.url(let template), _): [template]
-            case (.perFrame, .templates(let list)): list
-            default: []
-            }
+            let templates: [TileTemplate] =
+                switch (animation.source.kind, animation.frames) {
+                case (.url(let template), _): [template]
+                case (.perFrame, .templates(let list)): list
+                default: []
+                }
             if templates.contains(where: { $0.host.map(Self.isOSMTileHost) ?? false }) {
-                reporter.warning("\(animation.keyPath) (\(animation.id)): tile.openstreetmap.org's usage policy forbids bulk downloading of its tiles; use it only as base_map (loaded by viewers' browsers), or a provider that allows this")
+                reporter.warning(
+                    "\(animation.keyPath) (\(animation.id)): tile.openstreetmap.org's usage policy forbids bulk downloading of its tiles; use it only as base_map (loaded by viewers' browsers), or a provider that allows this"
+                )
             }
         }
     }

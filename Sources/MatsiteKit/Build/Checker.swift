@@ -39,7 +39,9 @@ public struct Checker: Sendable {
                 finding.lines += trimmed.skipped.map { "left out: \($0.time): \($0.reason)" }
                 try plan.checkLimits(config.limits, file: config.file)
                 let layout = plan.layout
-                finding.lines.append("frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(animation.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))")
+                finding.lines.append(
+                    "frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(animation.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))"
+                )
                 if let first = plan.frames.first?.time, let last = plan.frames.last?.time {
                     finding.lines.append("times: \(TimeFormat.iso(first)) .. \(TimeFormat.iso(last))")
                 }

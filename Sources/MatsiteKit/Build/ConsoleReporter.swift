@@ -164,11 +164,12 @@ struct ConsoleLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        let prefix = switch event.level {
-        case .warning: "warning: "
-        case .error, .critical: "error: "
-        default: ""
-        }
+        let prefix =
+            switch event.level {
+            case .warning: "warning: "
+            case .error, .critical: "error: "
+            default: ""
+            }
         let line = prefix + event.message.description
         if let console { console.log(line) } else { FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }

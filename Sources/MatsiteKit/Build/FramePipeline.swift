@@ -55,7 +55,8 @@ private extension FramePipeline {
         // Unchanged inputs known without loading a tile (fresh cache entries, through the
         // cache's index): keep the previous build's file and read nothing.
         if let known = fetcher.knownIdentities(frame.tiles),
-           let kept = keep(frame, into: folder, inputHash: stitcher.inputHash(known), fetchProblems: []) {
+            let kept = keep(frame, into: folder, inputHash: stitcher.inputHash(known), fetchProblems: [])
+        {
             return kept
         }
 
@@ -89,9 +90,10 @@ private extension FramePipeline {
                 AnimationManifest.MissingTile(reuse.grid.tile($0.index), reason: $0.reason)
             }
             reporter.frameDone(animation: animation, index: frame.index, reused: false)
-            let entry = AnimationManifest.Frame(index: frame.index, url: "frames/\(stitched.name)", time: frame.time.map(TimeFormat.iso),
-                                                durationMs: frame.durationMs, bytes: stitched.bytes, sha256: stitched.sha256,
-                                                missingTiles: missing, inputHash: inputHash)
+            let entry = AnimationManifest.Frame(
+                index: frame.index, url: "frames/\(stitched.name)", time: frame.time.map(TimeFormat.iso),
+                durationMs: frame.durationMs, bytes: stitched.bytes, sha256: stitched.sha256,
+                missingTiles: missing, inputHash: inputHash)
             return Outcome(index: frame.index, entry: entry, poster: stitched.poster.map(Poster.made))
         }
     }
@@ -100,15 +102,18 @@ private extension FramePipeline {
         guard let kept = reuse.keep(frame, into: folder, inputHash: inputHash, fetchProblems: fetchProblems) else { return nil }
         for problem in kept.missing { warnTransparent(frame, problem) }
         reporter.frameDone(animation: animation, index: frame.index, reused: true)
-        return Outcome(index: frame.index, entry: kept.entry, reused: true, poster: frame.index == reuse.lastIndex ? .previous : nil,
-                       previousIndex: kept.previousIndex, previousFallbackHash: kept.previousFallbackHash)
+        return Outcome(
+            index: frame.index, entry: kept.entry, reused: true, poster: frame.index == reuse.lastIndex ? .previous : nil,
+            previousIndex: kept.previousIndex, previousFallbackHash: kept.previousFallbackHash)
     }
 
     func failed(_ frame: FramePlan, _ problems: [(index: Int, reason: String)], sorted: Bool = true) -> Outcome {
         let ordered = sorted ? problems.sorted { $0.index < $1.index } : problems
-        return Outcome(index: frame.index, failures: ordered.map {
-            FailedTile(animation: animation, frame: frame.index, locator: frame.tiles[$0.index].description, reason: $0.reason)
-        })
+        return Outcome(
+            index: frame.index,
+            failures: ordered.map {
+                FailedTile(animation: animation, frame: frame.index, locator: frame.tiles[$0.index].description, reason: $0.reason)
+            })
     }
 
     func warnTransparent(_ frame: FramePlan, _ problem: (index: Int, reason: String)) {

@@ -9,8 +9,9 @@ public enum Scaffold {
     public static func create(in folder: URL) throws -> [String] {
         let existing = (files + ["templates"]).filter { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path) }
         guard existing.isEmpty else {
-            throw ConfigError(file: folder.path, line: nil, keyPath: "",
-                              message: "refusing to overwrite \(existing.joined(separator: ", ")); choose an empty folder")
+            throw ConfigError(
+                file: folder.path, line: nil, keyPath: "",
+                message: "refusing to overwrite \(existing.joined(separator: ", ")); choose an empty folder")
         }
         do {
             try FileManager.default.createDirectory(at: folder.appendingPathComponent("templates"), withIntermediateDirectories: true)
@@ -23,127 +24,127 @@ public enum Scaffold {
     }
 
     static let config = """
-    # matsite.yml: one site of animated map layers.
-    # `matsite build` turns it into site/ (frames, manifests, player pages).
-    # Every key is documented in matsite's README; unknown keys are errors.
+        # matsite.yml: one site of animated map layers.
+        # `matsite build` turns it into site/ (frames, manifests, player pages).
+        # Every key is documented in matsite's README; unknown keys are errors.
 
-    title: My weather loops
-    base_url: /                  # where site/ will be served (used in the iframe snippet)
-    output: site
-    cache: .matsite-cache
-    templates: templates         # files here override matsite's default pages
+        title: My weather loops
+        base_url: /                  # where site/ will be served (used in the iframe snippet)
+        output: site
+        cache: .matsite-cache
+        templates: templates         # files here override matsite's default pages
 
-    # Background map for the player, loaded by viewers' browsers on demand.
-    # The demo base map needs no network at all:
-    base_map: { demo: true }
-    # base_map:
-    #   url: https://tile.openstreetmap.org/{z}/{x}/{y}.png
-    #   attribution: "© <a href=\\"https://www.openstreetmap.org/copyright\\">OpenStreetMap</a> contributors"
-    #   max_zoom: 19
+        # Background map for the player, loaded by viewers' browsers on demand.
+        # The demo base map needs no network at all:
+        base_map: { demo: true }
+        # base_map:
+        #   url: https://tile.openstreetmap.org/{z}/{x}/{y}.png
+        #   attribution: "© <a href=\\"https://www.openstreetmap.org/copyright\\">OpenStreetMap</a> contributors"
+        #   max_zoom: 19
 
-    http:
-      user_agent: "my-weather-loops/1.0 (you@example.org)"   # say who you are to tile servers
-      concurrency: 6
-      retries: 4
+        http:
+          user_agent: "my-weather-loops/1.0 (you@example.org)"   # say who you are to tile servers
+          concurrency: 6
+          retries: 4
 
-    animations:
-      - id: demo
-        title: Demo radar (procedural, offline)
-        bbox: [-10.5, 40.0, 12.5, 53.0]   # west, south, east, north
-        zoom: 6
-        frame_duration_ms: 400
-        last_frame_duration_ms: 1500
-        crossfade_ms: 250
-        attribution: "Demo data made by matsite"
-        source: { demo: radar }
-        frames: { count: 12 }
+        animations:
+          - id: demo
+            title: Demo radar (procedural, offline)
+            bbox: [-10.5, 40.0, 12.5, 53.0]   # west, south, east, north
+            zoom: 6
+            frame_duration_ms: 400
+            last_frame_duration_ms: 1500
+            crossfade_ms: 250
+            attribution: "Demo data made by matsite"
+            source: { demo: radar }
+            frames: { count: 12 }
 
-    # More sources: uncomment one animation at a time and adapt it.
-    #
-    #  - id: radar-xyz                       # an XYZ tile server with a time in the URL
-    #    title: Radar, last hour
-    #    bbox: [-95.5, 29.0, -74.5, 43.5]
-    #    zoom: 6
-    #    missing: transparent                 # a tile the server lacks is drawn empty
-    #    source:
-    #      url: https://{s}.radar.example.org/{time}/{z}/{x}/{y}.png
-    #      subdomains: [a, b, c]
-    #      max_zoom: 7
-    #    frames:                               # a rolling window: the last hour, every 10 minutes,
-    #      last: PT1H                          # ending at now - 2 minutes (the feed's lag);
-    #      step: PT10M                         # a newest frame not published yet is left out
-    #      delay: PT2M                         # until the next build
-    #    time_format: "%Y%m%d%H%M"
-    #
-    #  - id: radar-index                      # a feed that lists its frames in a JSON index
-    #    title: Radar, newest 12
-    #    bbox: [-95.5, 29.0, -74.5, 43.5]
-    #    zoom: 5
-    #    source: { url: "{host}{path}/256/{z}/{x}/{y}/2/1_1.png", max_zoom: 7 }
-    #    frames:
-    #      index:
-    #        url: https://api.example.org/public/weather-maps.json
-    #        items: radar.past                 # the list, by dotted path
-    #        time: time                        # Unix seconds or ISO 8601
-    #        fields: { path: path }            # {path} from each item
-    #        globals: { host: host }           # {host} from the document's root
-    #        latest: 12
-    #
-    #  - id: local-tiles                      # tiles in folders, one per frame
-    #    title: Model run
-    #    bbox: [5.0, 45.0, 11.0, 48.0]
-    #    zoom: 7
-    #    source: { path: "tiles/{frame}/{z}/{x}/{y}.png" }
-    #    frames: { count: 24 }
-    #
-    #  - id: archive                          # one MBTiles archive per frame
-    #    title: Flood forecast
-    #    bbox: [5.0, 45.0, 11.0, 48.0]
-    #    zoom: 8
-    #    source: { mbtiles: "mbtiles/{frame}.mbtiles" }
-    #    frames: { count: 6 }
-    #
-    #  - id: wmts                             # a WMTS layer with a time dimension
-    #    title: Satellite, last two hours
-    #    bbox: [-20.0, 30.0, 40.0, 60.0]
-    #    zoom: 4
-    #    source:
-    #      wmts: { capabilities: "https://wmts.example.org/WMTSCapabilities.xml", layer: IR_108 }
-    #    frames: { last: PT2H, latest: 12 }     # advertised times of the last two hours, at most 12
-    #
-    #  - id: wms                              # a WMS layer with a time dimension
-    #    title: Precipitation, newest 8
-    #    bbox: [-125.0, 24.0, -66.0, 50.0]
-    #    zoom: 4
-    #    missing: transparent
-    #    source:
-    #      wms: { url: "https://wms.example.org/wms", layers: precip, version: 1.3.0 }
-    #    frames: { latest: 8 }
+        # More sources: uncomment one animation at a time and adapt it.
+        #
+        #  - id: radar-xyz                       # an XYZ tile server with a time in the URL
+        #    title: Radar, last hour
+        #    bbox: [-95.5, 29.0, -74.5, 43.5]
+        #    zoom: 6
+        #    missing: transparent                 # a tile the server lacks is drawn empty
+        #    source:
+        #      url: https://{s}.radar.example.org/{time}/{z}/{x}/{y}.png
+        #      subdomains: [a, b, c]
+        #      max_zoom: 7
+        #    frames:                               # a rolling window: the last hour, every 10 minutes,
+        #      last: PT1H                          # ending at now - 2 minutes (the feed's lag);
+        #      step: PT10M                         # a newest frame not published yet is left out
+        #      delay: PT2M                         # until the next build
+        #    time_format: "%Y%m%d%H%M"
+        #
+        #  - id: radar-index                      # a feed that lists its frames in a JSON index
+        #    title: Radar, newest 12
+        #    bbox: [-95.5, 29.0, -74.5, 43.5]
+        #    zoom: 5
+        #    source: { url: "{host}{path}/256/{z}/{x}/{y}/2/1_1.png", max_zoom: 7 }
+        #    frames:
+        #      index:
+        #        url: https://api.example.org/public/weather-maps.json
+        #        items: radar.past                 # the list, by dotted path
+        #        time: time                        # Unix seconds or ISO 8601
+        #        fields: { path: path }            # {path} from each item
+        #        globals: { host: host }           # {host} from the document's root
+        #        latest: 12
+        #
+        #  - id: local-tiles                      # tiles in folders, one per frame
+        #    title: Model run
+        #    bbox: [5.0, 45.0, 11.0, 48.0]
+        #    zoom: 7
+        #    source: { path: "tiles/{frame}/{z}/{x}/{y}.png" }
+        #    frames: { count: 24 }
+        #
+        #  - id: archive                          # one MBTiles archive per frame
+        #    title: Flood forecast
+        #    bbox: [5.0, 45.0, 11.0, 48.0]
+        #    zoom: 8
+        #    source: { mbtiles: "mbtiles/{frame}.mbtiles" }
+        #    frames: { count: 6 }
+        #
+        #  - id: wmts                             # a WMTS layer with a time dimension
+        #    title: Satellite, last two hours
+        #    bbox: [-20.0, 30.0, 40.0, 60.0]
+        #    zoom: 4
+        #    source:
+        #      wmts: { capabilities: "https://wmts.example.org/WMTSCapabilities.xml", layer: IR_108 }
+        #    frames: { last: PT2H, latest: 12 }     # advertised times of the last two hours, at most 12
+        #
+        #  - id: wms                              # a WMS layer with a time dimension
+        #    title: Precipitation, newest 8
+        #    bbox: [-125.0, 24.0, -66.0, 50.0]
+        #    zoom: 4
+        #    missing: transparent
+        #    source:
+        #      wms: { url: "https://wms.example.org/wms", layers: precip, version: 1.3.0 }
+        #    frames: { latest: 8 }
 
-    """
+        """
 
     static let readme = """
-    # My matsite project
+        # My matsite project
 
-    Build the site (frames, manifests and player pages) into `site/`:
+        Build the site (frames, manifests and player pages) into `site/`:
 
-        matsite build
+            matsite build
 
-    Preview it at http://127.0.0.1:8000, rebuilding when `matsite.yml` or `templates/` change:
+        Preview it at http://127.0.0.1:8000, rebuilding when `matsite.yml` or `templates/` change:
 
-        matsite serve --watch
+            matsite serve --watch
 
-    Check the config and probe every source without writing anything:
+        Check the config and probe every source without writing anything:
 
-        matsite check
+            matsite check
 
-    Publish by copying `site/` to any static host; embed an animation with the `<iframe>`
-    snippet shown on `site/index.html`. Run `matsite build` from cron to keep loops current:
-    unchanged frames are kept, tiles come from `.matsite-cache` when still fresh, and a
-    failed run leaves the published site as it was.
+        Publish by copying `site/` to any static host; embed an animation with the `<iframe>`
+        snippet shown on `site/index.html`. Run `matsite build` from cron to keep loops current:
+        unchanged frames are kept, tiles come from `.matsite-cache` when still fresh, and a
+        failed run leaves the published site as it was.
 
-    Put a file named like one of matsite's templates (`index.mustache`, `player.mustache`,
-    `embed.mustache`, `assets/player.css`, ...) into `templates/` to override it.
+        Put a file named like one of matsite's templates (`index.mustache`, `player.mustache`,
+        `embed.mustache`, `assets/player.css`, ...) into `templates/` to override it.
 
-    """
+        """
 }

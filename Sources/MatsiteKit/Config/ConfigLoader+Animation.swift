@@ -4,9 +4,11 @@ import Yams
 
 /// One entry of `animations`, and the checks that need the whole entry.
 extension ConfigLoader {
-    static let animationKeys = ["id", "title", "bbox", "zoom", "frame_duration_ms", "last_frame_duration_ms", "crossfade_ms",
-                                "loop", "missing", "attribution", "source", "frames", "time_format", "fallback", "compression",
-                                "opacity", "legend", "time_zone", "time_label"]
+    static let animationKeys = [
+        "id", "title", "bbox", "zoom", "frame_duration_ms", "last_frame_duration_ms", "crossfade_ms",
+        "loop", "missing", "attribution", "source", "frames", "time_format", "fallback", "compression",
+        "opacity", "legend", "time_zone", "time_label",
+    ]
 
     static func animation(_ node: Node, _ path: String, config: SiteConfig, _ r: inout YAMLReader) throws -> AnimationConfig {
         let f = try r.fields(node, path, allowed: animationKeys)
@@ -17,7 +19,9 @@ extension ConfigLoader {
         let idNode = try required("id")
         let id = try r.string(idNode, f.path("id"))
         guard isSlug(id) else {
-            throw r.error(idNode, f.path("id"), "\"\(id)\" is not a valid id: use lowercase letters, digits and '-', starting with a letter or digit (it becomes a folder name)")
+            throw r.error(
+                idNode, f.path("id"),
+                "\"\(id)\" is not a valid id: use lowercase letters, digits and '-', starting with a letter or digit (it becomes a folder name)")
         }
         let bboxNode = try required("bbox")
         let box = try bbox(bboxNode, f.path("bbox"), &r)
@@ -154,23 +158,29 @@ extension ConfigLoader {
     }
 
     /// Errors point at the key they name (not at the animation's first line).
-    static func checkSize(_ a: AnimationConfig, config: SiteConfig, nodes: (bbox: Node, zoom: Node, frames: Node),
-                          path: String, _ r: YAMLReader) throws {
+    static func checkSize(
+        _ a: AnimationConfig, config: SiteConfig, nodes: (bbox: Node, zoom: Node, frames: Node),
+        path: String, _ r: YAMLReader
+    ) throws {
         let window = WebMercator.window(of: a.bbox, zoom: a.zoom, tileSize: a.source.tileSize)
         guard window.width >= 1, window.height >= 1 else {
             throw r.error(nodes.bbox, "\(path).bbox", "the box is smaller than one pixel at zoom \(a.zoom); zoom in")
         }
         guard window.width <= config.limits.maxFrameWidth, window.height <= config.limits.maxFrameHeight else {
-            throw r.error(nodes.zoom, "\(path).zoom", "frames would be \(window.width)x\(window.height) pixels, over the limit of \(config.limits.maxFrameWidth)x\(config.limits.maxFrameHeight) (limits.max_frame_width / max_frame_height); lower the zoom or shrink the box")
+            throw r.error(
+                nodes.zoom, "\(path).zoom",
+                "frames would be \(window.width)x\(window.height) pixels, over the limit of \(config.limits.maxFrameWidth)x\(config.limits.maxFrameHeight) (limits.max_frame_width / max_frame_height); lower the zoom or shrink the box"
+            )
         }
-        let count: Int? = switch a.frames {
-        case .templates(let list): list.count
-        case .times(let list): list.count
-        case .count(let n), .latest(let n): n
-        case .range(let start, let end, let step): rangeCount(start: start, end: end, step: step)
-        case .rolling(let window): window.step.map { Int(window.last.milliseconds / $0.milliseconds) + 1 } ?? window.latest
-        case .index(let index): index.latest
-        }
+        let count: Int? =
+            switch a.frames {
+            case .templates(let list): list.count
+            case .times(let list): list.count
+            case .count(let n), .latest(let n): n
+            case .range(let start, let end, let step): rangeCount(start: start, end: end, step: step)
+            case .rolling(let window): window.step.map { Int(window.last.milliseconds / $0.milliseconds) + 1 } ?? window.latest
+            case .index(let index): index.latest
+            }
         if let count, count > config.limits.maxFrames {
             throw r.error(nodes.frames, "\(path).frames", "\(count) frames, over the limit of \(config.limits.maxFrames) (limits.max_frames)")
         }

@@ -15,8 +15,11 @@ extension ConfigLoader {
         }
         let kinds = f.present(frameKinds)
         guard kinds.count == 1, let kind = kinds.first, let n = f[kind] else {
-            throw r.error(node, path, kinds.isEmpty ? "give one of \(frameKinds.joined(separator: ", "))"
-                                                    : "give only one of \(frameKinds.joined(separator: ", ")) (found \(kinds.joined(separator: " and ")))")
+            throw r.error(
+                node, path,
+                kinds.isEmpty
+                    ? "give one of \(frameKinds.joined(separator: ", "))"
+                    : "give only one of \(frameKinds.joined(separator: ", ")) (found \(kinds.joined(separator: " and ")))")
         }
         let kindPath = f.path(kind)
         switch kind {
@@ -34,7 +37,9 @@ extension ConfigLoader {
                 templates.append(template)
             }
             guard case .perFrame = source.kind else {
-                throw r.error(n, kindPath, "with frames.templates, source carries only options (subdomains, scheme, max_zoom, tile_size): remove its url/path/mbtiles/demo/wmts/wms")
+                throw r.error(
+                    n, kindPath,
+                    "with frames.templates, source carries only options (subdomains, scheme, max_zoom, tile_size): remove its url/path/mbtiles/demo/wmts/wms")
             }
             return .templates(templates)
         case "times":
@@ -85,13 +90,15 @@ extension ConfigLoader {
             throw r.error(f[kind], f.path(kind), "give either last: (a rolling window) or \(kind):, not both")
         }
         if let n = f["delay"] { window.delay = try duration(n, f.path("delay"), r: &r, zero: true) }
-        let advertises: Bool = switch source.kind {
-        case .wmts, .wms: true
-        default: false
-        }
+        let advertises: Bool =
+            switch source.kind {
+            case .wmts, .wms: true
+            default: false
+            }
         if let n = f["latest"] {
             guard advertises else {
-                throw r.error(n, f.path("latest"), "latest: with last: needs a source that advertises its times (wmts or wms); for a {time} template give step:")
+                throw r.error(
+                    n, f.path("latest"), "latest: with last: needs a source that advertises its times (wmts or wms); for a {time} template give step:")
             }
             window.latest = try r.int(n, f.path("latest"), in: 1...100_000)
         }
@@ -101,7 +108,9 @@ extension ConfigLoader {
             }
             let step = try duration(n, f.path("step"), r: &r)
             guard step.isFixed else {
-                throw r.error(n, f.path("step"), "must be a fixed length (weeks, days, hours, minutes, seconds): the window's times are multiples of it counted from 1970-01-01T00:00:00Z")
+                throw r.error(
+                    n, f.path("step"),
+                    "must be a fixed length (weeks, days, hours, minutes, seconds): the window's times are multiples of it counted from 1970-01-01T00:00:00Z")
             }
             window.step = step
             guard window.last.isFixed else {
@@ -183,8 +192,9 @@ extension ConfigLoader {
     /// parsed (the template may use them); empty for other kinds.
     static func indexFieldNames(_ framesNode: Node) -> Set<String> {
         guard case .mapping(let frames) = framesNode,
-              let index = frames.first(where: { $0.key.string == "index" })?.value,
-              case .mapping(let mapping) = index else { return [] }
+            let index = frames.first(where: { $0.key.string == "index" })?.value,
+            case .mapping(let mapping) = index
+        else { return [] }
         var names: Set<String> = []
         for key in ["fields", "globals"] {
             if let value = mapping.first(where: { $0.key.string == key })?.value, case .mapping(let fields) = value {

@@ -4,8 +4,12 @@ import Yams
 /// The machine-facing sections: `http`, `cache` and `limits`.
 extension ConfigLoader {
     static func http(_ node: Node, _ r: inout YAMLReader) throws -> HTTPOptions {
-        let f = try r.fields(node, "http", allowed: ["user_agent", "concurrency", "timeout_s", "retries", "retry_delay_ms",
-                                                      "max_retry_after_s", "max_tile_bytes", "headers", "missing_ttl_s"])
+        let f = try r.fields(
+            node, "http",
+            allowed: [
+                "user_agent", "concurrency", "timeout_s", "retries", "retry_delay_ms",
+                "max_retry_after_s", "max_tile_bytes", "headers", "missing_ttl_s",
+            ])
         var options = HTTPOptions()
         if let n = f["user_agent"] { options.userAgent = try nonEmpty(r.string(n, "http.user_agent"), n, "http.user_agent", r) }
         if let n = f["concurrency"] { options.concurrency = try r.int(n, "http.concurrency", in: 1...64) }

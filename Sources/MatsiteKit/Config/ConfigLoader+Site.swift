@@ -36,7 +36,8 @@ extension ConfigLoader {
             let origins = try r.strings(n, "embed.allowed_origins")
             for origin in origins where origin != "*" {
                 guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
-                      url.host != nil, url.path.isEmpty || url.path == "/" else {
+                    url.host != nil, url.path.isEmpty || url.path == "/"
+                else {
                     throw r.error(n, "embed.allowed_origins", "\"\(origin)\" is not an origin like https://example.org")
                 }
             }

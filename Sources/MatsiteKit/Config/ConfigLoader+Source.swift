@@ -56,8 +56,9 @@ extension ConfigLoader {
             let w = try r.fields(n, kindPath, allowed: ["capabilities", "layer", "style", "tile_matrix_set", "format"])
             guard let cap = w["capabilities"] else { throw r.error(n, w.path("capabilities"), "missing: the capabilities URL") }
             guard let layer = w["layer"] else { throw r.error(n, w.path("layer"), "missing: the layer identifier") }
-            var config = WMTSSourceConfig(capabilities: try httpURL(cap, w.path("capabilities"), &r),
-                                          layer: try r.string(layer, w.path("layer")))
+            var config = WMTSSourceConfig(
+                capabilities: try httpURL(cap, w.path("capabilities"), &r),
+                layer: try r.string(layer, w.path("layer")))
             if let m = w["style"] { config.style = try r.string(m, w.path("style")) }
             if let m = w["tile_matrix_set"] { config.tileMatrixSet = try r.string(m, w.path("tile_matrix_set")) }
             if let m = w["format"] { config.format = try r.string(m, w.path("format")) }

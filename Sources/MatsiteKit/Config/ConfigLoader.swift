@@ -24,12 +24,14 @@ public enum ConfigLoader {
         }
         guard let text = String(data: data, encoding: .utf8) else {
             let bad = YAMLDiagnostics.firstInvalidUTF8(data)
-            throw ConfigError(file: file, line: bad.line, keyPath: "",
-                              message: "not UTF-8 text (invalid byte at line \(bad.line), byte offset \(bad.offset))")
+            throw ConfigError(
+                file: file, line: bad.line, keyPath: "",
+                message: "not UTF-8 text (invalid byte at line \(bad.line), byte offset \(bad.offset))")
         }
         if let line = YAMLKeyGuard.aliasBuiltKeyLine(in: text) {
-            throw ConfigError(file: file, line: line, keyPath: "",
-                              message: "a mapping key built from aliases (*name) or a [list]/{mapping} is not allowed: keys are plain words")
+            throw ConfigError(
+                file: file, line: line, keyPath: "",
+                message: "a mapping key built from aliases (*name) or a [list]/{mapping} is not allowed: keys are plain words")
         }
         let root: Node?
         // No tag resolution: the reader takes every scalar as text and checks it against the
@@ -54,22 +56,29 @@ public enum ConfigLoader {
         config.directory = directory
         config.file = "(embedded demo)"
         config.baseMap = BaseMapConfig(url: nil, attribution: "Demo land and sea: procedural, made by matsite", demo: true)
-        config.animations = [AnimationConfig(
-            id: "radar", title: "Demo radar loop (procedural)",
-            bbox: BoundingBox(west: -95.5, south: 29.0, east: -74.5, north: 43.5), zoom: 6,
-            frameDurationMs: 400, lastFrameDurationMs: 1500, crossfadeMs: 250,
-            attribution: "Demo radar: procedural, made by matsite",
-            source: SourceConfig(kind: .demo("radar")), frames: .count(12))]
+        config.animations = [
+            AnimationConfig(
+                id: "radar", title: "Demo radar loop (procedural)",
+                bbox: BoundingBox(west: -95.5, south: 29.0, east: -74.5, north: 43.5), zoom: 6,
+                frameDurationMs: 400, lastFrameDurationMs: 1500, crossfadeMs: 250,
+                attribution: "Demo radar: procedural, made by matsite",
+                source: SourceConfig(kind: .demo("radar")), frames: .count(12))
+        ]
         // Drawn locally, the demo's fallback tiles cost no request: it shows the feature.
         config.animations[0].fallback.levels = 1
         // Times (the two hours up to the build, every ten minutes, as a live feed would
         // have them) and a legend, so a newcomer sees both.
-        config.animations[0].frames = .rolling(RollingWindow(last: ISODuration(milliseconds: 6_600_000),
-                                                             step: ISODuration(milliseconds: 600_000)))
-        config.animations[0].legend = .init(unit: "dBZ", stops: [
-            .init(value: 10, color: "#78c8e6"), .init(value: 20, color: "#1e78cd"), .init(value: 30, color: "#149632"),
-            .init(value: 40, color: "#f0e628"), .init(value: 50, color: "#f08c14"), .init(value: 60, color: "#c81414"),
-            .init(value: 70, color: "#e628c8")])
+        config.animations[0].frames = .rolling(
+            RollingWindow(
+                last: ISODuration(milliseconds: 6_600_000),
+                step: ISODuration(milliseconds: 600_000)))
+        config.animations[0].legend = .init(
+            unit: "dBZ",
+            stops: [
+                .init(value: 10, color: "#78c8e6"), .init(value: 20, color: "#1e78cd"), .init(value: 30, color: "#149632"),
+                .init(value: 40, color: "#f0e628"), .init(value: 50, color: "#f08c14"), .init(value: 60, color: "#c81414"),
+                .init(value: 70, color: "#e628c8"),
+            ])
         return config
     }
 }
@@ -77,8 +86,10 @@ public enum ConfigLoader {
 // MARK: - The document's top level
 
 extension ConfigLoader {
-    static let topKeys = ["version", "title", "base_url", "output", "cache", "templates", "leaflet", "base_map",
-                          "http", "limits", "embed", "deadline_s", "animations"]
+    static let topKeys = [
+        "version", "title", "base_url", "output", "cache", "templates", "leaflet", "base_map",
+        "http", "limits", "embed", "deadline_s", "animations",
+    ]
 
     static func read(_ root: Node, into config: inout SiteConfig, reader r: inout YAMLReader) throws {
         let top = try r.fields(root, "", allowed: topKeys)

@@ -65,8 +65,10 @@ public struct FrameIndexConfig: Sendable, Equatable {
     public var placeholderNames: Set<String> { Set(fields.keys).union(globals.keys) }
 
     /// An index setting.
-    public init(location: Location, items: String = "", time: String = "", fields: [String: String] = [:],
-                globals: [String: String] = [:], latest: Int? = nil) {
+    public init(
+        location: Location, items: String = "", time: String = "", fields: [String: String] = [:],
+        globals: [String: String] = [:], latest: Int? = nil
+    ) {
         self.location = location
         self.items = items
         self.time = time

@@ -69,8 +69,10 @@ public struct TileTemplate: Sendable, Equatable {
     }
 
     /// Fills the template. `y` is the XYZ row; `{-y}` gets the TMS row.
-    public func expand(z: Int, x: Int, y: Int, subdomain: String?, time: String?, frame: Int?,
-                       fields: [String: String] = [:]) -> String {
+    public func expand(
+        z: Int, x: Int, y: Int, subdomain: String?, time: String?, frame: Int?,
+        fields: [String: String] = [:]
+    ) -> String {
         var out = ""
         for part in parts {
             switch part {
@@ -110,9 +112,13 @@ private extension TileTemplate {
     static func host(of text: String) -> String? {
         let lowered = text.lowercased()
         let rest: Substring
-        if lowered.hasPrefix("http://") { rest = lowered.dropFirst(7) }
-        else if lowered.hasPrefix("https://") { rest = lowered.dropFirst(8) }
-        else { return nil }
+        if lowered.hasPrefix("http://") {
+            rest = lowered.dropFirst(7)
+        } else if lowered.hasPrefix("https://") {
+            rest = lowered.dropFirst(8)
+        } else {
+            return nil
+        }
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
         // An IPv6 literal keeps its colons inside brackets.

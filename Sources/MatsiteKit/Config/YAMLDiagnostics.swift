@@ -6,7 +6,7 @@ enum YAMLDiagnostics {
     static func syntaxError(_ error: YamlError, file: String) -> ConfigError {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
+            .composer(let context, let problem, let mark, _):
             let detail = context.map { "\(problem) \($0.text)" } ?? problem
             return ConfigError(file: file, line: mark.line, keyPath: "", message: "YAML syntax error: \(detail)")
         case .reader(let problem, let offset, _, let yaml):
@@ -14,8 +14,9 @@ enum YAMLDiagnostics {
             let line = offset.map { offset in 1 + yaml.utf8.prefix(max(0, offset)).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } }
             return ConfigError(file: file, line: line, keyPath: "", message: "YAML syntax error: \(problem)")
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return ConfigError(file: file, line: context.mark.line, keyPath: "",
-                               message: "key given twice: \(duplicates.joined(separator: ", "))")
+            return ConfigError(
+                file: file, line: context.mark.line, keyPath: "",
+                message: "key given twice: \(duplicates.joined(separator: ", "))")
         default:
             return ConfigError(file: file, line: nil, keyPath: "", message: "YAML error: \(error)")
         }
@@ -29,7 +30,8 @@ enum YAMLDiagnostics {
             let b = bytes[i]
             let length = b < 0x80 ? 1 : b >> 5 == 0b110 ? 2 : b >> 4 == 0b1110 ? 3 : b >> 3 == 0b11110 ? 4 : 0
             guard length > 0, i + length <= bytes.count,
-                  bytes[(i + 1)..<(i + length)].allSatisfy({ $0 & 0xC0 == 0x80 }) else { return (line, i) }
+                bytes[(i + 1)..<(i + length)].allSatisfy({ $0 & 0xC0 == 0x80 })
+            else { return (line, i) }
             if b == 0x0A { line += 1 }
             i += length
         }

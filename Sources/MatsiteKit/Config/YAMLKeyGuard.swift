@@ -1,7 +1,6 @@
 import Foundation
 import Yams
 
-
 /// Finds mapping keys that could make composing explode.
 ///
 /// Aliases share their anchor's node, so values built from nested aliases (a "billion

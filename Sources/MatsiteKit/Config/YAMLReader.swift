@@ -31,8 +31,9 @@ struct YAMLReader {
             let keyPath = path.isEmpty ? name : "\(path).\(name)"
             guard allowed.contains(name) else {
                 let hint = Self.closest(name, in: allowed).map { " (did you mean \"\($0)\"?)" } ?? ""
-                throw ConfigError(file: file, line: key.mark?.line, keyPath: keyPath,
-                                  message: "unknown key\(hint); allowed here: \(allowed.joined(separator: ", "))")
+                throw ConfigError(
+                    file: file, line: key.mark?.line, keyPath: keyPath,
+                    message: "unknown key\(hint); allowed here: \(allowed.joined(separator: ", "))")
             }
             guard values[name] == nil else { throw error(key, keyPath, "key given twice") }
             values[name] = value
@@ -87,8 +88,10 @@ struct YAMLReader {
         try list(node, path).map { try string($0.0, $0.1) }
     }
 
-    mutating func choice<T: RawRepresentable>(_ node: Node, _ path: String, _: T.Type,
-                                              options: [T]) throws -> T where T.RawValue == String {
+    mutating func choice<T: RawRepresentable>(
+        _ node: Node, _ path: String, _: T.Type,
+        options: [T]
+    ) throws -> T where T.RawValue == String {
         let text = try string(node, path)
         guard let value = T(rawValue: text) else {
             throw error(node, path, "must be one of \(options.map(\.rawValue).joined(separator: ", ")) (found \"\(text)\")")

@@ -22,8 +22,9 @@ struct FrameFetcher: Sendable {
 
     /// Loads every tile; never throws: a tile that cannot be had is a problem, not an error.
     func fetch(_ locators: [TileLocator]) async -> Tiles {
-        var tiles = Tiles(contents: Array(repeating: .empty, count: locators.count),
-                          identities: Array(repeating: .absent, count: locators.count), problems: [])
+        var tiles = Tiles(
+            contents: Array(repeating: .empty, count: locators.count),
+            identities: Array(repeating: .absent, count: locators.count), problems: [])
         let loader = self.loader
         await withTaskGroup(of: (Int, TileOutcome).self) { group in
             for (i, locator) in locators.enumerated() {

@@ -106,8 +106,11 @@ public final class HTTPFetcher: Sendable {
     /// GETs `url`, retrying transient failures. A non-retryable status is returned as a
     /// response, not thrown: the caller decides what 404 means. With `revalidateAbsence`,
     /// a fresh cached 404/204 is asked about again (conditionally) instead of trusted.
-    public func get(_ url: String, accept: String, maxBytes: Int? = nil, revalidateAbsence: Bool = false) async throws(FetchFailure)
-        -> HTTPResponseData {
+    public func get(
+        _ url: String, accept: String, maxBytes: Int? = nil, revalidateAbsence: Bool = false
+    ) async throws(FetchFailure)
+        -> HTTPResponseData
+    {
         let cap = maxBytes ?? options.maxTileBytes
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let host = parsed.host

@@ -50,23 +50,27 @@ public enum WebMercator {
     /// The layout of frames for a box at `zoom`, built from source tiles at `sourceZoom`.
     public static func layout(of box: BoundingBox, zoom: Int, sourceZoom: Int, tileSize: Int) -> FrameLayout {
         let w = window(of: box, zoom: zoom, tileSize: tileSize)
-        return FrameLayout(width: w.width, height: w.height, originX: w.x, originY: w.y,
-                           shift: zoom - sourceZoom, tileSize: tileSize)
+        return FrameLayout(
+            width: w.width, height: w.height, originX: w.x, originY: w.y,
+            shift: zoom - sourceZoom, tileSize: tileSize)
     }
 
     /// The bounds of tile (z, x, y) in degrees.
     public static func tileBounds(z: Int, x: Int, y: Int) -> BoundingBox {
         let world = Double(1 << z)
-        return BoundingBox(west: longitude(pixelX: Double(x), world: world),
-                           south: latitude(pixelY: Double(y + 1), world: world),
-                           east: longitude(pixelX: Double(x + 1), world: world),
-                           north: latitude(pixelY: Double(y), world: world))
+        return BoundingBox(
+            west: longitude(pixelX: Double(x), world: world),
+            south: latitude(pixelY: Double(y + 1), world: world),
+            east: longitude(pixelX: Double(x + 1), world: world),
+            north: latitude(pixelY: Double(y), world: world))
     }
 
     /// The bounds of tile (z, x, y) in EPSG:3857 metres: minX, minY, maxX, maxY.
     public static func tileMetres(z: Int, x: Int, y: Int) -> (minX: Double, minY: Double, maxX: Double, maxY: Double) {
         let size = 2 * halfWorldMetres / Double(1 << z)
-        return (-halfWorldMetres + Double(x) * size, halfWorldMetres - Double(y + 1) * size,
-                -halfWorldMetres + Double(x + 1) * size, halfWorldMetres - Double(y) * size)
+        return (
+            -halfWorldMetres + Double(x) * size, halfWorldMetres - Double(y + 1) * size,
+            -halfWorldMetres + Double(x + 1) * size, halfWorldMetres - Double(y) * size
+        )
     }
 }

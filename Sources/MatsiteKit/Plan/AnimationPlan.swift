@@ -61,9 +61,11 @@ public struct ResolvedSource: Sendable {
     public var playerTemplate: (@Sendable (_ frame: SourceFrame) -> String)?
 
     /// A resolved source.
-    public init(frames: [SourceFrame], maxZoom: Int? = nil, tileSize: Int? = nil,
-                locate: @escaping @Sendable (_ frame: SourceFrame, _ z: Int, _ x: Int, _ y: Int) -> TileLocator,
-                playerTemplate: (@Sendable (_ frame: SourceFrame) -> String)? = nil, notes: [String] = []) {
+    public init(
+        frames: [SourceFrame], maxZoom: Int? = nil, tileSize: Int? = nil,
+        locate: @escaping @Sendable (_ frame: SourceFrame, _ z: Int, _ x: Int, _ y: Int) -> TileLocator,
+        playerTemplate: (@Sendable (_ frame: SourceFrame) -> String)? = nil, notes: [String] = []
+    ) {
         self.frames = frames
         self.maxZoom = maxZoom
         self.tileSize = tileSize
@@ -81,20 +83,23 @@ public enum Planner {
     public static func plan(_ animation: AnimationConfig, source: ResolvedSource) -> AnimationPlan {
         let maxZoom = animation.source.maxZoom ?? source.maxZoom
         let sourceZoom = min(animation.zoom, maxZoom ?? animation.zoom)
-        let layout = WebMercator.layout(of: animation.bbox, zoom: animation.zoom, sourceZoom: sourceZoom,
-                                        tileSize: source.tileSize ?? animation.source.tileSize)
+        let layout = WebMercator.layout(
+            of: animation.bbox, zoom: animation.zoom, sourceZoom: sourceZoom,
+            tileSize: source.tileSize ?? animation.source.tileSize)
         let grid = TileGrid(layout: layout, zoom: sourceZoom).tiles
         let frames = source.frames.enumerated().map { position, frame in
             let tiles = grid.map { source.locate(frame, $0.z, $0.x, $0.y) }
             let last = position == source.frames.count - 1
-            return FramePlan(index: position, time: frame.time,
-                             durationMs: last ? (animation.lastFrameDurationMs ?? animation.frameDurationMs) : animation.frameDurationMs,
-                             tiles: tiles, sourceTemplate: source.playerTemplate?(frame))
+            return FramePlan(
+                index: position, time: frame.time,
+                durationMs: last ? (animation.lastFrameDurationMs ?? animation.frameDurationMs) : animation.frameDurationMs,
+                tiles: tiles, sourceTemplate: source.playerTemplate?(frame))
         }
         let frameList = source.frames
-        return AnimationPlan(config: animation, layout: layout, sourceZoom: sourceZoom, frames: frames,
-                             locate: { index, z, x, y in source.locate(frameList[index], z, x, y) },
-                             sourceMaxZoom: maxZoom)
+        return AnimationPlan(
+            config: animation, layout: layout, sourceZoom: sourceZoom, frames: frames,
+            locate: { index, z, x, y in source.locate(frameList[index], z, x, y) },
+            sourceMaxZoom: maxZoom)
     }
 }
 
@@ -105,12 +110,16 @@ extension AnimationPlan {
     func checkLimits(_ limits: Limits, file: String) throws {
         let path = config.keyPath
         guard layout.width <= limits.maxFrameWidth, layout.height <= limits.maxFrameHeight else {
-            throw ConfigError(file: file, line: config.line, keyPath: "\(path).zoom",
-                              message: "frames would be \(layout.width)x\(layout.height) pixels (\(layout.tileSize) px tiles), over the limit of \(limits.maxFrameWidth)x\(limits.maxFrameHeight) (limits.max_frame_width / max_frame_height); lower the zoom or shrink the box")
+            throw ConfigError(
+                file: file, line: config.line, keyPath: "\(path).zoom",
+                message:
+                    "frames would be \(layout.width)x\(layout.height) pixels (\(layout.tileSize) px tiles), over the limit of \(limits.maxFrameWidth)x\(limits.maxFrameHeight) (limits.max_frame_width / max_frame_height); lower the zoom or shrink the box"
+            )
         }
         guard frames.count <= limits.maxFrames else {
-            throw ConfigError(file: file, line: config.line, keyPath: "\(path).frames",
-                              message: "\(frames.count) frames, over the limit of \(limits.maxFrames) (limits.max_frames)")
+            throw ConfigError(
+                file: file, line: config.line, keyPath: "\(path).frames",
+                message: "\(frames.count) frames, over the limit of \(limits.maxFrames) (limits.max_frames)")
         }
     }
 }

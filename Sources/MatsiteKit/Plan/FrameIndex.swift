@@ -36,8 +36,10 @@ enum FrameIndex {
 
     /// The frames of a document, oldest first: items after `now` are not frames yet, and
     /// `latest` keeps the newest N.
-    static func frames(from bytes: [UInt8], config: FrameIndexConfig, maxItems: Int, now: TimeInstant,
-                       timeFormat: TimeFormat) throws(FrameIndexError) -> [SourceFrame] {
+    static func frames(
+        from bytes: [UInt8], config: FrameIndexConfig, maxItems: Int, now: TimeInstant,
+        timeFormat: TimeFormat
+    ) throws(FrameIndexError) -> [SourceFrame] {
         let name = config.name
         func fail(_ path: String, _ message: String) -> FrameIndexError {
             FrameIndexError(document: name, path: path, message: message)
@@ -100,8 +102,10 @@ enum FrameIndex {
     }
 
     /// The value at a dotted path (empty: the value itself).
-    static func value(at path: String, in root: JSONValue, base: String = "",
-                      fail: (String, String) -> FrameIndexError) throws(FrameIndexError) -> JSONValue {
+    static func value(
+        at path: String, in root: JSONValue, base: String = "",
+        fail: (String, String) -> FrameIndexError
+    ) throws(FrameIndexError) -> JSONValue {
         guard !path.isEmpty else { return root }
         var current = root
         var walked = base
@@ -189,12 +193,19 @@ enum JSONValue: Decodable, Sendable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
     }
 
     /// What it is, for messages.

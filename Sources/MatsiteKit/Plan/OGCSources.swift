@@ -7,32 +7,42 @@ enum OGCSources {
     /// The message of an OGC exception document sent instead of an image, if it is one.
     static let exceptionMessage: @Sendable ([UInt8]) -> String? = { body in ServiceException.message(in: body) }
 
-    static func resolveWMTS(_ config: WMTSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher,
-                            now: TimeInstant) async throws -> ResolvedSource {
+    static func resolveWMTS(
+        _ config: WMTSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher,
+        now: TimeInstant
+    ) async throws -> ResolvedSource {
         let path = "\(animation.keyPath).source.wmts"
         let body = try await capabilities(config.capabilities, fetcher: fetcher, kvp: "SERVICE=WMTS&REQUEST=GetCapabilities")
         let source: WMTSTileSource
         do {
             let document = try WMTSCapabilities.parse(body, url: config.capabilities)
-            source = try document.tileSource(layer: config.layer, style: config.style, format: config.format,
-                                             tileMatrixSet: config.tileMatrixSet)
+            source = try document.tileSource(
+                layer: config.layer, style: config.style, format: config.format,
+                tileMatrixSet: config.tileMatrixSet)
         } catch {
             throw sourceError(error, animation: animation, path: path, file: file)
         }
         guard animation.zoom >= source.minZoom else {
-            throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).zoom",
-                              message: "the WMTS tile matrix set \(source.tileMatrixSet) starts at zoom \(source.minZoom)")
+            throw ConfigError(
+                file: file, line: animation.line, keyPath: "\(animation.keyPath).zoom",
+                message: "the WMTS tile matrix set \(source.tileMatrixSet) starts at zoom \(source.minZoom)")
         }
         let frames = try frames(animation, time: source.time, layer: config.layer, path: path, file: file, now: now)
-        var notes = ["WMTS layer \(source.layer), style \(source.style), \(source.format), tile matrix set \(source.tileMatrixSet) (zoom \(source.minZoom)-\(source.maxZoom), \(source.tileSize) px tiles)"]
+        var notes = [
+            "WMTS layer \(source.layer), style \(source.style), \(source.format), tile matrix set \(source.tileMatrixSet) (zoom \(source.minZoom)-\(source.maxZoom), \(source.tileSize) px tiles)"
+        ]
         if let time = source.time { notes.append("time dimension: \(summary(time))") }
-        return ResolvedSource(frames: frames, maxZoom: source.maxZoom, tileSize: source.tileSize, locate: { frame, z, x, y in
-            .http(source.tileURL(z: z, x: x, y: y, time: frame.timeText) ?? "")
-        }, notes: notes)
+        return ResolvedSource(
+            frames: frames, maxZoom: source.maxZoom, tileSize: source.tileSize,
+            locate: { frame, z, x, y in
+                .http(source.tileURL(z: z, x: x, y: y, time: frame.timeText) ?? "")
+            }, notes: notes)
     }
 
-    static func resolveWMS(_ config: WMSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher,
-                           now: TimeInstant) async throws -> ResolvedSource {
+    static func resolveWMS(
+        _ config: WMSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher,
+        now: TimeInstant
+    ) async throws -> ResolvedSource {
         let path = "\(animation.keyPath).source.wms"
         let body = try await capabilities(config.url, fetcher: fetcher, kvp: "SERVICE=WMS&REQUEST=GetCapabilities&VERSION=\(config.version)")
         let source: WMSMapSource
@@ -46,9 +56,11 @@ enum OGCSources {
         let tileSize = animation.source.tileSize
         var notes = ["WMS \(source.version) layers \(source.layers) in \(source.crs), GetMap \(source.getMapURL)"]
         if let time = source.time { notes.append("time dimension: \(summary(time))") }
-        return ResolvedSource(frames: frames, maxZoom: animation.source.maxZoom, locate: { frame, z, x, y in
-            .http(source.mapURL(z: z, x: x, y: y, tileSize: tileSize, time: frame.timeText))
-        }, notes: notes)
+        return ResolvedSource(
+            frames: frames, maxZoom: animation.source.maxZoom,
+            locate: { frame, z, x, y in
+                .http(source.mapURL(z: z, x: x, y: y, tileSize: tileSize, time: frame.timeText))
+            }, notes: notes)
     }
 }
 
@@ -74,18 +86,22 @@ private extension OGCSources {
     }
 
     /// The animation's frames from the layer's time dimension.
-    static func frames(_ animation: AnimationConfig, time: TimeDimension?, layer: String, path: String, file: String,
-                       now: TimeInstant) throws -> [SourceFrame] {
+    static func frames(
+        _ animation: AnimationConfig, time: TimeDimension?, layer: String, path: String, file: String,
+        now: TimeInstant
+    ) throws -> [SourceFrame] {
         func requireTime() throws -> TimeDimension {
             guard let time else {
-                throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames",
-                                  message: "layer \(layer) has no time dimension; use frames: { count: N } or another layer")
+                throw ConfigError(
+                    file: file, line: animation.line, keyPath: "\(animation.keyPath).frames",
+                    message: "layer \(layer) has no time dimension; use frames: { count: N } or another layer")
             }
             return time
         }
         func frame(_ index: Int, _ instant: TimeInstant, _ time: TimeDimension) -> SourceFrame {
-            SourceFrame(index: index, time: Date(timeIntervalSince1970: Double(instant.millisecondsSinceEpoch) / 1000),
-                        timeText: time.format(instant))
+            SourceFrame(
+                index: index, time: Date(timeIntervalSince1970: Double(instant.millisecondsSinceEpoch) / 1000),
+                timeText: time.format(instant))
         }
         do {
             switch animation.frames {
@@ -105,24 +121,28 @@ private extension OGCSources {
                 let time = try requireTime()
                 let end = window.end(now: now)
                 guard let newest = time.nearest(to: end).before else {
-                    throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.last",
-                                      message: "layer \(layer) advertises no time at or before \(end.iso8601) (\(summary(time)))")
+                    throw ConfigError(
+                        file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.last",
+                        message: "layer \(layer) advertises no time at or before \(end.iso8601) (\(summary(time)))")
                 }
                 var instants = try time.advertised(from: newest.adding(window.last, times: -1), through: newest)
                 if let latest = window.latest { instants = Array(instants.suffix(latest)) }
                 return instants.enumerated().map { frame($0, $1, time) }
             case .index:
-                throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.index",
-                                  message: "a frame index does not go with a WMTS or WMS source (they advertise their own times)")
+                throw ConfigError(
+                    file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.index",
+                    message: "a frame index does not go with a WMTS or WMS source (they advertise their own times)")
             case .count(let n):
                 return (0..<n).map { SourceFrame(index: $0, time: nil, timeText: nil) }
             case .templates:
-                throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.templates",
-                                  message: "per-frame templates do not go with a WMTS or WMS source")
+                throw ConfigError(
+                    file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.templates",
+                    message: "per-frame templates do not go with a WMTS or WMS source")
             }
         } catch let error as TimeDimensionError {
-            throw ConfigError(file: file, line: animation.line, keyPath: "\(animation.keyPath).frames",
-                              message: "layer \(layer): \(error)")
+            throw ConfigError(
+                file: file, line: animation.line, keyPath: "\(animation.keyPath).frames",
+                message: "layer \(layer): \(error)")
         }
     }
 

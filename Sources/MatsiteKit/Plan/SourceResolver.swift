@@ -45,34 +45,48 @@ public struct SourceResolver: Sendable {
 
         switch source.kind {
         case .url(let template):
-            return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
-                .http(template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: frame.timeText, frame: frame.index, fields: frame.fields))
-            }, playerTemplate: { frame in template.expandFrame(time: frame.timeText, frame: frame.index, fields: frame.fields) })
+            return ResolvedSource(
+                frames: frames, maxZoom: source.maxZoom,
+                locate: { frame, z, x, y in
+                    .http(template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: frame.timeText, frame: frame.index, fields: frame.fields))
+                }, playerTemplate: { frame in template.expandFrame(time: frame.timeText, frame: frame.index, fields: frame.fields) })
         case .path(let template):
-            return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
-                .file(resolvePath(template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: frame.timeText, frame: frame.index, fields: frame.fields)))
-            })
+            return ResolvedSource(
+                frames: frames, maxZoom: source.maxZoom,
+                locate: { frame, z, x, y in
+                    .file(
+                        resolvePath(
+                            template.expand(
+                                z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: frame.timeText, frame: frame.index, fields: frame.fields)))
+                })
         case .mbtiles(let template):
-            return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
-                let file = resolvePath(template.expand(z: z, x: x, y: y, subdomain: nil, time: frame.timeText, frame: frame.index, fields: frame.fields))
-                // MBTiles rows are TMS whatever the scheme key says.
-                return .mbtiles(path: file, z: z, x: x, tmsY: (1 << z) - 1 - y)
-            })
+            return ResolvedSource(
+                frames: frames, maxZoom: source.maxZoom,
+                locate: { frame, z, x, y in
+                    let file = resolvePath(template.expand(z: z, x: x, y: y, subdomain: nil, time: frame.timeText, frame: frame.index, fields: frame.fields))
+                    // MBTiles rows are TMS whatever the scheme key says.
+                    return .mbtiles(path: file, z: z, x: x, tmsY: (1 << z) - 1 - y)
+                })
         case .demo(let layer):
             let count = frames.count
-            return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
-                .demo(DemoTile(layer: layer, frame: frame.index, frameCount: count, z: z, x: x, y: y))
-            })
+            return ResolvedSource(
+                frames: frames, maxZoom: source.maxZoom,
+                locate: { frame, z, x, y in
+                    .demo(DemoTile(layer: layer, frame: frame.index, frameCount: count, z: z, x: x, y: y))
+                })
         case .perFrame:
             guard case .templates(let templates) = animation.frames else { return ResolvedSource(frames: [], locate: { _, _, _, _ in .file("") }) }
-            return ResolvedSource(frames: frames, maxZoom: source.maxZoom, locate: { frame, z, x, y in
-                let template = templates[frame.index]
-                let address = template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: nil, frame: nil)
-                return template.isHTTP ? .http(address) : .file(resolvePath(address))
-            }, playerTemplate: { frame in
-                let template = templates[frame.index]
-                return template.isHTTP ? template.text : ""
-            })
+            return ResolvedSource(
+                frames: frames, maxZoom: source.maxZoom,
+                locate: { frame, z, x, y in
+                    let template = templates[frame.index]
+                    let address = template.expand(z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: nil, frame: nil)
+                    return template.isHTTP ? .http(address) : .file(resolvePath(address))
+                },
+                playerTemplate: { frame in
+                    let template = templates[frame.index]
+                    return template.isHTTP ? template.text : ""
+                })
         case .wmts, .wms:
             throw StepFailure("unreachable source kind")
         }
@@ -126,16 +140,18 @@ public struct SourceResolver: Sendable {
             }
             bytes = [UInt8](data)
         }
-        let frames = try FrameIndex.frames(from: bytes, config: index, maxItems: config.limits.maxFrames, now: now,
-                                           timeFormat: animation.timeFormat)
+        let frames = try FrameIndex.frames(
+            from: bytes, config: index, maxItems: config.limits.maxFrames, now: now,
+            timeFormat: animation.timeFormat)
         if case .url(let template) = animation.source.kind, !template.isHTTP {
             // The template starts with an index field ({host}): what it gives must be a URL.
             for frame in frames {
                 let address = template.expand(z: 0, x: 0, y: 0, subdomain: nil, time: frame.timeText, frame: frame.index, fields: frame.fields)
                 let lowered = address.lowercased()
                 guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-                    throw FrameIndexError(document: index.name, path: "\(index.items)[time \(frame.timeText ?? "")]",
-                                          message: "the tile URL becomes \"\(address.prefix(80))\", not an http(s) URL: check globals/fields")
+                    throw FrameIndexError(
+                        document: index.name, path: "\(index.items)[time \(frame.timeText ?? "")]",
+                        message: "the tile URL becomes \"\(address.prefix(80))\", not an http(s) URL: check globals/fields")
                 }
             }
         }

@@ -12,9 +12,10 @@ public enum Attribution {
             out += escape(String(rest[..<open.lowerBound]))
             let tail = rest[open.lowerBound...]
             guard let tagEnd = tail.firstIndex(of: ">"),
-                  let close = tail.range(of: "</a>", options: .caseInsensitive),
-                  tagEnd < close.lowerBound,
-                  let href = hrefValue(String(tail[tail.index(tail.startIndex, offsetBy: 3)..<tagEnd])) else {
+                let close = tail.range(of: "</a>", options: .caseInsensitive),
+                tagEnd < close.lowerBound,
+                let href = hrefValue(String(tail[tail.index(tail.startIndex, offsetBy: 3)..<tagEnd]))
+            else {
                 out += escape(String(tail.prefix(3)))
                 rest = tail.dropFirst(3)
                 continue
@@ -52,8 +53,9 @@ public enum Attribution {
         guard let quote = value.first, quote == "\"" || quote == "'", value.last == quote else { return nil }
         let url = String(value.dropFirst().dropLast())
         guard !url.contains(quote), !url.contains("<"), !url.contains(">"),
-              let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
-              parsed.host != nil else { return nil }
+            let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
+            parsed.host != nil
+        else { return nil }
         return url
     }
 }

@@ -48,8 +48,9 @@ struct FallbackTilePublisher: Sendable {
         var result = Published(fallback: nil, hashes: Array(repeating: nil, count: frames.count), summary: nil)
         let templates = frames.compactMap(\.sourceTemplate)
         if settings.fromSource, templates.count == frames.count, templates.allSatisfy({ !$0.isEmpty }) {
-            result.fallback = AnimationManifest.Fallback(url: nil, templates: templates, minZoom: zoom + 1,
-                                                         maxNativeZoom: sourceMaxZoom ?? 22, subdomains: subdomains)
+            result.fallback = AnimationManifest.Fallback(
+                url: nil, templates: templates, minZoom: zoom + 1,
+                maxNativeZoom: sourceMaxZoom ?? 22, subdomains: subdomains)
             return result
         }
         let deepest = min(zoom + settings.levels, sourceMaxZoom ?? 22)
@@ -63,8 +64,9 @@ struct FallbackTilePublisher: Sendable {
             let locators = tiles.map { locate(frame.index, $0.z, $0.x, $0.y) }
             let folder = Self.folder(frame.index)
             if let digests = loader.freshDigests(locators), let old = frame.previousIndex,
-               let hash = Optional(fallbackHash(digests.map { .png($0) })), hash == frame.previousHash,
-               try link(tiles, from: Self.folder(old), to: folder) {
+                let hash = Optional(fallbackHash(digests.map { .png($0) })), hash == frame.previousHash,
+                try link(tiles, from: Self.folder(old), to: folder)
+            {
                 result.hashes[i] = hash
                 linked += tiles.count
                 continue
@@ -74,8 +76,9 @@ struct FallbackTilePublisher: Sendable {
             result.hashes[i] = fallbackHash(identities)
         }
         result.summary = "\(animation): published \(published + linked) fallback tiles (zoom \(zoom + 1)-\(deepest)), \(linked) of them kept"
-        result.fallback = AnimationManifest.Fallback(url: "tiles/{frame}/{z}/{x}/{y}.png", templates: nil, minZoom: zoom + 1,
-                                                     maxNativeZoom: deepest, subdomains: [])
+        result.fallback = AnimationManifest.Fallback(
+            url: "tiles/{frame}/{z}/{x}/{y}.png", templates: nil, minZoom: zoom + 1,
+            maxNativeZoom: deepest, subdomains: [])
         return result
     }
 }

@@ -31,7 +31,8 @@ struct FrameReuse: Sendable {
         // The poster is drawn from the last frame: the old one serves only if this kept
         // frame was the old last frame too (a window that shrank moves another one last).
         if frame.index == lastIndex
-            && !(previous.isLastFrame(animation: animation, inputHash: inputHash) && previous.hasPoster(animation: animation)) {
+            && !(previous.isLastFrame(animation: animation, inputHash: inputHash) && previous.hasPoster(animation: animation))
+        {
             return nil
         }
         // A rolling window shifts indices: the kept bytes get this frame's name.

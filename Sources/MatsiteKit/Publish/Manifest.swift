@@ -1,3 +1,5 @@
+import Foundation
+
 /// `site/manifest.json`: the site index.
 public struct SiteManifest: Codable, Sendable, Equatable {
     public var version = 1
@@ -133,8 +135,6 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         public var reason: String
     }
 }
-
-import Foundation
 
 extension JSONEncoder {
     /// The manifests' encoder: snake_case keys, sorted, readable, stable across builds.

@@ -19,10 +19,12 @@ struct PreviousSite: Sendable {
         var lastFrames: [String: String] = [:]
         let decoder = JSONDecoder.manifest
         if let index = try? Data(contentsOf: output.appendingPathComponent("manifest.json")),
-           let site = try? decoder.decode(SiteManifest.self, from: index) {
+            let site = try? decoder.decode(SiteManifest.self, from: index)
+        {
             for entry in site.animations where ConfigLoader.isSlug(entry.id) {
                 guard let data = try? Data(contentsOf: output.appendingPathComponent(entry.id).appendingPathComponent("manifest.json")),
-                      let manifest = try? decoder.decode(AnimationManifest.self, from: data) else { continue }
+                    let manifest = try? decoder.decode(AnimationManifest.self, from: data)
+                else { continue }
                 frames[entry.id] = Dictionary(manifest.frames.map { ($0.inputHash, $0) }, uniquingKeysWith: { a, _ in a })
                 lastFrames[entry.id] = manifest.frames.last?.inputHash
             }
@@ -72,7 +74,8 @@ struct PreviousSite: Sendable {
     /// True when `<output>/<relative>` is one of `files` and holds exactly `bytes`.
     func holds(_ bytes: [UInt8], at relative: String) -> Bool {
         guard let file = regularFile(relative), file.size == bytes.count,
-              let data = FileManager.default.contents(atPath: file.url.path), data.count == bytes.count else { return false }
+            let data = FileManager.default.contents(atPath: file.url.path), data.count == bytes.count
+        else { return false }
         if bytes.isEmpty { return true }
         return data.withUnsafeBytes { old in bytes.withUnsafeBytes { new in memcmp(old.baseAddress!, new.baseAddress!, new.count) == 0 } }
     }

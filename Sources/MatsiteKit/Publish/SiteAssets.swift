@@ -45,8 +45,11 @@ private extension SiteAssets {
         let minified = source.appendingPathComponent("leaflet.min.js"), plain = source.appendingPathComponent("leaflet.js")
         let css = source.appendingPathComponent("leaflet.css")
         guard let script = FileManager.default.contents(atPath: minified.path) ?? FileManager.default.contents(atPath: plain.path),
-              let style = FileManager.default.contents(atPath: css.path) else {
-            throw StepFailure("Leaflet not found in \(source.path): install Debian's libjs-leaflet (apt-get install libjs-leaflet) or set the config key leaflet: to a folder holding leaflet.js and leaflet.css")
+            let style = FileManager.default.contents(atPath: css.path)
+        else {
+            throw StepFailure(
+                "Leaflet not found in \(source.path): install Debian's libjs-leaflet (apt-get install libjs-leaflet) or set the config key leaflet: to a folder holding leaflet.js and leaflet.css"
+            )
         }
         let scriptBytes = [UInt8](script), styleBytes = [UInt8](style)
         // The previous folder was found by comparing these very bytes: link, do not compare again.

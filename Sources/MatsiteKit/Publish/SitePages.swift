@@ -30,13 +30,18 @@ struct SitePages: Sendable {
             if let last = manifest.frames.last?.time { entry["last_time"] = last }
             entries.append(entry)
         }
-        let index: [String: Any] = ["site_title": config.title, "generator": generator, "assets": assets.relative(depth: 0),
-                                    "animations": entries]
+        let index: [String: Any] = [
+            "site_title": config.title, "generator": generator, "assets": assets.relative(depth: 0),
+            "animations": entries,
+        ]
         try writer.put(Array(pages.render("index", index).utf8), at: "index.html")
-        let siteManifest = SiteManifest(title: config.title, generator: generator, animations: manifests.map {
-            .init(id: $0.id, title: $0.title, page: "\($0.id)/index.html", embed: "\($0.id)/embed.html",
-                  manifest: "\($0.id)/manifest.json", poster: "\($0.id)/poster.png")
-        })
+        let siteManifest = SiteManifest(
+            title: config.title, generator: generator,
+            animations: manifests.map {
+                .init(
+                    id: $0.id, title: $0.title, page: "\($0.id)/index.html", embed: "\($0.id)/embed.html",
+                    manifest: "\($0.id)/manifest.json", poster: "\($0.id)/poster.png")
+            })
         try writer.put(Array(JSONEncoder.manifest.encode(siteManifest)), at: "manifest.json")
     }
 
@@ -46,6 +51,7 @@ struct SitePages: Sendable {
         let height = Int((Double(width) * Double(manifest.height) / Double(max(1, manifest.width))).rounded()) + 56
         let base = config.baseURL.hasSuffix("/") ? config.baseURL : config.baseURL + "/"
         let source = Attribution.escape("\(base)\(manifest.id)/embed.html")
-        return "<iframe src=\"\(source)\" title=\"\(Attribution.escape(manifest.title))\" width=\"\(width)\" height=\"\(height)\" loading=\"lazy\" allowfullscreen></iframe>"
+        return
+            "<iframe src=\"\(source)\" title=\"\(Attribution.escape(manifest.title))\" width=\"\(width)\" height=\"\(height)\" loading=\"lazy\" allowfullscreen></iframe>"
     }
 }

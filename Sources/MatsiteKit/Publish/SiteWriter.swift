@@ -34,7 +34,7 @@ struct SiteWriter: Sendable {
         do {
             try link()
             return true
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             // Folders are made when first needed.
             try makeParent(of: target)
             return (try? link()) != nil

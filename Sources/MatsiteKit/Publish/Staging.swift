@@ -97,7 +97,7 @@ public final class OutputLock: Sendable {
             do {
                 try systemCall("flock", "cannot lock \(path)") { flock(fd, LOCK_EX | LOCK_NB) }
                 break
-            } catch where error.errno != EAGAIN {
+            } catch  where error.errno != EAGAIN {
                 close(fd)
                 throw error
             } catch {
@@ -105,7 +105,8 @@ public final class OutputLock: Sendable {
             }
             guard Date().timeIntervalSince(start) < wait else {
                 close(fd)
-                throw BuildError.locked("another matsite build is writing \(output.path) (lock \(path)); waited \(Int(wait)) s. Try again when it has finished.")
+                throw BuildError.locked(
+                    "another matsite build is writing \(output.path) (lock \(path)); waited \(Int(wait)) s. Try again when it has finished.")
             }
             try await Task.sleep(nanoseconds: 200_000_000)
         }

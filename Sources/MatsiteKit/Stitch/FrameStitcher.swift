@@ -41,8 +41,9 @@ struct FrameStitcher: Sendable {
     /// What went into a frame, hashed: these settings and each tile's digest (or its
     /// absence), in order. Equal hashes mean byte-identical frames.
     func inputHash(_ tiles: [TileIdentity]) -> String {
-        InputHash.hash("\(Self.renderVersion) \(layout.width)x\(layout.height)+\(layout.originX)+\(layout.originY) s\(layout.shift) "
-            + "t\(layout.tileSize) z\(compressionLevel) m\(missing.rawValue)", tiles)
+        InputHash.hash(
+            "\(Self.renderVersion) \(layout.width)x\(layout.height)+\(layout.originX)+\(layout.originY) s\(layout.shift) "
+                + "t\(layout.tileSize) z\(compressionLevel) m\(missing.rawValue)", tiles)
     }
 
     /// Header checks (sizes, damaged headers) and the frame's pixel format. Tiles with a
@@ -66,8 +67,9 @@ struct FrameStitcher: Sendable {
                 let started = ContinuousClock.now
                 let writer = try PNGWriter(path: temporary.path, width: layout.width, height: layout.height, format: format, level: level)
                 let sampler = poster ? RowSampler(sourceWidth: layout.width, sourceHeight: layout.height, format: format) : nil
-                let report = try stitcher.stitch(layout: layout, tiles: tiles, format: format, to: writer,
-                                                 tolerateBadTiles: tolerate, sampler: sampler)
+                let report = try stitcher.stitch(
+                    layout: layout, tiles: tiles, format: format, to: writer,
+                    tolerateBadTiles: tolerate, sampler: sampler)
                 try writer.finish()
                 let sample = try sampler?.encode()
                 timings.add(stitch: started.duration(to: .now))

@@ -25,8 +25,10 @@ public struct SystemCallError: Error, CustomStringConvertible, Sendable {
 /// signal interrupted it, and throws a `SystemCallError` naming `action` otherwise:
 /// errno is read at once, before any other call can change it.
 @discardableResult
-func systemCall<Result: FixedWidthInteger>(_ call: String, _ action: @autoclosure () -> String,
-                                           _ body: () -> Result) throws(SystemCallError) -> Result {
+func systemCall<Result: FixedWidthInteger>(
+    _ call: String, _ action: @autoclosure () -> String,
+    _ body: () -> Result
+) throws(SystemCallError) -> Result {
     while true {
         let result = body()
         guard result == -1 else { return result }

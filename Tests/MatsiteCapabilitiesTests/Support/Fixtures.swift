@@ -7,7 +7,7 @@ enum Fixtures {
     /// The bytes of `Fixtures/<name>`, or nil when it is missing.
     static func bytes(_ name: String) -> [UInt8]? {
         guard let url = folder?.appendingPathComponent(name),
-              let data = try? Data(contentsOf: url)
+            let data = try? Data(contentsOf: url)
         else { return nil }
         return [UInt8](data)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MatsiteCapabilities
 
 @Suite("Time dimensions")
@@ -51,10 +52,11 @@ struct TimeDimensionTests {
     @Test("monthly and yearly periods follow the calendar")
     func calendarPeriods() throws {
         let monthly = try dimension("2024-01-31/2024-06-30/P1M")
-        #expect(try monthly.instants().map(\.iso8601) == [
-            "2024-01-31T00:00:00Z", "2024-02-29T00:00:00Z", "2024-03-31T00:00:00Z",
-            "2024-04-30T00:00:00Z", "2024-05-31T00:00:00Z", "2024-06-30T00:00:00Z",
-        ])
+        #expect(
+            try monthly.instants().map(\.iso8601) == [
+                "2024-01-31T00:00:00Z", "2024-02-29T00:00:00Z", "2024-03-31T00:00:00Z",
+                "2024-04-30T00:00:00Z", "2024-05-31T00:00:00Z", "2024-06-30T00:00:00Z",
+            ])
         let yearly = try dimension("2000-01-01/2026-01-01/P1Y")
         #expect(yearly.count == 27)
         #expect(try yearly.latest(2).map(\.iso8601) == ["2025-01-01T00:00:00Z", "2026-01-01T00:00:00Z"])
@@ -69,11 +71,12 @@ struct TimeDimensionTests {
         #expect(throws: TimeDimensionError.tooManyInstants(count: 2_208_673, limit: 100_000)) { try time.instants() }
         var latest: [TimeInstant] = []
         let elapsed = milliseconds { latest = (try? time.latest(5)) ?? [] }
-        #expect(latest.map(\.iso8601) == [
-            "2015-12-30T23:40:00Z", "2015-12-30T23:45:00Z", "2015-12-30T23:50:00Z",
-            "2015-12-30T23:55:00Z", "2015-12-31T00:00:00Z",
-        ])
-        #expect(elapsed < 30_000)  // a hang detector, generous for a loaded 2-core CI
+        #expect(
+            latest.map(\.iso8601) == [
+                "2015-12-30T23:40:00Z", "2015-12-30T23:45:00Z", "2015-12-30T23:50:00Z",
+                "2015-12-30T23:55:00Z", "2015-12-31T00:00:00Z",
+            ])
+        #expect(elapsed < 30_000) // a hang detector, generous for a loaded 2-core CI
         #expect(time.contains(try t("2010-06-01T12:35:00Z")))
         #expect(!time.contains(try t("2010-06-01T12:36:00Z")))
         #expect(!time.contains(try t("2016-01-01T00:00:00Z")))
@@ -82,24 +85,30 @@ struct TimeDimensionTests {
     @Test("a range takes the advertised instants in the window at the step")
     func range() throws {
         let time = try dimension("2026-11-21T00:00:00Z/2026-11-22T00:00:00Z/PT5M")
-        let frames = try time.inRange(start: t("2026-11-21T10:00:00Z"), end: t("2026-11-21T11:00:00Z"),
-                                      step: ISODuration.parse("PT20M"))
-        #expect(frames.map(\.iso8601) == [
-            "2026-11-21T10:00:00Z", "2026-11-21T10:20:00Z", "2026-11-21T10:40:00Z", "2026-11-21T11:00:00Z",
-        ])
-        let same = try time.inRange(start: t("2026-11-21T10:00:00Z"), end: t("2026-11-21T10:12:00Z"),
-                                    step: ISODuration.parse("PT5M"))
+        let frames = try time.inRange(
+            start: t("2026-11-21T10:00:00Z"), end: t("2026-11-21T11:00:00Z"),
+            step: ISODuration.parse("PT20M"))
+        #expect(
+            frames.map(\.iso8601) == [
+                "2026-11-21T10:00:00Z", "2026-11-21T10:20:00Z", "2026-11-21T10:40:00Z", "2026-11-21T11:00:00Z",
+            ])
+        let same = try time.inRange(
+            start: t("2026-11-21T10:00:00Z"), end: t("2026-11-21T10:12:00Z"),
+            step: ISODuration.parse("PT5M"))
         #expect(same.count == 3)
     }
 
     @Test("a range whose step does not fit the period says so")
     func rangeStepDoesNotFit() throws {
         let time = try dimension("2026-11-21T00:00:00Z/2026-11-22T00:00:00Z/PT5M")
-        #expect(throws: TimeDimensionError.stepDoesNotFit(
-            step: "PT7M", period: "PT5M",
-            interval: "2026-11-21T00:00:00Z/2026-11-22T00:00:00Z/PT5M")) {
-            try time.inRange(start: t("2026-11-21T10:00:00Z"), end: t("2026-11-21T11:00:00Z"),
-                             step: ISODuration.parse("PT7M"))
+        #expect(
+            throws: TimeDimensionError.stepDoesNotFit(
+                step: "PT7M", period: "PT5M",
+                interval: "2026-11-21T00:00:00Z/2026-11-22T00:00:00Z/PT5M")
+        ) {
+            try time.inRange(
+                start: t("2026-11-21T10:00:00Z"), end: t("2026-11-21T11:00:00Z"),
+                step: ISODuration.parse("PT7M"))
         }
         let error = TimeDimensionError.stepDoesNotFit(step: "PT7M", period: "PT5M", interval: "a/b/PT5M")
         #expect(error.description == "the step PT7M does not fit the advertised period PT5M of a/b/PT5M; use a whole multiple of PT5M")
@@ -108,9 +117,11 @@ struct TimeDimensionTests {
     @Test("a range outside the advertised times is an error naming what exists")
     func rangeEmpty() throws {
         let time = try dimension("2026-11-21T00:00:00Z/2026-11-22T00:00:00Z/PT5M")
-        #expect(throws: TimeDimensionError.nothingInRange(
-            start: "2025-01-01T00:00:00Z", end: "2025-01-02T00:00:00Z",
-            advertised: "2026-11-21T00:00:00Z to 2026-11-22T00:00:00Z")) {
+        #expect(
+            throws: TimeDimensionError.nothingInRange(
+                start: "2025-01-01T00:00:00Z", end: "2025-01-02T00:00:00Z",
+                advertised: "2026-11-21T00:00:00Z to 2026-11-22T00:00:00Z")
+        ) {
             try time.inRange(start: t("2025-01-01"), end: t("2025-01-02"), step: ISODuration.parse("PT10M"))
         }
         #expect(throws: TimeDimensionError.self) {
@@ -125,8 +136,9 @@ struct TimeDimensionTests {
         #expect(throws: TimeDimensionError.continuous(interval: "2026-11-21T00:00:00Z/2026-11-21T06:00:00Z")) {
             try time.latest(3)
         }
-        let frames = try time.inRange(start: t("2026-11-21T05:00:00Z"), end: t("2026-11-21T08:00:00Z"),
-                                      step: ISODuration.parse("PT25M"))
+        let frames = try time.inRange(
+            start: t("2026-11-21T05:00:00Z"), end: t("2026-11-21T08:00:00Z"),
+            step: ISODuration.parse("PT25M"))
         #expect(frames.map(\.iso8601) == ["2026-11-21T05:00:00Z", "2026-11-21T05:25:00Z", "2026-11-21T05:50:00Z"])
         #expect(time.contains(try t("2026-11-21T03:17:00Z")))
         #expect(try dimension("2026-11-21T00:00:00Z/2026-11-21T06:00:00Z/PT0S").count == nil)
@@ -146,9 +158,11 @@ struct TimeDimensionTests {
     func requireAdvertised() throws {
         let time = try dimension("2026-11-21T10:00:00Z/2026-11-21T11:00:00Z/PT10M")
         try time.requireAdvertised([t("2026-11-21T10:00:00Z"), t("2026-11-21T10:50:00Z")])
-        #expect(throws: TimeDimensionError.notAdvertised(
-            ["2026-11-21T10:05:00Z", "2026-11-21T12:00:00Z"],
-            nearest: ["2026-11-21T10:00:00Z", "2026-11-21T10:10:00Z"])) {
+        #expect(
+            throws: TimeDimensionError.notAdvertised(
+                ["2026-11-21T10:05:00Z", "2026-11-21T12:00:00Z"],
+                nearest: ["2026-11-21T10:00:00Z", "2026-11-21T10:10:00Z"])
+        ) {
             try time.requireAdvertised([t("2026-11-21T10:05:00Z"), t("2026-11-21T10:10:00Z"), t("2026-11-21T12:00:00Z")])
         }
     }
@@ -175,9 +189,11 @@ struct TimeDimensionTests {
         #expect(irregular.period == nil)
     }
 
-    @Test("bad values are refused with the value and the reason", arguments: [
-        "2026-11-21/2026-11-20/P1D", "2026-11-21/2026-11-22/P1D/x", "2026-11-21/2026-11-22/1D", "tomorrow",
-    ])
+    @Test(
+        "bad values are refused with the value and the reason",
+        arguments: [
+            "2026-11-21/2026-11-20/P1D", "2026-11-21/2026-11-22/P1D/x", "2026-11-21/2026-11-22/1D", "tomorrow",
+        ])
     func refuses(value: String) {
         #expect(throws: TimeDimensionError.self) { try TimeDimension.parse(values: [value]) }
     }
@@ -198,7 +214,7 @@ struct TimeDimensionTests {
             frames = try time.inRange(start: t("1900-01-01"), end: t("9999-01-01"), step: ISODuration.parse("PT10M"))
         }
         #expect(frames.map(\.iso8601) == ["1993-01-01T12:00:00Z", "1993-02-01T12:00:00Z", "3986-01-01T12:00:00Z"])
-        #expect(elapsed < 30_000)  // a hang detector, generous for a loaded 2-core CI
+        #expect(elapsed < 30_000) // a hang detector, generous for a loaded 2-core CI
         let monthly = try time.inRange(start: t("1900-01-01"), end: t("9999-01-01"), step: ISODuration.parse("P1M"))
         #expect(monthly.count == 3)
     }

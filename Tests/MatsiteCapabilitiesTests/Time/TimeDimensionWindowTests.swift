@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MatsiteCapabilities
 
 @Suite("Time dimensions: rolling windows")

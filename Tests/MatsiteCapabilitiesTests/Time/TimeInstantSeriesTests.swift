@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MatsiteCapabilities
 
 @Suite("Stepping through time")
@@ -10,19 +11,27 @@ struct TimeInstantSeriesTests {
 
     @Test("a fixed step runs from start through end inclusive")
     func fixedStep() throws {
-        let series = TimeInstant.series(from: try t("2026-11-21T10:00:00Z"), through: try t("2026-11-21T11:00:00Z"),
-                                        step: try ISODuration.parse("PT10M"), limit: 100)
-        #expect(series.map(\.iso8601) == ["2026-11-21T10:00:00Z", "2026-11-21T10:10:00Z", "2026-11-21T10:20:00Z",
-                                          "2026-11-21T10:30:00Z", "2026-11-21T10:40:00Z", "2026-11-21T10:50:00Z",
-                                          "2026-11-21T11:00:00Z"])
+        let series = TimeInstant.series(
+            from: try t("2026-11-21T10:00:00Z"), through: try t("2026-11-21T11:00:00Z"),
+            step: try ISODuration.parse("PT10M"), limit: 100)
+        #expect(
+            series.map(\.iso8601) == [
+                "2026-11-21T10:00:00Z", "2026-11-21T10:10:00Z", "2026-11-21T10:20:00Z",
+                "2026-11-21T10:30:00Z", "2026-11-21T10:40:00Z", "2026-11-21T10:50:00Z",
+                "2026-11-21T11:00:00Z",
+            ])
     }
 
     @Test("a month step counts each instant from the start, clamping to the month's end")
     func monthStep() throws {
-        let series = TimeInstant.series(from: try t("2026-01-31T00:00:00Z"), through: try t("2026-05-01T00:00:00Z"),
-                                        step: try ISODuration.parse("P1M"), limit: 100)
-        #expect(series.map(\.iso8601) == ["2026-01-31T00:00:00Z", "2026-02-28T00:00:00Z", "2026-03-31T00:00:00Z",
-                                          "2026-04-30T00:00:00Z"])
+        let series = TimeInstant.series(
+            from: try t("2026-01-31T00:00:00Z"), through: try t("2026-05-01T00:00:00Z"),
+            step: try ISODuration.parse("P1M"), limit: 100)
+        #expect(
+            series.map(\.iso8601) == [
+                "2026-01-31T00:00:00Z", "2026-02-28T00:00:00Z", "2026-03-31T00:00:00Z",
+                "2026-04-30T00:00:00Z",
+            ])
     }
 
     @Test("the limit bounds a long series, and an end before the start gives nothing")

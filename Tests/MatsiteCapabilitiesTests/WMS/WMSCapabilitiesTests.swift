@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MatsiteCapabilities
 
 @Suite("WMS capabilities")
@@ -39,13 +40,17 @@ struct WMSCapabilitiesTests {
         #expect(time.count == 2_208_673)
         #expect(try time.latest(2).map(\.iso8601) == ["2015-12-30T23:55:00Z", "2015-12-31T00:00:00Z"])
         #expect(source.crs == "EPSG:3857")
-        #expect(source.mapURL(z: 0, x: 0, y: 0, tileSize: 256, instant: try time.latest(1)[0])
-            == "http://mesonet.agron.iastate.edu/cgi-bin/wms/nexrad/n0r-t.cgi?SERVICE=WMS&REQUEST=GetMap&VERSION=1.3.0&LAYERS=nexrad-n0r-wmst&STYLES=&CRS=EPSG:3857&BBOX=-20037508.342789,-20037508.342789,20037508.342789,20037508.342789&WIDTH=256&HEIGHT=256&FORMAT=image%2Fpng&TRANSPARENT=TRUE&TIME=2015-12-31T00:00:00Z")
+        #expect(
+            source.mapURL(z: 0, x: 0, y: 0, tileSize: 256, instant: try time.latest(1)[0])
+                == "http://mesonet.agron.iastate.edu/cgi-bin/wms/nexrad/n0r-t.cgi?SERVICE=WMS&REQUEST=GetMap&VERSION=1.3.0&LAYERS=nexrad-n0r-wmst&STYLES=&CRS=EPSG:3857&BBOX=-20037508.342789,-20037508.342789,20037508.342789,20037508.342789&WIDTH=256&HEIGHT=256&FORMAT=image%2Fpng&TRANSPARENT=TRUE&TIME=2015-12-31T00:00:00Z"
+        )
     }
 
     @Test("NASA NCCS WMS 1.3.0: nested layers inherit EPSG:3857 and keep their monthly times", .enabled(if: realWorld))
     func nccs() throws {
-        let caps = try load("owslib/wms_nccs_nasa_getcap_130.xml", url: "http://dataserver.nccs.nasa.gov/thredds/wms/seasonal/ocn_ana_3D_ll?service=WMS&request=GetCapabilities")
+        let caps = try load(
+            "owslib/wms_nccs_nasa_getcap_130.xml", url: "http://dataserver.nccs.nasa.gov/thredds/wms/seasonal/ocn_ana_3D_ll?service=WMS&request=GetCapabilities"
+        )
         #expect(caps.layerNames == ["T", "S", "U", "V", "RHO", "WMO", "current"])
         let layer = try #require(caps.layer(named: "T"))
         #expect(layer.crs.contains("EPSG:3857"))
@@ -58,7 +63,10 @@ struct WMSCapabilitiesTests {
         #expect(time.current)
         let source = try caps.mapSource(layers: "T", styles: "boxfill/rainbow")
         let url = source.mapURL(z: 2, x: 1, y: 2, tileSize: 512, time: "2015-07-01T12:00:00Z")
-        #expect(url == "http://dataserver.nccs.nasa.gov/thredds/wms/seasonal/ocn_ana_3D_ll?SERVICE=WMS&REQUEST=GetMap&VERSION=1.3.0&LAYERS=T&STYLES=boxfill%2Frainbow&CRS=EPSG:3857&BBOX=-10018754.171395,-10018754.171395,0,0&WIDTH=512&HEIGHT=512&FORMAT=image%2Fpng&TRANSPARENT=TRUE&TIME=2015-07-01T12:00:00Z")
+        #expect(
+            url
+                == "http://dataserver.nccs.nasa.gov/thredds/wms/seasonal/ocn_ana_3D_ll?SERVICE=WMS&REQUEST=GetMap&VERSION=1.3.0&LAYERS=T&STYLES=boxfill%2Frainbow&CRS=EPSG:3857&BBOX=-10018754.171395,-10018754.171395,0,0&WIDTH=512&HEIGHT=512&FORMAT=image%2Fpng&TRANSPARENT=TRUE&TIME=2015-07-01T12:00:00Z"
+        )
         let summary = caps.summary
         #expect(summary.count == 7)
         #expect(summary[0].description == "T (potential_temperature): 1993-01-01T12:00:00Z to 2015-07-01T12:00:00Z, 271 times, default 2015-07-01T12:00:00Z")
@@ -70,14 +78,22 @@ struct WMSCapabilitiesTests {
         let error = #expect(throws: CapabilitiesError.self) { try caps.mapSource(layers: "SST") }
         #expect(error?.description == "capabilities at http://nccs.example/wms: no layer \"SST\" (layers include: T, S, U, V, RHO, WMO, current)")
         let style = #expect(throws: CapabilitiesError.self) { try caps.mapSource(layers: "T", styles: "nope") }
-        #expect(style?.reason == .unknownStyle(layer: "T", style: "nope", known: [
-            "boxfill/alg2", "boxfill/rainbow", "boxfill/ncview", "boxfill/occam", "boxfill/greyscale",
-            "boxfill/redblue", "boxfill/alg", "boxfill/occam_pastel-30", "boxfill/ferret", "boxfill/sst_36",
-        ]))
+        #expect(
+            style?.reason
+                == .unknownStyle(
+                    layer: "T", style: "nope",
+                    known: [
+                        "boxfill/alg2", "boxfill/rainbow", "boxfill/ncview", "boxfill/occam", "boxfill/greyscale",
+                        "boxfill/redblue", "boxfill/alg", "boxfill/occam_pastel-30", "boxfill/ferret", "boxfill/sst_36",
+                    ]))
         let format = #expect(throws: CapabilitiesError.self) { try caps.mapSource(layers: "T", format: "image/webp") }
-        #expect(format?.reason == .unknownFormat(layer: "T", format: "image/webp", known: [
-            "image/png", "image/png;mode=32bit", "image/gif", "image/jpeg", "application/vnd.google-earth.kmz",
-        ]))
+        #expect(
+            format?.reason
+                == .unknownFormat(
+                    layer: "T", format: "image/webp",
+                    known: [
+                        "image/png", "image/png;mode=32bit", "image/gif", "image/jpeg", "application/vnd.google-earth.kmz",
+                    ]))
     }
 
     @Test("1.1.1 nesting: SRS, styles and time are inherited; Extent may come from a child")
@@ -111,8 +127,10 @@ struct WMSCapabilitiesTests {
         let time = try #require(source.time)
         let frames = try time.latest(3)
         #expect(frames.map(\.iso8601) == ["2026-11-21T11:30:00Z", "2026-11-21T11:40:00Z", "2026-11-21T11:50:00Z"])
-        #expect(source.mapURL(z: 1, x: 1, y: 0, tileSize: 256, instant: frames[2])
-            == "https://maps.example.org/cgi-bin/mapserv?map=/srv/radar.map&SERVICE=WMS&REQUEST=GetMap&VERSION=1.1.1&LAYERS=radar&STYLES=dbz&SRS=EPSG:900913&BBOX=0,0,20037508.342789,20037508.342789&WIDTH=256&HEIGHT=256&FORMAT=image%2Fpng&TRANSPARENT=TRUE&TIME=2026-11-21T11:50:00Z")
+        #expect(
+            source.mapURL(z: 1, x: 1, y: 0, tileSize: 256, instant: frames[2])
+                == "https://maps.example.org/cgi-bin/mapserv?map=/srv/radar.map&SERVICE=WMS&REQUEST=GetMap&VERSION=1.1.1&LAYERS=radar&STYLES=dbz&SRS=EPSG:900913&BBOX=0,0,20037508.342789,20037508.342789&WIDTH=256&HEIGHT=256&FORMAT=image%2Fpng&TRANSPARENT=TRUE&TIME=2026-11-21T11:50:00Z"
+        )
         // Several layers: the CRS sent must suit all of them.
         let both = try caps.mapSource(layers: "radar-hires,lightning")
         #expect(both.layers == "radar-hires,lightning")
@@ -124,14 +142,20 @@ struct WMSCapabilitiesTests {
     func noWebMercator() throws {
         let caps = try load("matsite-wms-111-nested.xml", url: "https://maps.example.org/wms")
         let error = #expect(throws: CapabilitiesError.self) { try caps.mapSource(layers: "landuse") }
-        #expect(error?.description == "capabilities at https://maps.example.org/wms: layer \"landuse\" is not offered in Web Mercator (EPSG:3857 or EPSG:900913) (it has: EPSG:27700)")
+        #expect(
+            error?.description
+                == "capabilities at https://maps.example.org/wms: layer \"landuse\" is not offered in Web Mercator (EPSG:3857 or EPSG:900913) (it has: EPSG:27700)"
+        )
     }
 
     @Test("a WMTS document given as WMS is refused with a hint")
     func wrongDocument() throws {
         let text = "<Capabilities xmlns=\"http://www.opengis.net/wmts/1.0\" version=\"1.0.0\"/>"
         let error = #expect(throws: CapabilitiesError.self) { try WMSCapabilities.parse(text.bytes, url: "https://x/c") }
-        #expect(error?.description == "capabilities at https://x/c: expected a WMS 1.1.1 or 1.3.0 capabilities document, found <Capabilities> in namespace http://www.opengis.net/wmts/1.0 (a WMTS document: use source.wmts)")
+        #expect(
+            error?.description
+                == "capabilities at https://x/c: expected a WMS 1.1.1 or 1.3.0 capabilities document, found <Capabilities> in namespace http://www.opengis.net/wmts/1.0 (a WMTS document: use source.wmts)"
+        )
     }
 
     @Test("hostile documents are refused by the WMS parser too")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MatsiteCapabilities
 
 @Suite("WMTS capabilities")
@@ -31,7 +32,10 @@ struct WMTSCapabilitiesTests {
             try caps.tileSource(layer: "AIRS_CO_Total_Column_Day")
         }
         #expect(error?.reason == .noWebMercatorSet(layer: "AIRS_CO_Total_Column_Day", sets: ["EPSG4326_2km"]))
-        #expect(error?.description == "capabilities at https://gibs.example/wmts.cgi: layer \"AIRS_CO_Total_Column_Day\" has no tile matrix set in Web Mercator (it has: EPSG4326_2km)")
+        #expect(
+            error?.description
+                == "capabilities at https://gibs.example/wmts.cgi: layer \"AIRS_CO_Total_Column_Day\" has no tile matrix set in Web Mercator (it has: EPSG4326_2km)"
+        )
     }
 
     @Test("an unknown layer is refused, listing layers that exist", .enabled(if: realWorld))
@@ -44,9 +48,10 @@ struct WMTSCapabilitiesTests {
     @Test("ERDAS: the googlemapscompatible set is found and tiles go through KVP GetTile", .enabled(if: realWorld))
     func erdas() throws {
         let caps = try load("owslib/erdas-iws-wmts-cap.xml", url: "http://iws2.erdas.com/ImageX/ecw_wmts.dll?service=WMTS&request=GetCapabilities")
-        #expect(caps.layers.map(\.identifier) == [
-            "franklin.ecw", "images_charlestoncosids-mosaic.ecw", "images_edinburgh_edinburgh.ecw", "landsat742.ecw",
-        ])
+        #expect(
+            caps.layers.map(\.identifier) == [
+                "franklin.ecw", "images_charlestoncosids-mosaic.ecw", "images_edinburgh_edinburgh.ecw", "landsat742.ecw",
+            ])
         // googlecrs84quad has Web Mercator-like scales but is in CRS84: it must not be picked.
         let source = try caps.tileSource(layer: "franklin.ecw")
         #expect(source.tileMatrixSet == "ogc:1.0:googlemapscompatible")
@@ -55,8 +60,10 @@ struct WMTSCapabilitiesTests {
         #expect(source.tileSize == 256)
         #expect(source.format == "image/png")
         #expect(source.request == .kvp("http://iws2.erdas.com/ImageX/ecw_wmts.dll?"))
-        #expect(source.tileURL(z: 3, x: 2, y: 5, time: nil)
-            == "http://iws2.erdas.com/ImageX/ecw_wmts.dll?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=franklin.ecw&STYLE=default&FORMAT=image%2Fpng&TILEMATRIXSET=ogc:1.0:googlemapscompatible&TILEMATRIX=3&TILEROW=5&TILECOL=2")
+        #expect(
+            source.tileURL(z: 3, x: 2, y: 5, time: nil)
+                == "http://iws2.erdas.com/ImageX/ecw_wmts.dll?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=franklin.ecw&STYLE=default&FORMAT=image%2Fpng&TILEMATRIXSET=ogc:1.0:googlemapscompatible&TILEMATRIX=3&TILEROW=5&TILECOL=2"
+        )
         #expect(source.tileURL(z: 19, x: 0, y: 0, time: nil) == nil)
         let jpeg = try caps.tileSource(layer: "franklin.ecw", format: "image/jpeg")
         #expect(jpeg.tileURL(z: 0, x: 0, y: 0, time: nil)?.contains("FORMAT=image%2Fjpeg") == true)
@@ -68,14 +75,18 @@ struct WMTSCapabilitiesTests {
         let error = #expect(throws: CapabilitiesError.self) {
             try caps.tileSource(layer: "franklin.ecw", tileMatrixSet: "ogc:1.0:googlecrs84quad")
         }
-        #expect(error?.reason == .tileMatrixSetNotWebMercator(
-            layer: "franklin.ecw", set: "ogc:1.0:googlecrs84quad", why: "its CRS is urn:ogc:def:crs:OGC:1.3:CRS84"))
+        #expect(
+            error?.reason
+                == .tileMatrixSetNotWebMercator(
+                    layer: "franklin.ecw", set: "ogc:1.0:googlecrs84quad", why: "its CRS is urn:ogc:def:crs:OGC:1.3:CRS84"))
         let missing = #expect(throws: CapabilitiesError.self) {
             try caps.tileSource(layer: "images_charlestoncosids-mosaic.ecw", tileMatrixSet: "ogc:1.0:globalcrs84scale")
         }
-        #expect(missing?.reason == .unknownTileMatrixSet(
-            layer: "images_charlestoncosids-mosaic.ecw", set: "ogc:1.0:globalcrs84scale",
-            known: ["ogc:1.0:googlecrs84quad", "ogc:1.0:googlemapscompatible"]))
+        #expect(
+            missing?.reason
+                == .unknownTileMatrixSet(
+                    layer: "images_charlestoncosids-mosaic.ecw", set: "ogc:1.0:globalcrs84scale",
+                    known: ["ogc:1.0:googlecrs84quad", "ogc:1.0:googlemapscompatible"]))
     }
 
     @Test("SFS: a GoogleMapsCompatible set is trusted by name and tiles use the ResourceURL template", .enabled(if: realWorld))
@@ -87,8 +98,9 @@ struct WMTSCapabilitiesTests {
         #expect(source.tileMatrixSet == "GoogleMapsCompatible")
         #expect(source.minZoom == 0)
         #expect(source.maxZoom == 17)
-        #expect(source.tileURL(z: 2, x: 1, y: 3, time: nil)
-            == "http://server.caris.com/spatialfusionserver/services/ows/wmts/World/World/default/GoogleMapsCompatible/2/3/1.png")
+        #expect(
+            source.tileURL(z: 2, x: 1, y: 3, time: nil)
+                == "http://server.caris.com/spatialfusionserver/services/ows/wmts/World/World/default/GoogleMapsCompatible/2/3/1.png")
         let set = try #require(caps.tileMatrixSet("GoogleMapsCompatible"))
         #expect(set.supportedCRS == "urn:ogc:def:crs:EPSG:6.18:3:3857")
         #expect(set.matrices.first?.scaleDenominator == 559_082_264.0287178)
@@ -116,12 +128,15 @@ struct WMTSCapabilitiesTests {
         #expect(dimension.count == 18)
         let latest = try dimension.latest(2)
         #expect(latest.map(\.iso8601) == ["2026-11-21T11:45:00Z", "2026-11-21T11:50:00Z"])
-        #expect(source.tileURL(z: 3, x: 4, y: 2, instant: latest[1])
-            == "https://tiles.example.org/wmts/1.0.0/tiles/2026-11-21T11:50:00Z/dbz/merc-custom/L03/2/4.png?elev=500")
-        #expect(source.tileURL(z: 0, x: 0, y: 0, time: nil)
-            == "https://tiles.example.org/wmts/1.0.0/tiles/2026-11-21T11:50:00Z/dbz/merc-custom/L00/0/0.png?elev=500")
-        #expect(source.tileURL(z: 1, x: 1, y: 0, time: "2026-11-21 10:00/x")
-            == "https://tiles.example.org/wmts/1.0.0/tiles/2026-11-21%2010:00%2Fx/dbz/merc-custom/L01/0/1.png?elev=500")
+        #expect(
+            source.tileURL(z: 3, x: 4, y: 2, instant: latest[1])
+                == "https://tiles.example.org/wmts/1.0.0/tiles/2026-11-21T11:50:00Z/dbz/merc-custom/L03/2/4.png?elev=500")
+        #expect(
+            source.tileURL(z: 0, x: 0, y: 0, time: nil)
+                == "https://tiles.example.org/wmts/1.0.0/tiles/2026-11-21T11:50:00Z/dbz/merc-custom/L00/0/0.png?elev=500")
+        #expect(
+            source.tileURL(z: 1, x: 1, y: 0, time: "2026-11-21 10:00/x")
+                == "https://tiles.example.org/wmts/1.0.0/tiles/2026-11-21%2010:00%2Fx/dbz/merc-custom/L01/0/1.png?elev=500")
         let plain = try caps.tileSource(layer: "radar", style: "plain", now: now)
         #expect(plain.tileURL(z: 0, x: 0, y: 0, time: "t")?.contains("/plain/") == true)
     }
@@ -138,8 +153,10 @@ struct WMTSCapabilitiesTests {
         #expect(source.format == "image/jpeg")
         let time = try #require(source.time)
         let newest = try #require(try time.latest(1).first)
-        #expect(source.tileURL(z: 3, x: 5, y: 1, instant: newest)
-            == "https://tiles.example.org/wmts?map=radar&SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=satellite&STYLE=default&FORMAT=image%2Fjpeg&TILEMATRIXSET=merc-512&TILEMATRIX=z3&TILEROW=1&TILECOL=5&TIME=2026-11-22")
+        #expect(
+            source.tileURL(z: 3, x: 5, y: 1, instant: newest)
+                == "https://tiles.example.org/wmts?map=radar&SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=satellite&STYLE=default&FORMAT=image%2Fjpeg&TILEMATRIXSET=merc-512&TILEMATRIX=z3&TILEROW=1&TILECOL=5&TIME=2026-11-22"
+        )
         #expect(source.tileURL(z: 1, x: 0, y: 0, time: nil) == nil)
     }
 
@@ -147,13 +164,17 @@ struct WMTSCapabilitiesTests {
     func noMercator() throws {
         let caps = try load("matsite-wmts-time.xml", url: "https://x/wmts.xml")
         let error = #expect(throws: CapabilitiesError.self) { try caps.tileSource(layer: "cadastre") }
-        #expect(error?.description == "capabilities at https://x/wmts.xml: layer \"cadastre\" has no tile matrix set in Web Mercator (it has: UTM32, WGS84, fake-merc)")
+        #expect(
+            error?.description
+                == "capabilities at https://x/wmts.xml: layer \"cadastre\" has no tile matrix set in Web Mercator (it has: UTM32, WGS84, fake-merc)")
         let fake = #expect(throws: CapabilitiesError.self) {
             try caps.tileSource(layer: "cadastre", tileMatrixSet: "fake-merc")
         }
-        #expect(fake?.reason == .tileMatrixSetNotWebMercator(
-            layer: "cadastre", set: "fake-merc",
-            why: "matrix 0 has scale 500000000.0, not a Web Mercator zoom level's"))
+        #expect(
+            fake?.reason
+                == .tileMatrixSetNotWebMercator(
+                    layer: "cadastre", set: "fake-merc",
+                    why: "matrix 0 has scale 500000000.0, not a Web Mercator zoom level's"))
     }
 
     @Test("unknown styles and formats are refused with what the layer offers")
@@ -174,7 +195,9 @@ struct WMTSCapabilitiesTests {
         #expect(summary[0].time?.count == 18)
         #expect(summary[0].time?.last?.iso8601 == "2026-11-21T11:50:00Z")
         #expect(summary[1].time?.period == "P1D")
-        #expect(summary[1].description == "satellite (Daily satellite mosaic): 2026-11-01T00:00:00Z to 2026-11-22T00:00:00Z, 22 times every P1D, default 2026-11-22")
+        #expect(
+            summary[1].description == "satellite (Daily satellite mosaic): 2026-11-01T00:00:00Z to 2026-11-22T00:00:00Z, 22 times every P1D, default 2026-11-22"
+        )
         #expect(summary[2].time == nil)
     }
 
@@ -182,7 +205,10 @@ struct WMTSCapabilitiesTests {
     func wrongDocuments() throws {
         let wms = "<WMS_Capabilities xmlns=\"http://www.opengis.net/wms\" version=\"1.3.0\"/>"
         let error = #expect(throws: CapabilitiesError.self) { try WMTSCapabilities.parse(wms.bytes, url: "https://x/c") }
-        #expect(error?.description == "capabilities at https://x/c: expected a WMTS 1.0.0 Capabilities document, found <WMS_Capabilities> in namespace http://www.opengis.net/wms (a WMS document: use source.wms)")
+        #expect(
+            error?.description
+                == "capabilities at https://x/c: expected a WMTS 1.0.0 Capabilities document, found <WMS_Capabilities> in namespace http://www.opengis.net/wms (a WMS document: use source.wms)"
+        )
         let html = "<!DOCTYPE html><html><body>Sign in</body></html>"
         #expect(throws: CapabilitiesError(url: "https://x/c", reason: .html)) { try WMTSCapabilities.parse(html.bytes, url: "https://x/c") }
         let exception = """
@@ -226,8 +252,13 @@ struct WMTSCapabilitiesTests {
             """
         let caps = try WMTSCapabilities.parse(text.bytes, url: "https://t/caps.xml")
         let error = #expect(throws: CapabilitiesError.self) { try caps.tileSource(layer: "a") }
-        #expect(error?.reason == .noRequestURL(layer: "a", detail:
-            "the ResourceURL template https://t/{Time}/{TileMatrix}/{TileRow}/{TileCol}.png has placeholders that match nothing the layer advertises: {time}"))
+        #expect(
+            error?.reason
+                == .noRequestURL(
+                    layer: "a",
+                    detail:
+                        "the ResourceURL template https://t/{Time}/{TileMatrix}/{TileRow}/{TileCol}.png has placeholders that match nothing the layer advertises: {time}"
+                ))
     }
 
     @Test("a GIBS-style layer: daily times written as dates in a RESTful template, deepest Level set chosen")
@@ -236,7 +267,8 @@ struct WMTSCapabilitiesTests {
         func matrices(_ count: Int) -> String {
             (0..<count).map { z in
                 let scale = 559_082_264.028_717_8 / Double(1 << z)
-                return "<TileMatrix><ows:Identifier>\(z)</ows:Identifier><ScaleDenominator>\(scale)</ScaleDenominator><TopLeftCorner>-20037508.34278925 20037508.34278925</TopLeftCorner><TileWidth>256</TileWidth><TileHeight>256</TileHeight><MatrixWidth>\(1 << z)</MatrixWidth><MatrixHeight>\(1 << z)</MatrixHeight></TileMatrix>"
+                return
+                    "<TileMatrix><ows:Identifier>\(z)</ows:Identifier><ScaleDenominator>\(scale)</ScaleDenominator><TopLeftCorner>-20037508.34278925 20037508.34278925</TopLeftCorner><TileWidth>256</TileWidth><TileHeight>256</TileHeight><MatrixWidth>\(1 << z)</MatrixWidth><MatrixHeight>\(1 << z)</MatrixHeight></TileMatrix>"
             }.joined()
         }
         let text = """
@@ -271,10 +303,13 @@ struct WMTSCapabilitiesTests {
         #expect(!time.contains(try TimeInstant.parse("2002-07-04")))
         let days = try time.latest(3)
         #expect(days.map { time.format($0) } == ["2026-11-20", "2026-11-21", "2026-11-22"])
-        #expect(source.tileURL(z: 5, x: 17, y: 10, instant: days[2])
-            == "https://gibs.example/wmts/epsg3857/best/MODIS_Terra_CorrectedReflectance_TrueColor/default/2026-11-22/GoogleMapsCompatible_Level9/5/10/17.jpg")
-        let week = try time.inRange(start: TimeInstant.parse("2002-07-01"), end: TimeInstant.parse("2002-07-08"),
-                                    step: ISODuration.parse("P1D"))
+        #expect(
+            source.tileURL(z: 5, x: 17, y: 10, instant: days[2])
+                == "https://gibs.example/wmts/epsg3857/best/MODIS_Terra_CorrectedReflectance_TrueColor/default/2026-11-22/GoogleMapsCompatible_Level9/5/10/17.jpg"
+        )
+        let week = try time.inRange(
+            start: TimeInstant.parse("2002-07-01"), end: TimeInstant.parse("2002-07-08"),
+            step: ISODuration.parse("P1D"))
         #expect(week.map { time.format($0) } == ["2002-07-01", "2002-07-02", "2002-07-03", "2002-07-05", "2002-07-06", "2002-07-07", "2002-07-08"])
     }
 }

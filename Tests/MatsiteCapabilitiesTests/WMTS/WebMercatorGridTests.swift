@@ -1,13 +1,16 @@
 import Testing
+
 @testable import MatsiteCapabilities
 
 @Suite("Recognising Web Mercator tile matrix sets")
 struct WebMercatorGridTests {
     static let corner = (-20_037_508.342_789_2, 20_037_508.342_789_2)
 
-    private func set(_ id: String, crs: String, tileSize: Int = 256, zooms: ClosedRange<Int> = 0...3,
-                     corner: (Double, Double) = corner, scaleFactor: Double = 1,
-                     names: (Int) -> String = { String($0) }) -> WMTSCapabilities.TileMatrixSet {
+    private func set(
+        _ id: String, crs: String, tileSize: Int = 256, zooms: ClosedRange<Int> = 0...3,
+        corner: (Double, Double) = corner, scaleFactor: Double = 1,
+        names: (Int) -> String = { String($0) }
+    ) -> WMTSCapabilities.TileMatrixSet {
         let matrices = zooms.map { z in
             WMTSCapabilities.TileMatrix(
                 identifier: names(z),
@@ -18,17 +21,21 @@ struct WebMercatorGridTests {
         return WMTSCapabilities.TileMatrixSet(identifier: id, supportedCRS: crs, wellKnownScaleSet: nil, matrices: matrices)
     }
 
-    @Test("every usual spelling of EPSG:3857 is recognised", arguments: [
-        "EPSG:3857", "urn:ogc:def:crs:EPSG::3857", "urn:ogc:def:crs:EPSG:6.18:3:3857",
-        "http://www.opengis.net/def/crs/EPSG/0/3857", "EPSG:900913", "EPSG:102100", "epsg:3857",
-    ])
+    @Test(
+        "every usual spelling of EPSG:3857 is recognised",
+        arguments: [
+            "EPSG:3857", "urn:ogc:def:crs:EPSG::3857", "urn:ogc:def:crs:EPSG:6.18:3:3857",
+            "http://www.opengis.net/def/crs/EPSG/0/3857", "EPSG:900913", "EPSG:102100", "epsg:3857",
+        ])
     func crsSpellings(crs: String) {
         #expect(WebMercatorGrid.match(set("s", crs: crs))?.matrices.count == 4)
     }
 
-    @Test("other CRS are refused with the CRS named", arguments: [
-        "EPSG:4326", "urn:ogc:def:crs:OGC:1.3:CRS84", "EPSG:25832", "EPSG:38571", "",
-    ])
+    @Test(
+        "other CRS are refused with the CRS named",
+        arguments: [
+            "EPSG:4326", "urn:ogc:def:crs:OGC:1.3:CRS84", "EPSG:25832", "EPSG:38571", "",
+        ])
     func otherCRS(crs: String) {
         guard case let .failure(why) = WebMercatorGrid.check(set("s", crs: crs)) else {
             Issue.record("\(crs) accepted")

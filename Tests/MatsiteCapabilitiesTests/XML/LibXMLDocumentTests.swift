@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MatsiteCapabilities
 
 @Suite("Parsing untrusted XML")
@@ -9,8 +10,10 @@ struct LibXMLDocumentTests {
         failure(text.bytes, limits: limits)
     }
 
-    private func failure(_ bytes: [UInt8], limits: XMLLimits = .default,
-                         allowing roots: Set<String> = []) -> LibXMLDocument.Failure? {
+    private func failure(
+        _ bytes: [UInt8], limits: XMLLimits = .default,
+        allowing roots: Set<String> = []
+    ) -> LibXMLDocument.Failure? {
         do {
             _ = try LibXMLDocument.parse(bytes, limits: limits, externalDTDAllowedFor: roots)
             return nil
@@ -28,7 +31,10 @@ struct LibXMLDocumentTests {
             """
         #expect(failure(text) == .entityDeclared)
         let error = CapabilitiesError(url: url, failure: .entityDeclared)
-        #expect(error.description == "capabilities at https://example.org/wmts.xml: the document declares XML entities, which are refused for safety (entity expansion or external entities)")
+        #expect(
+            error.description
+                == "capabilities at https://example.org/wmts.xml: the document declares XML entities, which are refused for safety (entity expansion or external entities)"
+        )
     }
 
     @Test("a billion laughs document is refused at once, without expanding anything")
@@ -42,7 +48,7 @@ struct LibXMLDocumentTests {
         var result: LibXMLDocument.Failure?
         let elapsed = milliseconds { result = failure(text) }
         #expect(result == .entityDeclared)
-        #expect(elapsed < 20_000)  // a hang detector, generous for a loaded 2-core CI
+        #expect(elapsed < 20_000) // a hang detector, generous for a loaded 2-core CI
     }
 
     @Test("an internal entity, even a harmless one, is refused")
@@ -72,9 +78,11 @@ struct LibXMLDocumentTests {
         var result: LibXMLDocument.Failure?
         let elapsed = milliseconds { result = failure(text) }
         #expect(result == .externalDTD(systemID: "http://127.0.0.1:1/x.dtd"))
-        #expect(elapsed < 20_000)  // a hang detector, generous for a loaded 2-core CI
-        #expect(CapabilitiesError(url: url, failure: result ?? .empty).description
-            == "capabilities at https://example.org/wmts.xml: the document refers to an external DTD (http://127.0.0.1:1/x.dtd), which is refused for safety")
+        #expect(elapsed < 20_000) // a hang detector, generous for a loaded 2-core CI
+        #expect(
+            CapabilitiesError(url: url, failure: result ?? .empty).description
+                == "capabilities at https://example.org/wmts.xml: the document refers to an external DTD (http://127.0.0.1:1/x.dtd), which is refused for safety"
+        )
     }
 
     @Test("the WMS 1.1.1 DOCTYPE is accepted but its DTD is never fetched")
@@ -115,13 +123,15 @@ struct LibXMLDocumentTests {
         #expect(truncated)
     }
 
-    @Test("an HTML page is recognised as HTML", arguments: [
-        "<!DOCTYPE html>\n<html><head><title>Login</title></head><body><p>Sign in<br></body></html>",
-        "\n\n  <HTML><BODY>502 Bad Gateway</BODY></HTML>",
-        "\u{FEFF}<html lang=\"en\"><body>oops</body></html>",
-        "<?xml version=\"1.0\"?>\n<!-- proxy -->\n<html><body><p>unclosed</body></html>",
-        "<?xml version=\"1.0\"?>\n<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><body><p>Maintenance</p></body></html>",
-    ])
+    @Test(
+        "an HTML page is recognised as HTML",
+        arguments: [
+            "<!DOCTYPE html>\n<html><head><title>Login</title></head><body><p>Sign in<br></body></html>",
+            "\n\n  <HTML><BODY>502 Bad Gateway</BODY></HTML>",
+            "\u{FEFF}<html lang=\"en\"><body>oops</body></html>",
+            "<?xml version=\"1.0\"?>\n<!-- proxy -->\n<html><body><p>unclosed</body></html>",
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><body><p>Maintenance</p></body></html>",
+        ])
     func html(page: String) {
         #expect(failure(page) == .html)
     }
@@ -134,7 +144,7 @@ struct LibXMLDocumentTests {
         var result: LibXMLDocument.Failure?
         let elapsed = milliseconds { result = failure(huge) }
         #expect(result == .tooLarge(bytes: (16 << 20) + 1, limit: 16 << 20))
-        #expect(elapsed < 20_000)  // a hang detector, generous for a loaded 2-core CI
+        #expect(elapsed < 20_000) // a hang detector, generous for a loaded 2-core CI
     }
 
     @Test("an empty body is refused as empty")
@@ -162,7 +172,7 @@ struct LibXMLDocumentTests {
             Issue.record("expected a malformed document, got \(String(describing: result))")
             return
         }
-        #expect(elapsed < 30_000)  // a hang detector, generous for a loaded 2-core CI
+        #expect(elapsed < 30_000) // a hang detector, generous for a loaded 2-core CI
     }
 
     @Test("an undeclared entity reference is an error, not an expansion")

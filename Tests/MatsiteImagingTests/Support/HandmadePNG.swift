@@ -52,7 +52,7 @@ struct HandmadePNG {
         for (x0, y0, dx, dy) in Self.adam7 {
             let xs = Array(stride(from: x0, to: width, by: dx))
             let ys = Array(stride(from: y0, to: height, by: dy))
-            guard !xs.isEmpty, !ys.isEmpty else { continue }  // empty passes have no rows at all
+            guard !xs.isEmpty, !ys.isEmpty else { continue } // empty passes have no rows at all
             data += scanlines(xs: xs, ys: ys)
         }
         return data

@@ -1,7 +1,7 @@
 import Foundation
 import MatsiteImaging
 import Testing
-import MatsiteImaging
+
 @testable import MatsiteKit
 
 /// Every failure of a build names its stage once, keeps the error underneath, and reads
@@ -9,13 +9,13 @@ import MatsiteImaging
 @Suite("Build errors")
 struct BuildErrorTests {
     static let demo = """
-      - id: demo
-        bbox: [-10.0, 40.0, 10.0, 52.0]
-        zoom: 3
-        fallback: { levels: 0 }
-        source: { demo: radar }
-        frames: { count: 3 }
-    """
+          - id: demo
+            bbox: [-10.0, 40.0, 10.0, 52.0]
+            zoom: 3
+            fallback: { levels: 0 }
+            source: { demo: radar }
+            frames: { count: 3 }
+        """
 
     @Test("stamping wraps an error with its stage and keeps it; a BuildError, a ConfigError or a cancellation passes as it is")
     func stamping() {
@@ -56,13 +56,14 @@ struct BuildErrorTests {
         defer { site.remove() }
         try await withTestServer { server in
             server.route(prefix: "/caps", .status(404))
-            let yaml = site.yaml("""
-              - id: w
-                bbox: [-10.0, 40.0, 10.0, 52.0]
-                zoom: 3
-                source: { wmts: { capabilities: "\(server.url("/caps.xml"))", layer: radar } }
-                frames: { latest: 2 }
-            """)
+            let yaml = site.yaml(
+                """
+                  - id: w
+                    bbox: [-10.0, 40.0, 10.0, 52.0]
+                    zoom: 3
+                    source: { wmts: { capabilities: "\(server.url("/caps.xml"))", layer: radar } }
+                    frames: { latest: 2 }
+                """)
             let error = await #expect(throws: BuildError.self) { try await site.build(yaml) }
             #expect(error?.failedStage == .plan)
             #expect(error?.description.hasPrefix("plan: capabilities: ") == true, "\(String(describing: error))")

@@ -1,7 +1,8 @@
 import Foundation
 import MatsiteImaging
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// Whole builds over TestServer: how failing tiles are reported, and what `missing:
 /// transparent` publishes.
@@ -101,8 +102,9 @@ struct BuilderTests {
         try await withTestServer { server in
             FormulaTiles.serve(on: server)
             server.route("/t/0/1/1/0.png", .status(404))
-            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: "transparent")),
-                                 reporter: reporter)
+            try await site.build(
+                site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: "transparent")),
+                reporter: reporter)
         }
         let window = FormulaTiles.window(west: -170, south: -60, east: 170, north: 60, zoom: 1)
         let expected = FormulaTiles.expectedFrame(window: window, zoom: 1, sourceZoom: 1) { x, y, frame in
@@ -161,15 +163,17 @@ struct BuilderTests {
         try await withTestServer { server in
             FormulaTiles.serve(on: server, prefix: "/a/")
             FormulaTiles.serve(on: server, prefix: "/b/")
-            try await site.build(site.yaml("""
-                  - id: two
-                    bbox: [-170, -60, 170, 60]
-                    zoom: 1
-                    fallback: { levels: 0 }
-                    source: { tile_size: 256 }
-                    frames:
-                      templates: ["\(server.url("/a/3/{z}/{x}/{y}.png"))", "\(server.url("/b/5/{z}/{x}/{y}.png"))"]
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: two
+                        bbox: [-170, -60, 170, 60]
+                        zoom: 1
+                        fallback: { levels: 0 }
+                        source: { tile_size: 256 }
+                        frames:
+                          templates: ["\(server.url("/a/3/{z}/{x}/{y}.png"))", "\(server.url("/b/5/{z}/{x}/{y}.png"))"]
+                    """))
             #expect(server.requestCount(prefix: "/a/3/1/") == 4)
             #expect(server.requestCount(prefix: "/b/5/1/") == 4)
         }
@@ -187,21 +191,24 @@ struct BuilderTests {
         defer { site.remove() }
         try await withTestServer { server in
             FormulaTiles.serve(on: server)
-            try await site.build(site.yaml("""
-                  - id: timed
-                    title: Timed loop
-                    bbox: [-170, -60, 170, 60]
-                    zoom: 1
-                    attribution: "Tiles: test"
-                    frame_duration_ms: 300
-                    last_frame_duration_ms: 900
-                    fallback: { levels: 0 }
-                    time_format: "%H%M"
-                    source: { url: "\(server.url("/t/{time}/{z}/{x}/{y}.png"))" }
-                    frames: { times: [2026-11-21T00:01:00Z, 2026-11-21T00:02:00Z] }
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: timed
+                        title: Timed loop
+                        bbox: [-170, -60, 170, 60]
+                        zoom: 1
+                        attribution: "Tiles: test"
+                        frame_duration_ms: 300
+                        last_frame_duration_ms: 900
+                        fallback: { levels: 0 }
+                        time_format: "%H%M"
+                        source: { url: "\(server.url("/t/{time}/{z}/{x}/{y}.png"))" }
+                        frames: { times: [2026-11-21T00:01:00Z, 2026-11-21T00:02:00Z] }
+                    """))
         }
-        let index = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: site.output.appendingPathComponent("manifest.json"))) as? [String: Any])
+        let index = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: site.output.appendingPathComponent("manifest.json"))) as? [String: Any])
         #expect(index["version"] as? Int == 1)
         #expect(index["title"] as? String == "Test site")
         #expect(index["generator"] as? String == "matsite \(Matsite.version)")
@@ -230,8 +237,10 @@ struct BuilderTests {
         defer { site.remove() }
         try await withTestServer { server in
             FormulaTiles.serve(on: server)
-            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png")),
-                                           http: "{ retry_delay_ms: 10, headers: { Referer: \"https://example.org/\", X-Key: abc } }"))
+            try await site.build(
+                site.yaml(
+                    Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png")),
+                    http: "{ retry_delay_ms: 10, headers: { Referer: \"https://example.org/\", X-Key: abc } }"))
             let requests = server.allRequests
             #expect(requests.count == 4)
             #expect(requests.allSatisfy { $0.header("User-Agent")?.hasPrefix("matsite/\(Matsite.version)") == true })
@@ -277,8 +286,9 @@ struct BuilderTests {
         let image = try site.frameRGBA("world", index: 0)
         #expect(image.pixels.enumerated().allSatisfy { $0.offset % 4 != 3 || $0.element == 0 })
         let missing = try #require(try site.frames("world")[0]["missing_tiles"] as? [[String: Any]])
-        #expect(Set(missing.compactMap { m in (m["x"] as? Int).flatMap { x in (m["y"] as? Int).map { "\(x)/\($0)" } } })
-            == ["0/0", "1/0", "0/1", "1/1"])
+        #expect(
+            Set(missing.compactMap { m in (m["x"] as? Int).flatMap { x in (m["y"] as? Int).map { "\(x)/\($0)" } } })
+                == ["0/0", "1/0", "0/1", "1/1"])
         #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("world/poster.png").path))
     }
 
@@ -289,15 +299,17 @@ struct BuilderTests {
         try await withTestServer { server in
             FormulaTiles.serve(on: server)
             server.route("/t/0/1/0/0.png", .status(404))
-            try await site.build(site.yaml("""
-                  - id: deep
-                    bbox: [-170, -60, 170, 60]
-                    zoom: 2
-                    missing: transparent
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", max_zoom: 1 }
-                    frames: { count: 1 }
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: deep
+                        bbox: [-170, -60, 170, 60]
+                        zoom: 2
+                        missing: transparent
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", max_zoom: 1 }
+                        frames: { count: 1 }
+                    """))
         }
         let missing = try #require(try site.frames("deep")[0]["missing_tiles"] as? [[String: Any]])
         #expect(missing.count == 1 && missing.first?["z"] as? Int == 1 && missing.first?["x"] as? Int == 0 && missing.first?["y"] as? Int == 0)
@@ -344,13 +356,17 @@ struct BuilderTests {
                 try Data(FormulaTiles.tile(z: 1, x: x, y: y, frame: frame)).write(to: folder.appendingPathComponent("\(y).png"))
             }
         }
-        try await site.build(site.yaml(Self.world("tiles/{frame}/{z}/{x}/{y}.png", missing: "transparent", frames: "{ count: 2 }")
-            .replacingOccurrences(of: "source: { url:", with: "source: { path:")))
+        try await site.build(
+            site.yaml(
+                Self.world("tiles/{frame}/{z}/{x}/{y}.png", missing: "transparent", frames: "{ count: 2 }")
+                    .replacingOccurrences(of: "source: { url:", with: "source: { path:")))
         let window = FormulaTiles.window(west: -170, south: -60, east: 170, north: 60, zoom: 1)
         let manifest = try site.manifest("world")
         try #require((manifest["frames"] as? [Any])?.count == 2, "\(manifest)")
-        #expect(FormulaTiles.firstDifference(try site.frameRGBA("world", index: 0).pixels,
-                                             FormulaTiles.expectedFrame(window: window, zoom: 1, sourceZoom: 1), width: window.width) == nil)
+        #expect(
+            FormulaTiles.firstDifference(
+                try site.frameRGBA("world", index: 0).pixels,
+                FormulaTiles.expectedFrame(window: window, zoom: 1, sourceZoom: 1), width: window.width) == nil)
         let expected = FormulaTiles.expectedFrame(window: window, zoom: 1, sourceZoom: 1, frame: 1) { x, y, frame in
             x < 256 && y >= 256 ? [0, 0, 0, 0] : FormulaTiles.rgba(x, y, frame: frame)
         }
@@ -367,18 +383,24 @@ struct BuilderTests {
         defer { site.remove() }
         try await withTestServer { server in
             let tiles = LockedBox([String: [UInt8]]())
-            server.route(prefix: "/t/", .delayed(.milliseconds(40), .custom { request, writer in
-                let parts = request.path.dropFirst(3).replacingOccurrences(of: ".png", with: "").split(separator: "/").compactMap { Int($0) }
-                let body = try tiles.withLock { cache in
-                    if let hit = cache[request.path] { return hit }
-                    let png = try FormulaTiles.tile(z: parts[1], x: parts[2], y: parts[3], frame: parts[0])
-                    cache[request.path] = png
-                    return png
-                }
-                try await TestServer.Behaviour.ok(body, contentType: "image/png").run(request, writer)
-            }))
-            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), frames: "{ count: 4 }"),
-                                           http: "{ retry_delay_ms: 10, concurrency: 3 }"))
+            server.route(
+                prefix: "/t/",
+                .delayed(
+                    .milliseconds(40),
+                    .custom { request, writer in
+                        let parts = request.path.dropFirst(3).replacingOccurrences(of: ".png", with: "").split(separator: "/").compactMap { Int($0) }
+                        let body = try tiles.withLock { cache in
+                            if let hit = cache[request.path] { return hit }
+                            let png = try FormulaTiles.tile(z: parts[1], x: parts[2], y: parts[3], frame: parts[0])
+                            cache[request.path] = png
+                            return png
+                        }
+                        try await TestServer.Behaviour.ok(body, contentType: "image/png").run(request, writer)
+                    }))
+            try await site.build(
+                site.yaml(
+                    Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), frames: "{ count: 4 }"),
+                    http: "{ retry_delay_ms: 10, concurrency: 3 }"))
             #expect(server.totalRequestCount == 16)
             #expect(server.peakRequestsInFlight <= 3)
             #expect(server.peakRequestsInFlight >= 2, "requests were not overlapped at all")

@@ -4,8 +4,9 @@
 
 import Foundation
 import MatsiteImaging
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// One project over one TestServer. Tiles live at `/t/<time>/<z>/<x>/<y>.png`; each
 /// time's tiles are a solid colour of their own, so frames of different times differ.
@@ -24,23 +25,28 @@ final class CacheBench: Sendable {
     /// A bench whose tiles answer with `etag` (the time, quoted), `lastModified` and
     /// `cacheControl` as given (nil leaves the header out).
     /// `delay` holds every tile answer back (to make builds overlap).
-    static func start(etag: Bool = true, lastModified: String? = nil, cacheControl: String? = nil,
-                      delay: Duration? = nil) async throws -> CacheBench {
+    static func start(
+        etag: Bool = true, lastModified: String? = nil, cacheControl: String? = nil,
+        delay: Duration? = nil
+    ) async throws -> CacheBench {
         let server = try await TestServer.start()
         let tiles = LockedBox([String: [UInt8]]())
-        server.route(prefix: "/t/", .dynamic { request in
-            // /t/<time>/<z>/<x>/<y>.png
-            let time = request.path.split(separator: "/").dropFirst().first.map(String.init) ?? "?"
-            let body = tiles.withLock { cache in
-                if let png = cache[time] { return png }
-                let png = CacheBench.solidTile(seed: time)
-                cache[time] = png
-                return png
-            }
-            let answer = TestServer.Behaviour.ok(body, contentType: "image/png", etag: etag ? "\"\(time)\"" : nil,
-                                                 lastModified: lastModified, cacheControl: cacheControl)
-            return delay.map { .delayed($0, answer) } ?? answer
-        })
+        server.route(
+            prefix: "/t/",
+            .dynamic { request in
+                // /t/<time>/<z>/<x>/<y>.png
+                let time = request.path.split(separator: "/").dropFirst().first.map(String.init) ?? "?"
+                let body = tiles.withLock { cache in
+                    if let png = cache[time] { return png }
+                    let png = CacheBench.solidTile(seed: time)
+                    cache[time] = png
+                    return png
+                }
+                let answer = TestServer.Behaviour.ok(
+                    body, contentType: "image/png", etag: etag ? "\"\(time)\"" : nil,
+                    lastModified: lastModified, cacheControl: cacheControl)
+                return delay.map { .delayed($0, answer) } ?? answer
+            })
         return CacheBench(server: server, site: try TestSite())
     }
 
@@ -57,16 +63,17 @@ final class CacheBench: Sendable {
     /// (minutes after 10:00 on 2026-11-21). `cache` replaces the cache key's value.
     func yaml(times: [Int], cache: String? = nil, fallbackLevels: Int = 0) -> String {
         let list = times.map { Self.iso($0) }.joined(separator: ", ")
-        var text = site.yaml("""
-          - id: loop
-            title: Cache loop
-            bbox: [-10.0, 40.0, 10.0, 52.0]
-            zoom: 4
-            fallback: { levels: \(fallbackLevels) }
-            source: { url: "\(server.url("/t/{time}/{z}/{x}/{y}.png"))" }
-            frames: { times: [\(list)] }
-            time_format: "%Y%m%d%H%M"
-        """)
+        var text = site.yaml(
+            """
+              - id: loop
+                title: Cache loop
+                bbox: [-10.0, 40.0, 10.0, 52.0]
+                zoom: 4
+                fallback: { levels: \(fallbackLevels) }
+                source: { url: "\(server.url("/t/{time}/{z}/{x}/{y}.png"))" }
+                frames: { times: [\(list)] }
+                time_format: "%Y%m%d%H%M"
+            """)
         if let cache {
             text = text.replacingOccurrences(of: "cache: \(cacheFolder.path)", with: "cache: \(cache)")
         }
@@ -75,8 +82,10 @@ final class CacheBench: Sendable {
 
     /// Builds like `matsite build` does: with the tile cache unless `useCache` is false.
     @discardableResult
-    func build(times: [Int] = [0, 10], cache: String? = nil, useCache: Bool = true, output: String? = nil,
-               fallbackLevels: Int = 0) async throws -> BuildSummary {
+    func build(
+        times: [Int] = [0, 10], cache: String? = nil, useCache: Bool = true, output: String? = nil,
+        fallbackLevels: Int = 0
+    ) async throws -> BuildSummary {
         var options = BuildOptions()
         options.useCache = useCache
         options.output = output

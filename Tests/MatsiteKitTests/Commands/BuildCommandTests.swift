@@ -19,16 +19,19 @@ struct BuildCommandTests {
     static let binary: URL = {
         let root = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let candidates = [Bundle.main.bundleURL.appendingPathComponent("matsite"),
-                          Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("matsite"),
-                          root.appendingPathComponent(".build/debug/matsite")].compactMap { $0 }
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent("matsite"),
+            Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("matsite"),
+            root.appendingPathComponent(".build/debug/matsite"),
+        ].compactMap { $0 }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[candidates.count - 1]
     }()
 
     /// Runs the binary in `directory`, waiting without blocking a concurrency thread.
     func run(_ arguments: [String], in directory: URL? = nil) async throws -> Run {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path),
-                     "no matsite binary at \(Self.binary.path): run `swift build` (or `swift build --build-tests`) first")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.binary.path),
+            "no matsite binary at \(Self.binary.path): run `swift build` (or `swift build --build-tests`) first")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -77,13 +80,17 @@ struct BuildCommandTests {
         let site = try TestSite()
         defer { site.remove() }
         let config = site.root.appendingPathComponent("matsite.yml")
-        try Data(site.yaml("""
-              - id: radar
-                bbox: [-95.5, 29.0, -74.5, 43.5]
-                zoom: 23
-                source: { url: "https://tiles.example.org/{z}/{x}/{y}.png" }
-                frames: { count: 2 }
-            """).utf8).write(to: config)
+        try Data(
+            site.yaml(
+                """
+                  - id: radar
+                    bbox: [-95.5, 29.0, -74.5, 43.5]
+                    zoom: 23
+                    source: { url: "https://tiles.example.org/{z}/{x}/{y}.png" }
+                    frames: { count: 2 }
+                """
+            ).utf8
+        ).write(to: config)
         let result = try await run(["build"], in: site.root)
         #expect(result.status == 2)
         #expect(result.stderr.contains("\(config.path):9: animations[0].zoom: must be from 0 to 22"), "\(result.stderr)")
@@ -114,14 +121,18 @@ struct BuildCommandTests {
         defer { site.remove() }
         let result = try await withTestServer { server in
             server.route(prefix: "/t/", .status(404))
-            try Data(site.yaml("""
-                  - id: world
-                    bbox: [-170, -60, 170, 60]
-                    zoom: 1
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{z}/{x}/{y}.png"))" }
-                    frames: { count: 1 }
-                """).utf8).write(to: site.root.appendingPathComponent("matsite.yml"))
+            try Data(
+                site.yaml(
+                    """
+                      - id: world
+                        bbox: [-170, -60, 170, 60]
+                        zoom: 1
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{z}/{x}/{y}.png"))" }
+                        frames: { count: 1 }
+                    """
+                ).utf8
+            ).write(to: site.root.appendingPathComponent("matsite.yml"))
             return try await run(["build", "--quiet"], in: site.root)
         }
         #expect(result.status == 1)
@@ -136,14 +147,18 @@ struct BuildCommandTests {
         defer { site.remove() }
         let result = try await withTestServer { server in
             FormulaTiles.serve(on: server)
-            try Data(site.yaml("""
-                  - id: world
-                    bbox: [-170, -60, 170, 60]
-                    zoom: 1
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
-                    frames: { count: 2 }
-                """).utf8).write(to: site.root.appendingPathComponent("matsite.yml"))
+            try Data(
+                site.yaml(
+                    """
+                      - id: world
+                        bbox: [-170, -60, 170, 60]
+                        zoom: 1
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                        frames: { count: 2 }
+                    """
+                ).utf8
+            ).write(to: site.root.appendingPathComponent("matsite.yml"))
             return try await run(["build"], in: site.root)
         }
         #expect(result.status == 0, "\(result.stderr)")

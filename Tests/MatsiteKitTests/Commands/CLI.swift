@@ -2,6 +2,7 @@
 // output, or in the background (serve) with its stderr readable while it runs.
 
 import Foundation
+@testable import MatsiteKit
 import Testing
 
 enum CLI {
@@ -45,9 +46,7 @@ enum CLI {
     /// `matsite` running in the background; output collected as it comes.
     final class Background: @unchecked Sendable {
         private let process = Process()
-        private let lock = NSLock()
-        private var outData = Data()
-        private var errData = Data()
+        private let output = LockedBox((out: Data(), err: Data()))
         private let readers = DispatchGroup()
 
         init(_ arguments: [String], in directory: URL) throws {
@@ -66,7 +65,7 @@ enum CLI {
                     while true {
                         let chunk = handle.availableData
                         if chunk.isEmpty { break }
-                        lock.withLock { if isOut { outData += chunk } else { errData += chunk } }
+                        output.withLock { if isOut { $0.out += chunk } else { $0.err += chunk } }
                     }
                     readers.leave()
                 }
@@ -75,8 +74,8 @@ enum CLI {
 
         var isRunning: Bool { process.isRunning }
         var pid: Int32 { process.processIdentifier }
-        var out: String { lock.withLock { String(decoding: outData, as: UTF8.self) } }
-        var err: String { lock.withLock { String(decoding: errData, as: UTF8.self) } }
+        var out: String { output.withLock { String(decoding: $0.out, as: UTF8.self) } }
+        var err: String { output.withLock { String(decoding: $0.err, as: UTF8.self) } }
         /// Exit status (after `stop` or once it ended).
         var status: Int32 { process.terminationStatus }
         /// True when it ended by a signal rather than an exit.

@@ -25,7 +25,8 @@ struct ServeCommandTests {
     static func start(_ extra: [String], in project: URL) async throws -> (CLI.Background, Int) {
         let serve = try CLI.Background(["serve", "--port", "0"] + extra, in: project)
         guard let match = await serve.waitForError(matching: #"serving .* on http://127\.0\.0\.1:([0-9]+)/"#, timeout: 120),
-              let port = Int(match[1]), port > 0 else {
+            let port = Int(match[1]), port > 0
+        else {
             serve.stop(signal: SIGKILL)
             Issue.record("no serving line; stderr: \(serve.err)")
             throw CancellationError()

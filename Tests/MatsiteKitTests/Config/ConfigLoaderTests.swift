@@ -8,15 +8,15 @@ import Testing
 struct ConfigLoaderTests {
     /// A valid config; tests replace one line at a time (1-based line numbers below).
     static let lines = [
-        "title: Weather",                                                 // 1
-        "animations:",                                                    // 2
-        "  - id: radar",                                                  // 3
-        "    bbox: [-95.5, 29.0, -74.5, 43.5]",                           // 4
-        "    zoom: 7",                                                    // 5
-        "    source:",                                                    // 6
-        "      url: https://tiles.example.org/{frame}/{z}/{x}/{y}.png",   // 7
-        "    frames:",                                                    // 8
-        "      count: 12",                                                // 9
+        "title: Weather", // 1
+        "animations:", // 2
+        "  - id: radar", // 3
+        "    bbox: [-95.5, 29.0, -74.5, 43.5]", // 4
+        "    zoom: 7", // 5
+        "    source:", // 6
+        "      url: https://tiles.example.org/{frame}/{z}/{x}/{y}.png", // 7
+        "    frames:", // 8
+        "      count: 12", // 9
     ]
 
     static func yaml(replacing changes: [Int: String] = [:], appending extra: [String] = []) -> String {
@@ -34,8 +34,10 @@ struct ConfigLoaderTests {
         return try #require(error)
     }
 
-    func check(_ error: ConfigError, line: Int, keyPath: String, says words: String...,
-               sourceLocation: SourceLocation = #_sourceLocation) {
+    func check(
+        _ error: ConfigError, line: Int, keyPath: String, says words: String...,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(error.file == "site.yml", sourceLocation: sourceLocation)
         #expect(error.line == line, sourceLocation: sourceLocation)
         #expect(error.keyPath == keyPath, sourceLocation: sourceLocation)
@@ -54,60 +56,70 @@ struct ConfigLoaderTests {
 
     @Test("an unknown top-level key is named with its line and a did-you-mean")
     func unknownTopKey() throws {
-        check(try failure(Self.yaml(replacing: [1: "titel: Weather"])), line: 1, keyPath: "titel",
-              says: "unknown key", "did you mean \"title\"")
+        check(
+            try failure(Self.yaml(replacing: [1: "titel: Weather"])), line: 1, keyPath: "titel",
+            says: "unknown key", "did you mean \"title\"")
     }
 
     @Test("an unknown key inside an animation is named by its full path")
     func unknownNestedKey() throws {
-        check(try failure(Self.yaml(replacing: [5: "    zom: 7"])), line: 5, keyPath: "animations[0].zom",
-              says: "did you mean \"zoom\"")
-        check(try failure(Self.yaml(appending: ["http: { retries: 2, retires: 3 }"])), line: 10, keyPath: "http.retires",
-              says: "did you mean \"retries\"")
+        check(
+            try failure(Self.yaml(replacing: [5: "    zom: 7"])), line: 5, keyPath: "animations[0].zom",
+            says: "did you mean \"zoom\"")
+        check(
+            try failure(Self.yaml(appending: ["http: { retries: 2, retires: 3 }"])), line: 10, keyPath: "http.retires",
+            says: "did you mean \"retries\"")
     }
 
     @Test("a value of the wrong type names what was expected and what was found")
     func wrongType() throws {
-        check(try failure(Self.yaml(replacing: [5: "    zoom: seven"])), line: 5, keyPath: "animations[0].zoom",
-              says: "whole number", "seven")
+        check(
+            try failure(Self.yaml(replacing: [5: "    zoom: seven"])), line: 5, keyPath: "animations[0].zoom",
+            says: "whole number", "seven")
         check(try failure(Self.yaml(replacing: [4: "    bbox: west"])), line: 4, keyPath: "animations[0].bbox", says: "list")
         check(try failure(Self.yaml(appending: ["http: { retries: many }"])), line: 10, keyPath: "http.retries", says: "many")
     }
 
     @Test("a zoom outside 0-22 is out of range", arguments: ["23", "-1"])
     func zoomRange(zoom: String) throws {
-        check(try failure(Self.yaml(replacing: [5: "    zoom: \(zoom)"])), line: 5, keyPath: "animations[0].zoom",
-              says: "0 to 22")
+        check(
+            try failure(Self.yaml(replacing: [5: "    zoom: \(zoom)"])), line: 5, keyPath: "animations[0].zoom",
+            says: "0 to 22")
     }
 
     @Test("a duration that is not positive is out of range")
     func durations() throws {
-        check(try failure(Self.yaml(appending: ["    frame_duration_ms: 0"])), line: 10,
-              keyPath: "animations[0].frame_duration_ms", says: "from 1")
+        check(
+            try failure(Self.yaml(appending: ["    frame_duration_ms: 0"])), line: 10,
+            keyPath: "animations[0].frame_duration_ms", says: "from 1")
     }
 
     @Test("a bbox with south above north is refused, saying the order")
     func invertedBox() throws {
-        check(try failure(Self.yaml(replacing: [4: "    bbox: [-95.5, 43.5, -74.5, 29.0]"])), line: 4,
-              keyPath: "animations[0].bbox", says: "south", "north", "[west, south, east, north]")
+        check(
+            try failure(Self.yaml(replacing: [4: "    bbox: [-95.5, 43.5, -74.5, 29.0]"])), line: 4,
+            keyPath: "animations[0].bbox", says: "south", "north", "[west, south, east, north]")
     }
 
     @Test("a bbox wholly beyond the Mercator latitude limit is refused")
     func beyondMercator() throws {
-        check(try failure(Self.yaml(replacing: [4: "    bbox: [-10, 86, 10, 89]"])), line: 4,
-              keyPath: "animations[0].bbox", says: "latitude limit")
+        check(
+            try failure(Self.yaml(replacing: [4: "    bbox: [-10, 86, 10, 89]"])), line: 4,
+            keyPath: "animations[0].bbox", says: "latitude limit")
     }
 
     @Test("a latitude beyond 90 is refused at its own item")
     func latitudeRange() throws {
-        check(try failure(Self.yaml(replacing: [4: "    bbox: [-10, 20, 10, 95]"])), line: 4,
-              keyPath: "animations[0].bbox[3]", says: "-90", "90")
+        check(
+            try failure(Self.yaml(replacing: [4: "    bbox: [-10, 20, 10, 95]"])), line: 4,
+            keyPath: "animations[0].bbox[3]", says: "-90", "90")
     }
 
     @Test("a bbox without four numbers is refused")
     func boxArity() throws {
-        check(try failure(Self.yaml(replacing: [4: "    bbox: [-10, 20, 10]"])), line: 4,
-              keyPath: "animations[0].bbox", says: "four numbers")
+        check(
+            try failure(Self.yaml(replacing: [4: "    bbox: [-10, 20, 10]"])), line: 4,
+            keyPath: "animations[0].bbox", says: "four numbers")
     }
 
     @Test("a second animation with the same id names both")
@@ -118,26 +130,30 @@ struct ConfigLoaderTests {
 
     @Test("ids that are not slugs are refused (they become folder names)", arguments: ["../x", "a/b", "Radar", "-x", "radar_1", "\"\""])
     func slugs(id: String) throws {
-        check(try failure(Self.yaml(replacing: [3: "  - id: \(id)"])), line: 3, keyPath: "animations[0].id",
-              says: "not a valid id")
+        check(
+            try failure(Self.yaml(replacing: [3: "  - id: \(id)"])), line: 3, keyPath: "animations[0].id",
+            says: "not a valid id")
     }
 
     @Test("an unknown template placeholder is named, with the known ones")
     func unknownPlaceholder() throws {
-        check(try failure(Self.yaml(replacing: [7: "      url: https://tiles.example.org/{zoom}/{x}/{y}.png"])), line: 7,
-              keyPath: "animations[0].source.url", says: "unknown placeholder {zoom}", "{z}")
+        check(
+            try failure(Self.yaml(replacing: [7: "      url: https://tiles.example.org/{zoom}/{x}/{y}.png"])), line: 7,
+            keyPath: "animations[0].source.url", says: "unknown placeholder {zoom}", "{z}")
     }
 
     @Test("{s} without subdomains is refused")
     func subdomainsMissing() throws {
-        check(try failure(Self.yaml(replacing: [7: "      url: https://{s}.example.org/{frame}/{z}/{x}/{y}.png"])), line: 7,
-              keyPath: "animations[0].source.subdomains", says: "{s}")
+        check(
+            try failure(Self.yaml(replacing: [7: "      url: https://{s}.example.org/{frame}/{z}/{x}/{y}.png"])), line: 7,
+            keyPath: "animations[0].source.subdomains", says: "{s}")
     }
 
     @Test("{time} without times is refused")
     func timeWithoutTimes() throws {
-        check(try failure(Self.yaml(replacing: [7: "      url: https://tiles.example.org/{time}/{z}/{x}/{y}.png"])), line: 9,
-              keyPath: "animations[0].frames", says: "{time}", "times")
+        check(
+            try failure(Self.yaml(replacing: [7: "      url: https://tiles.example.org/{time}/{z}/{x}/{y}.png"])), line: 9,
+            keyPath: "animations[0].frames", says: "{time}", "times")
     }
 
     @Test("two source kinds at once are refused, naming both")
@@ -148,29 +164,34 @@ struct ConfigLoaderTests {
 
     @Test("frames without a kind are refused, listing the kinds")
     func noFramesKind() throws {
-        check(try failure(Self.yaml(replacing: [8: "    frames: {}", 9: ""])), line: 8,
-              keyPath: "animations[0].frames", says: "give one of", "count")
+        check(
+            try failure(Self.yaml(replacing: [8: "    frames: {}", 9: ""])), line: 8,
+            keyPath: "animations[0].frames", says: "give one of", "count")
     }
 
     @Test("frames over the pixel limit are refused at the zoom, with the size they would be")
     func pixelLimit() throws {
-        check(try failure(Self.yaml(replacing: [5: "    zoom: 16"])), line: 5, keyPath: "animations[0].zoom",
-              says: "over the limit of 16384x16384")
+        check(
+            try failure(Self.yaml(replacing: [5: "    zoom: 16"])), line: 5, keyPath: "animations[0].zoom",
+            says: "over the limit of 16384x16384")
         // The limit is configurable: at z7 the anchor frame is 1912x1646.
-        check(try failure(Self.yaml(appending: ["limits: { max_frame_width: 1000 }"])), line: 5, keyPath: "animations[0].zoom",
-              says: "1912x1646", "1000x16384")
+        check(
+            try failure(Self.yaml(appending: ["limits: { max_frame_width: 1000 }"])), line: 5, keyPath: "animations[0].zoom",
+            says: "1912x1646", "1000x16384")
     }
 
     @Test("a box smaller than one pixel at the zoom is refused at bbox")
     func subPixelBox() throws {
-        check(try failure(Self.yaml(replacing: [4: "    bbox: [1.0, 1.0, 1.0001, 1.0001]", 5: "    zoom: 0"])), line: 4,
-              keyPath: "animations[0].bbox", says: "smaller than one pixel")
+        check(
+            try failure(Self.yaml(replacing: [4: "    bbox: [1.0, 1.0, 1.0001, 1.0001]", 5: "    zoom: 0"])), line: 4,
+            keyPath: "animations[0].bbox", says: "smaller than one pixel")
     }
 
     @Test("more frames than the limit are refused at frames")
     func frameLimit() throws {
-        check(try failure(Self.yaml(replacing: [9: "      count: 501"])), line: 9, keyPath: "animations[0].frames",
-              says: "501 frames", "500")
+        check(
+            try failure(Self.yaml(replacing: [9: "      count: 501"])), line: 9, keyPath: "animations[0].frames",
+            says: "501 frames", "500")
     }
 
     @Test("a YAML syntax error gives its line")
@@ -181,7 +202,7 @@ struct ConfigLoaderTests {
     @Test("bytes that are not UTF-8 are refused with their line")
     func notUTF8() throws {
         var data = Data(Self.yaml().utf8)
-        let third = Self.lines[0].utf8.count + Self.lines[1].utf8.count + 2 + 6  // inside "  - id: radar"
+        let third = Self.lines[0].utf8.count + Self.lines[1].utf8.count + 2 + 6 // inside "  - id: radar"
         data[third] = 0xFF
         check(try failure(data), line: 3, keyPath: "", says: "not UTF-8")
     }
@@ -215,46 +236,55 @@ struct ConfigLoaderTests {
 
     @Test("an unsupported time_format code is refused at time_format")
     func timeFormat() throws {
-        check(try failure(Self.yaml(appending: ["    time_format: \"%Y-%Z\""])), line: 10,
-              keyPath: "animations[0].time_format", says: "unsupported time format code")
+        check(
+            try failure(Self.yaml(appending: ["    time_format: \"%Y-%Z\""])), line: 10,
+            keyPath: "animations[0].time_format", says: "unsupported time format code")
     }
 
     @Test("times that do not increase are refused at the offending item")
     func timesOrder() throws {
-        let yaml = Self.yaml(replacing: [7: "      url: https://tiles.example.org/{time}/{z}/{x}/{y}.png",
-                                         9: "      times: [2026-11-21T10:10:00Z, 2026-11-21T10:00:00Z]"])
+        let yaml = Self.yaml(replacing: [
+            7: "      url: https://tiles.example.org/{time}/{z}/{x}/{y}.png",
+            9: "      times: [2026-11-21T10:10:00Z, 2026-11-21T10:00:00Z]",
+        ])
         check(try failure(yaml), line: 9, keyPath: "animations[0].frames.times[1]", says: "increase")
     }
 
     @Test("a time that is not ISO 8601 is refused at its item")
     func badTime() throws {
-        let yaml = Self.yaml(replacing: [7: "      url: https://tiles.example.org/{time}/{z}/{x}/{y}.png",
-                                         9: "      times: [2026-11-21T10:00:00Z, yesterday]"])
+        let yaml = Self.yaml(replacing: [
+            7: "      url: https://tiles.example.org/{time}/{z}/{x}/{y}.png",
+            9: "      times: [2026-11-21T10:00:00Z, yesterday]",
+        ])
         check(try failure(yaml), line: 9, keyPath: "animations[0].frames.times[1]", says: "ISO 8601")
     }
 
     @Test("a tile_size that is not a power of two is refused")
     func tileSize() throws {
-        check(try failure(Self.yaml(appending: ["      tile_size: 300"], at: 7)), line: 8,
-              keyPath: "animations[0].source.tile_size", says: "power of two")
+        check(
+            try failure(Self.yaml(appending: ["      tile_size: 300"], at: 7)), line: 8,
+            keyPath: "animations[0].source.tile_size", says: "power of two")
     }
 
     @Test("missing: must be fail or transparent")
     func missingPolicy() throws {
-        check(try failure(Self.yaml(appending: ["    missing: skip"])), line: 10, keyPath: "animations[0].missing",
-              says: "fail, transparent", "skip")
+        check(
+            try failure(Self.yaml(appending: ["    missing: skip"])), line: 10, keyPath: "animations[0].missing",
+            says: "fail, transparent", "skip")
     }
 
     @Test("a source url that is not http(s) is refused, pointing to path:")
     func notHTTP() throws {
-        check(try failure(Self.yaml(replacing: [7: "      url: ftp://tiles.example.org/{z}/{x}/{y}.png"])), line: 7,
-              keyPath: "animations[0].source.url", says: "http://", "path:")
+        check(
+            try failure(Self.yaml(replacing: [7: "      url: ftp://tiles.example.org/{z}/{x}/{y}.png"])), line: 7,
+            keyPath: "animations[0].source.url", says: "http://", "path:")
     }
 
     @Test("a source url without {z}, {x} and {y} is refused")
     func notATileTemplate() throws {
-        check(try failure(Self.yaml(replacing: [7: "      url: https://tiles.example.org/{frame}/{z}/{x}.png"])), line: 7,
-              keyPath: "animations[0].source.url", says: "{z}, {x} and {y}")
+        check(
+            try failure(Self.yaml(replacing: [7: "      url: https://tiles.example.org/{frame}/{z}/{x}.png"])), line: 7,
+            keyPath: "animations[0].source.url", says: "{z}, {x} and {y}")
     }
 
     @Test("frames.templates with a source url is refused: the source then carries only options")

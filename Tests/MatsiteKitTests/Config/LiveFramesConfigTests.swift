@@ -1,6 +1,7 @@
 import Foundation
 import MatsiteCapabilities
 import Testing
+
 @testable import MatsiteKit
 
 /// `frames: { last, step, delay }`, `last` with `latest`, and `frames.index` as the config
@@ -39,21 +40,26 @@ struct LiveFramesConfigTests {
         #expect(window.last.milliseconds == 1_200_000 && window.step?.milliseconds == 300_000 && window.delay.milliseconds == 120_000)
         let now = try TimeInstant.parse("2026-11-21T12:06:59Z")
         // now - delay = 12:04:59 -> 12:00; back 20 minutes, inclusive.
-        #expect(window.times(now: now).map(\.iso8601) == ["2026-11-21T11:40:00Z", "2026-11-21T11:45:00Z", "2026-11-21T11:50:00Z",
-                                                            "2026-11-21T11:55:00Z", "2026-11-21T12:00:00Z"])
+        #expect(
+            window.times(now: now).map(\.iso8601) == [
+                "2026-11-21T11:40:00Z", "2026-11-21T11:45:00Z", "2026-11-21T11:50:00Z",
+                "2026-11-21T11:55:00Z", "2026-11-21T12:00:00Z",
+            ])
         #expect(animation.frames.followsLiveFeed)
     }
 
-    @Test("rolling window mistakes name the key", arguments: [
-        ("{ last: PT2H }", "animations[0].frames.step", "needs step"),
-        ("{ last: PT2H, step: P1M }", "animations[0].frames.step", "fixed length"),
-        ("{ last: P1M, step: PT5M }", "animations[0].frames.last", "fixed length"),
-        ("{ last: PT2H, step: PT0S }", "animations[0].frames.step", "ISO 8601 duration"),
-        ("{ last: PT2H, step: PT5M, latest: 4 }", "animations[0].frames.latest", "wmts or wms"),
-        ("{ step: PT5M }", "animations[0].frames.step", "goes with last"),
-        ("{ last: PT2H, step: PT5M, count: 3 }", "animations[0].frames.count", "not both"),
-        ("{ last: P10000D, step: PT1S }", "animations[0].frames.last", "steps"),
-    ])
+    @Test(
+        "rolling window mistakes name the key",
+        arguments: [
+            ("{ last: PT2H }", "animations[0].frames.step", "needs step"),
+            ("{ last: PT2H, step: P1M }", "animations[0].frames.step", "fixed length"),
+            ("{ last: P1M, step: PT5M }", "animations[0].frames.last", "fixed length"),
+            ("{ last: PT2H, step: PT0S }", "animations[0].frames.step", "ISO 8601 duration"),
+            ("{ last: PT2H, step: PT5M, latest: 4 }", "animations[0].frames.latest", "wmts or wms"),
+            ("{ step: PT5M }", "animations[0].frames.step", "goes with last"),
+            ("{ last: PT2H, step: PT5M, count: 3 }", "animations[0].frames.count", "not both"),
+            ("{ last: P10000D, step: PT1S }", "animations[0].frames.last", "steps"),
+        ])
     func rollingMistakes(_ frames: String, _ keyPath: String, _ words: String) throws {
         let error = try failure(Self.yaml(frames: frames))
         #expect(error.keyPath == keyPath, "\(error)")
@@ -74,10 +80,13 @@ struct LiveFramesConfigTests {
 
     @Test("frames.index: fields and globals become placeholders of the source template")
     func index() throws {
-        let animation = try parse(Self.yaml(source: "url: \"{host}{path}/256/{z}/{x}/{y}/2/1_1.png\"", frames: """
-            { index: { url: "https://api.example.org/public/weather-maps.json", items: radar.past, time: time,
-                       fields: { path: path }, globals: { host: host }, latest: 12 } }
-            """))
+        let animation = try parse(
+            Self.yaml(
+                source: "url: \"{host}{path}/256/{z}/{x}/{y}/2/1_1.png\"",
+                frames: """
+                    { index: { url: "https://api.example.org/public/weather-maps.json", items: radar.past, time: time,
+                               fields: { path: path }, globals: { host: host }, latest: 12 } }
+                    """))
         guard case .index(let index) = animation.frames, case .url(let template) = animation.source.kind else {
             Issue.record("not an index"); return
         }
@@ -85,8 +94,10 @@ struct LiveFramesConfigTests {
         #expect(index.items == "radar.past" && index.time == "time" && index.latest == 12)
         #expect(index.fields == ["path": "path"] && index.globals == ["host": "host"])
         #expect(template.fieldNames == ["host", "path"])
-        #expect(template.expand(z: 1, x: 2, y: 3, subdomain: nil, time: nil, frame: nil,
-                                fields: ["host": "https://t.example.org", "path": "/v2/radar/ab"])
+        #expect(
+            template.expand(
+                z: 1, x: 2, y: 3, subdomain: nil, time: nil, frame: nil,
+                fields: ["host": "https://t.example.org", "path": "/v2/radar/ab"])
                 == "https://t.example.org/v2/radar/ab/256/1/2/3/2/1_1.png")
     }
 
@@ -97,15 +108,17 @@ struct LiveFramesConfigTests {
         #expect(index.location == .file("times.json") && index.items.isEmpty && index.time.isEmpty)
     }
 
-    @Test("frame index mistakes name the key", arguments: [
-        ("{ index: { items: a } }", "animations[0].frames.index.url", "missing"),
-        ("{ index: { url: \"ftp://x/y.json\" } }", "animations[0].frames.index.url", "http"),
-        ("{ index: { url: \"https://x/y.json\", items: \"a..b\" } }", "animations[0].frames.index.items", "dotted path"),
-        ("{ index: { url: \"https://x/y.json\", fields: { z: zoom } } }", "animations[0].frames.index.fields.z", "matsite's own"),
-        ("{ index: { url: \"https://x/y.json\", fields: { \"a b\": c } } }", "animations[0].frames.index.fields.a b", "placeholder name"),
-        ("{ index: { url: \"https://x/y.json\", fields: [path] } }", "animations[0].frames.index.fields", "mapping"),
-        ("{ index: { url: \"https://x/y.json\", colour: red } }", "animations[0].frames.index.colour", "unknown key"),
-    ])
+    @Test(
+        "frame index mistakes name the key",
+        arguments: [
+            ("{ index: { items: a } }", "animations[0].frames.index.url", "missing"),
+            ("{ index: { url: \"ftp://x/y.json\" } }", "animations[0].frames.index.url", "http"),
+            ("{ index: { url: \"https://x/y.json\", items: \"a..b\" } }", "animations[0].frames.index.items", "dotted path"),
+            ("{ index: { url: \"https://x/y.json\", fields: { z: zoom } } }", "animations[0].frames.index.fields.z", "matsite's own"),
+            ("{ index: { url: \"https://x/y.json\", fields: { \"a b\": c } } }", "animations[0].frames.index.fields.a b", "placeholder name"),
+            ("{ index: { url: \"https://x/y.json\", fields: [path] } }", "animations[0].frames.index.fields", "mapping"),
+            ("{ index: { url: \"https://x/y.json\", colour: red } }", "animations[0].frames.index.colour", "unknown key"),
+        ])
     func indexMistakes(_ frames: String, _ keyPath: String, _ words: String) throws {
         let error = try failure(Self.yaml(frames: frames))
         #expect(error.keyPath == keyPath, "\(error)")
@@ -114,9 +127,12 @@ struct LiveFramesConfigTests {
 
     @Test("a template placeholder no index field names is still an unknown placeholder")
     func unknownField() throws {
-        let error = try failure(Self.yaml(source: "url: \"{host}{path}/{z}/{x}/{y}.png\"", frames: """
-            { index: { url: "https://x/y.json", items: radar.past, time: time, globals: { host: host } } }
-            """))
+        let error = try failure(
+            Self.yaml(
+                source: "url: \"{host}{path}/{z}/{x}/{y}.png\"",
+                frames: """
+                    { index: { url: "https://x/y.json", items: radar.past, time: time, globals: { host: host } } }
+                    """))
         #expect(error.keyPath == "animations[0].source.url" && error.message.contains("unknown placeholder {path}"), "\(error)")
     }
 }

@@ -6,8 +6,9 @@ struct TileTemplateTests {
     @Test("every placeholder is filled; {-y} is the TMS row")
     func expand() throws {
         let template = try TileTemplate("https://{s}.example.org/{time}/{frame}/{z}/{x}/{y}/{-y}.png")
-        #expect(template.expand(z: 7, x: 30, y: 46, subdomain: "b", time: "202611211000", frame: 3)
-            == "https://b.example.org/202611211000/3/7/30/46/81.png")
+        #expect(
+            template.expand(z: 7, x: 30, y: 46, subdomain: "b", time: "202611211000", frame: 3)
+                == "https://b.example.org/202611211000/3/7/30/46/81.png")
         #expect(template.placeholders == [.s, .time, .frame, .z, .x, .y, .minusY])
         #expect(template.addressesTiles)
     }

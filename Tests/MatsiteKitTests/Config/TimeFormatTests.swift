@@ -4,12 +4,14 @@ import Testing
 
 @Suite("TimeFormat")
 struct TimeFormatTests {
-    static let instant = Date(timeIntervalSince1970: 1_795_255_200)  // 2026-11-21T10:00:00Z
+    static let instant = Date(timeIntervalSince1970: 1_795_255_200) // 2026-11-21T10:00:00Z
 
-    @Test("every supported code writes the instant in UTC", arguments: [
-        ("%Y-%m-%dT%H:%M:%SZ", "2026-11-21T10:00:00Z"), ("%Y%m%d%H%M", "202611211000"), ("%y", "26"),
-        ("%j", "325"), ("%s", "1795255200"), ("%Q", "000"), ("100%%", "100%"), ("plain", "plain"),
-    ])
+    @Test(
+        "every supported code writes the instant in UTC",
+        arguments: [
+            ("%Y-%m-%dT%H:%M:%SZ", "2026-11-21T10:00:00Z"), ("%Y%m%d%H%M", "202611211000"), ("%y", "26"),
+            ("%j", "325"), ("%s", "1795255200"), ("%Q", "000"), ("100%%", "100%"), ("plain", "plain"),
+        ])
     func codes(pattern: String, expected: String) throws {
         #expect(try TimeFormat(pattern).format(Self.instant) == expected)
     }

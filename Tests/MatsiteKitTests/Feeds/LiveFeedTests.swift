@@ -2,20 +2,25 @@ import Foundation
 import MatsiteCapabilities
 import MatsiteImaging
 import Testing
+
 @testable import MatsiteKit
 
 /// Live feeds end to end over HTTP on 127.0.0.1: a feed whose published times follow the
 /// test's `--at` clock and lag their nominal time; successive builds as cron would run them.
 @Suite("Live feeds: rolling windows, frame indexes, frames not published yet")
 struct LiveFeedTests {
-    @Test("a rolling window slides frame by frame with --at, fetches only the new frame's tiles, never ends on an unpublished frame, and matches a clean build byte for byte")
+    @Test(
+        "a rolling window slides frame by frame with --at, fetches only the new frame's tiles, never ends on an unpublished frame, and matches a clean build byte for byte"
+    )
     func rollingWindowSlides() async throws {
         try await withTestServer { server in
             let feed = FeedServer(server)
             let site = try TestSite()
             defer { site.remove() }
-            let yaml = site.yaml(Self.animation(url: server.url("/radar/{time}/{z}/{x}/{y}.png"),
-                                                frames: "{ last: PT20M, step: PT5M }"))
+            let yaml = site.yaml(
+                Self.animation(
+                    url: server.url("/radar/{time}/{z}/{x}/{y}.png"),
+                    frames: "{ last: PT20M, step: PT5M }"))
 
             // 12:01: 12:00 is due, but its tiles appear only at 12:01:30.
             let reporter = RecordingReporter()
@@ -50,9 +55,13 @@ struct LiveFeedTests {
             // The same window built from nothing: the same frames, byte for byte.
             let clean = try TestSite()
             defer { clean.remove() }
-            try await Self.build(clean, clean.yaml(Self.animation(url: server.url("/radar/{time}/{z}/{x}/{y}.png"),
-                                                                  frames: "{ last: PT20M, step: PT5M }")),
-                                 at: "2026-11-21T12:07:00Z", feed: feed)
+            try await Self.build(
+                clean,
+                clean.yaml(
+                    Self.animation(
+                        url: server.url("/radar/{time}/{z}/{x}/{y}.png"),
+                        frames: "{ last: PT20M, step: PT5M }")),
+                at: "2026-11-21T12:07:00Z", feed: feed)
             #expect(try Self.frameDigests(clean) == Self.frameDigests(site))
         }
     }
@@ -63,10 +72,13 @@ struct LiveFeedTests {
             let feed = FeedServer(server)
             let site = try TestSite()
             defer { site.remove() }
-            let yaml = site.yaml(Self.animation(url: "{host}{path}/256/{z}/{x}/{y}/2/1_1.png", frames: """
-                {index: { url: "\(server.url("/public/weather-maps.json"))", items: radar.past, time: time,
-                          fields: { path: path }, globals: { host: host }, latest: 4 }}
-                """))
+            let yaml = site.yaml(
+                Self.animation(
+                    url: "{host}{path}/256/{z}/{x}/{y}/2/1_1.png",
+                    frames: """
+                        {index: { url: "\(server.url("/public/weather-maps.json"))", items: radar.past, time: time,
+                                  fields: { path: path }, globals: { host: host }, latest: 4 }}
+                        """))
             // 12:01: the index already lists 12:00 (30 s lag), its tiles come at 12:01:30.
             try await Self.build(site, yaml, at: "2026-11-21T12:01:00Z", feed: feed)
             try Self.expectFrames(site, ["11:45", "11:50", "11:55"])
@@ -98,18 +110,25 @@ struct LiveFeedTests {
             let feed = FeedServer(server)
             let site = try TestSite()
             defer { site.remove() }
-            let yaml = site.yaml(Self.animation(url: server.url("/radar/{time}/{z}/{x}/{y}.png"), frames: """
-                {index: { url: "\(server.url("/times.json"))", items: "", time: "" }}
-                """))
+            let yaml = site.yaml(
+                Self.animation(
+                    url: server.url("/radar/{time}/{z}/{x}/{y}.png"),
+                    frames: """
+                        {index: { url: "\(server.url("/times.json"))", items: "", time: "" }}
+                        """))
             try await Self.build(site, yaml, at: "2026-11-21T12:01:00Z", feed: feed)
             try Self.expectFrames(site, ["11:35", "11:40", "11:45", "11:50", "11:55"])
             #expect((try site.manifest("radar")["skipped"] as? [[String: String]])?.count == 1)
 
             let window = try TestSite()
             defer { window.remove() }
-            try await Self.build(window, window.yaml(Self.animation(url: server.url("/radar/{time}/{z}/{x}/{y}.png"),
-                                                                    frames: "{ last: PT25M, step: PT5M, delay: PT1M }")),
-                                 at: "2026-11-21T12:01:00Z", feed: feed)
+            try await Self.build(
+                window,
+                window.yaml(
+                    Self.animation(
+                        url: server.url("/radar/{time}/{z}/{x}/{y}.png"),
+                        frames: "{ last: PT25M, step: PT5M, delay: PT1M }")),
+                at: "2026-11-21T12:01:00Z", feed: feed)
             #expect(try Self.frameDigests(window) == Self.frameDigests(site))
         }
     }
@@ -122,15 +141,20 @@ struct LiveFeedTests {
             let site = try TestSite()
             defer { site.remove() }
             let url = server.url("/bad.json")
-            let yaml = site.yaml(Self.animation(url: "{host}{path}/256/{z}/{x}/{y}/2/1_1.png", frames: """
-                {index: { url: "\(url)", items: radar.past, time: time, fields: { path: path }, globals: { host: host } }}
-                """)) + "\nlimits: { max_frames: 5 }"
+            let yaml =
+                site.yaml(
+                    Self.animation(
+                        url: "{host}{path}/256/{z}/{x}/{y}/2/1_1.png",
+                        frames: """
+                            {index: { url: "\(url)", items: radar.past, time: time, fields: { path: path }, globals: { host: host } }}
+                            """)) + "\nlimits: { max_frames: 5 }"
             await #expect {
                 try await Self.build(site, yaml, at: "2026-11-21T12:01:00Z", feed: feed)
             } throws: { error in
                 // Stamped once by the Builder with its stage; the index's own error underneath.
                 guard let stamped = error as? BuildError, stamped.failedStage == .plan,
-                      let error = stamped.underlying as? FrameIndexError else { return false }
+                    let error = stamped.underlying as? FrameIndexError
+                else { return false }
                 let text = error.description
                 return "\(stamped)" == "plan: \(text)" && error.document == url && text.hasPrefix("frame index \(url): ")
                     && bad.says.allSatisfy { text.contains($0) }
@@ -148,12 +172,12 @@ struct LiveFeedTests {
             let project = try CLI.scratch("at")
             defer { try? FileManager.default.removeItem(at: project) }
             let yaml = """
-            output: site
-            cache: cache
-            http: { retry_delay_ms: 10, retries: 1 }
-            animations:
-            \(Self.animation(url: server.url("/radar/{time}/{z}/{x}/{y}.png"), frames: "{ last: PT10M, step: PT5M }"))
-            """
+                output: site
+                cache: cache
+                http: { retry_delay_ms: 10, retries: 1 }
+                animations:
+                \(Self.animation(url: server.url("/radar/{time}/{z}/{x}/{y}.png"), frames: "{ last: PT10M, step: PT5M }"))
+                """
             try Data(yaml.utf8).write(to: project.appendingPathComponent("matsite.yml"))
             let bad = try CLI.run(["build", "--at", "yesterday"], in: project)
             #expect(bad.status == 2 && bad.err.contains("--at"), "stderr: \(bad.err)")
@@ -197,27 +221,38 @@ extension LiveFeedTests {
         BadDocument("the items path missing", "{\(host), \"radar\": {\"nowcast\": []}}", says: "radar.past: missing", "nowcast"),
         BadDocument("the items not a list", "{\(host), \"radar\": {\"past\": {\"time\": 1}}}", says: "radar.past", "expected a list", "an object"),
         BadDocument("an item without its time", "{\(host), \"radar\": {\"past\": [{\"path\": \"/a\"}]}}", says: "radar.past[0].time: missing"),
-        BadDocument("a time of the wrong type", "{\(host), \"radar\": {\"past\": [{\"time\": true, \"path\": \"/a\"}]}}",
-                    says: "radar.past[0].time", "Unix time", "true"),
-        BadDocument("an absurd Unix time", "{\(host), \"radar\": {\"past\": [{\"time\": 1e300, \"path\": \"/a\"}]}}",
-                    says: "radar.past[0].time", "not a Unix time"),
-        BadDocument("times out of order", "{\(host), \"radar\": {\"past\": [{\"time\": 1795255200, \"path\": \"/a\"}, {\"time\": 1795254900, \"path\": \"/b\"}]}}",
-                    says: "radar.past[1].time", "out of order"),
-        BadDocument("a duplicate time", "{\(host), \"radar\": {\"past\": [{\"time\": 1795255200, \"path\": \"/a\"}, {\"time\": 1795255200, \"path\": \"/b\"}]}}",
-                    says: "radar.past[1].time", "duplicate time", "radar.past[0].time"),
-        BadDocument("more items than limits.max_frames", "{\(host), \"radar\": {\"past\": ["
-                    + (0..<6).map { "{\"time\": \(1_795_254_000 + $0 * 300), \"path\": \"/\($0)\"}" }.joined(separator: ", ") + "]}}",
-                    says: "radar.past", "6 items", "limits.max_frames"),
-        BadDocument("nested ten thousand deep", String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000),
-                    says: "nested deeper than 32"),
-        BadDocument("a field of the wrong type", "{\(host), \"radar\": {\"past\": [{\"time\": 1795255200, \"path\": [1, 2]}]}}",
-                    says: "radar.past[0].path", "a list of 2"),
-        BadDocument("a field with a line break", "{\(host), \"radar\": {\"past\": [{\"time\": 1795255200, \"path\": \"/a\\r\\nX-Evil: 1\"}]}}",
-                    says: "radar.past[0].path", "control characters"),
-        BadDocument("the host global missing", "{\"radar\": {\"past\": [{\"time\": 1795255200, \"path\": \"/a\"}]}}",
-                    says: "host: missing"),
-        BadDocument("a host that is not a URL", "{\"host\": \"file:///etc\", \"radar\": {\"past\": [{\"time\": 1795255200, \"path\": \"/passwd\"}]}}",
-                    says: "not an http(s) URL"),
+        BadDocument(
+            "a time of the wrong type", "{\(host), \"radar\": {\"past\": [{\"time\": true, \"path\": \"/a\"}]}}",
+            says: "radar.past[0].time", "Unix time", "true"),
+        BadDocument(
+            "an absurd Unix time", "{\(host), \"radar\": {\"past\": [{\"time\": 1e300, \"path\": \"/a\"}]}}",
+            says: "radar.past[0].time", "not a Unix time"),
+        BadDocument(
+            "times out of order", "{\(host), \"radar\": {\"past\": [{\"time\": 1795255200, \"path\": \"/a\"}, {\"time\": 1795254900, \"path\": \"/b\"}]}}",
+            says: "radar.past[1].time", "out of order"),
+        BadDocument(
+            "a duplicate time", "{\(host), \"radar\": {\"past\": [{\"time\": 1795255200, \"path\": \"/a\"}, {\"time\": 1795255200, \"path\": \"/b\"}]}}",
+            says: "radar.past[1].time", "duplicate time", "radar.past[0].time"),
+        BadDocument(
+            "more items than limits.max_frames",
+            "{\(host), \"radar\": {\"past\": ["
+                + (0..<6).map { "{\"time\": \(1_795_254_000 + $0 * 300), \"path\": \"/\($0)\"}" }.joined(separator: ", ") + "]}}",
+            says: "radar.past", "6 items", "limits.max_frames"),
+        BadDocument(
+            "nested ten thousand deep", String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000),
+            says: "nested deeper than 32"),
+        BadDocument(
+            "a field of the wrong type", "{\(host), \"radar\": {\"past\": [{\"time\": 1795255200, \"path\": [1, 2]}]}}",
+            says: "radar.past[0].path", "a list of 2"),
+        BadDocument(
+            "a field with a line break", "{\(host), \"radar\": {\"past\": [{\"time\": 1795255200, \"path\": \"/a\\r\\nX-Evil: 1\"}]}}",
+            says: "radar.past[0].path", "control characters"),
+        BadDocument(
+            "the host global missing", "{\"radar\": {\"past\": [{\"time\": 1795255200, \"path\": \"/a\"}]}}",
+            says: "host: missing"),
+        BadDocument(
+            "a host that is not a URL", "{\"host\": \"file:///etc\", \"radar\": {\"past\": [{\"time\": 1795255200, \"path\": \"/passwd\"}]}}",
+            says: "not an http(s) URL"),
         BadDocument("an empty list", "{\(host), \"radar\": {\"past\": []}}", says: "radar.past", "empty"),
         BadDocument("a root that is a list", "[1, 2, 3]", says: "radar", "expected the document to be an object"),
         BadDocument("17 MiB of whitespace", bytes: [UInt8](repeating: 0x20, count: 17 << 20) + Array("[]".utf8), says: "cannot be fetched"),
@@ -238,8 +273,10 @@ extension LiveFeedTests {
 
     /// Builds as cron would at `at` (with the tile cache), the feed's clock set to the same time.
     @discardableResult
-    static func build(_ site: TestSite, _ yaml: String, at: String, feed: FeedServer,
-                      reporter: any BuildReporter = SilentReporter()) async throws -> BuildSummary {
+    static func build(
+        _ site: TestSite, _ yaml: String, at: String, feed: FeedServer,
+        reporter: any BuildReporter = SilentReporter()
+    ) async throws -> BuildSummary {
         feed.set(at)
         var options = BuildOptions()
         options.lockWait = 10

@@ -1,12 +1,14 @@
 import MatsiteImaging
 import Testing
+
 @testable import MatsiteKit
 
 @Suite("Tile grid")
 struct TileGridTests {
     /// Columns 14...17 at zoom 4 (a box across the antimeridian), rows 7...8.
-    let grid = TileGrid(layout: FrameLayout(width: 4 * 256, height: 2 * 256, originX: 14 * 256, originY: 7 * 256, shift: 0, tileSize: 256),
-                        zoom: 4)
+    let grid = TileGrid(
+        layout: FrameLayout(width: 4 * 256, height: 2 * 256, originX: 14 * 256, originY: 7 * 256, shift: 0, tileSize: 256),
+        zoom: 4)
 
     @Test("positions run row by row; a cell and its position convert both ways")
     func positions() {

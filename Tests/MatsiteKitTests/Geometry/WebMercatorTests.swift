@@ -23,8 +23,10 @@ struct WebMercatorTests {
 
     @Test("the same window agrees with the reference computed independently in the test")
     func agreesWithReference() {
-        for (box, zoom) in [(Self.anchor, 3), (Self.anchor, 9), (BoundingBox(west: -20.3, south: 10.1, east: 15.7, north: 40.2), 4),
-                            (BoundingBox(west: 139.1, south: 35.2, east: 140.3, north: 36.0), 12)] {
+        for (box, zoom) in [
+            (Self.anchor, 3), (Self.anchor, 9), (BoundingBox(west: -20.3, south: 10.1, east: 15.7, north: 40.2), 4),
+            (BoundingBox(west: 139.1, south: 35.2, east: 140.3, north: 36.0), 12),
+        ] {
             let w = WebMercator.window(of: box, zoom: zoom, tileSize: 256)
             let r = FormulaTiles.window(west: box.west, south: box.south, east: box.east, north: box.north, zoom: zoom)
             #expect(w.x == r.x && w.y == r.y && w.width == r.width && w.height == r.height, "zoom \(zoom)")
@@ -48,7 +50,7 @@ struct WebMercatorTests {
         let box = BoundingBox(west: -180 + 1.5 * degree, south: -10, east: -180 + 10.5 * degree, north: 10)
         let window = WebMercator.window(of: box, zoom: 0, tileSize: 256)
         #expect(window.x == 2)
-        #expect(window.width == 8)  // x1 = round(10.5) = 10
+        #expect(window.width == 8) // x1 = round(10.5) = 10
     }
 
     @Test("a box crossing the antimeridian (west > east) continues past 180° and wraps its tile columns")
@@ -58,7 +60,7 @@ struct WebMercatorTests {
         #expect(window.x == 3982 && window.width == 228)
         #expect(window.y == 1991 && window.height == 289)
         let layout = WebMercator.layout(of: box, zoom: 4, sourceZoom: 4, tileSize: 256)
-        #expect(layout.columns == 15...16)  // column 16 is tile 0 again: PlannerTests checks the wrap
+        #expect(layout.columns == 15...16) // column 16 is tile 0 again: PlannerTests checks the wrap
     }
 
     @Test("overzoom layouts keep the output window and count source tiles at the source zoom")

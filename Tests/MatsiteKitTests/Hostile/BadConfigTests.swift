@@ -48,15 +48,17 @@ struct BadConfigTests {
         }
     }
 
-    @Test("a broken config exits 2 naming its line and key, writes nothing, does not crash",
-          arguments: BrokenConfig.all)
+    @Test(
+        "a broken config exits 2 naming its line and key, writes nothing, does not crash",
+        arguments: BrokenConfig.all)
     func brokenConfigIsRefused(_ config: BrokenConfig) throws {
         let cli = try #require(Hostile.cli, "build the CLI first: swift build")
         let scratch = try Hostile.scratch("badconfig")
         defer { Hostile.remove(scratch) }
         let output = scratch.appendingPathComponent("site")
-        let result = try Hostile.run(cli, ["build", "--config", config.file.path, "--output", output.path],
-                                     in: scratch, timeout: 30)
+        let result = try Hostile.run(
+            cli, ["build", "--config", config.file.path, "--output", output.path],
+            in: scratch, timeout: 30)
         #expect(result.status == 2, "exit \(result.status); stderr: \(result.err)")
         let message = result.err
         #expect(message.contains("error: \(config.file.path)"), "the file is not named: \(message)")
@@ -68,7 +70,8 @@ struct BadConfigTests {
         }
         #expect(!message.contains("Fatal error") && !message.contains("Crash") && !message.contains("backtrace"))
         #expect(!FileManager.default.fileExists(atPath: output.path))
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).isEmpty,
-                "something was written beside the output")
+        #expect(
+            ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).isEmpty,
+            "something was written beside the output")
     }
 }

@@ -18,35 +18,51 @@ struct BadImage: Sendable, CustomStringConvertible {
     }
 
     static let all: [BadImage] = [
-        BadImage(name: "a 100000 x 100000 IHDR", bytes: Crafted.png(width: 100_000, height: 100_000, bitDepth: 8, colorType: 6,
-                                                                   idat: Crafted.zlibZeros(10_000)),
-                 cause: ["limit", "too large", "exceeds"]),
-        BadImage(name: "a decompression bomb: 256 px RGBA whose IDAT inflates to 16 MiB",
-                 bytes: Crafted.png(width: 256, height: 256, bitDepth: 8, colorType: 6, idat: Crafted.zlibZeros(16 << 20)),
-                 cause: ["extra", "too much", "compressed"]),
-        BadImage(name: "a 4096 x 4096 header (64 MiB of pixels from a 7 KiB IDAT) where a 256 px tile belongs",
-                 bytes: Crafted.png(width: 4096, height: 4096, bitDepth: 8, colorType: 6, idat: Crafted.zlibZeros(1 << 20)),
-                 cause: ["4096x4096", "expected 256x256"]),
-        BadImage(name: "RGB at bit depth 4", bytes: Crafted.png(width: 256, height: 256, bitDepth: 4, colorType: 2, raw: rgbaRows(256)),
-                 cause: ["bit depth"]),
-        BadImage(name: "palette at bit depth 16", bytes: Crafted.png(width: 256, height: 256, bitDepth: 16, colorType: 3,
-                                                                      raw: rgbaRows(256), palette: 4),
-                 cause: ["bit depth"]),
-        BadImage(name: "colour type 1", bytes: Crafted.png(width: 256, height: 256, bitDepth: 8, colorType: 1, raw: rgbaRows(256)),
-                 cause: ["color type", "colour type"]),
-        BadImage(name: "colour type 7", bytes: Crafted.png(width: 256, height: 256, bitDepth: 8, colorType: 7, raw: rgbaRows(256)),
-                 cause: ["color type", "colour type"]),
-        BadImage(name: "bit depth 3 gray", bytes: Crafted.png(width: 256, height: 256, bitDepth: 3, colorType: 0, raw: rgbaRows(256)),
-                 cause: ["bit depth"]),
-        BadImage(name: "a palette image without PLTE", bytes: Crafted.png(width: 256, height: 256, bitDepth: 8, colorType: 3,
-                                                                           raw: (0..<256).flatMap { _ in [UInt8](repeating: 0, count: 257) }),
-                 cause: ["plte", "palette"]),
+        BadImage(
+            name: "a 100000 x 100000 IHDR",
+            bytes: Crafted.png(
+                width: 100_000, height: 100_000, bitDepth: 8, colorType: 6,
+                idat: Crafted.zlibZeros(10_000)),
+            cause: ["limit", "too large", "exceeds"]),
+        BadImage(
+            name: "a decompression bomb: 256 px RGBA whose IDAT inflates to 16 MiB",
+            bytes: Crafted.png(width: 256, height: 256, bitDepth: 8, colorType: 6, idat: Crafted.zlibZeros(16 << 20)),
+            cause: ["extra", "too much", "compressed"]),
+        BadImage(
+            name: "a 4096 x 4096 header (64 MiB of pixels from a 7 KiB IDAT) where a 256 px tile belongs",
+            bytes: Crafted.png(width: 4096, height: 4096, bitDepth: 8, colorType: 6, idat: Crafted.zlibZeros(1 << 20)),
+            cause: ["4096x4096", "expected 256x256"]),
+        BadImage(
+            name: "RGB at bit depth 4", bytes: Crafted.png(width: 256, height: 256, bitDepth: 4, colorType: 2, raw: rgbaRows(256)),
+            cause: ["bit depth"]),
+        BadImage(
+            name: "palette at bit depth 16",
+            bytes: Crafted.png(
+                width: 256, height: 256, bitDepth: 16, colorType: 3,
+                raw: rgbaRows(256), palette: 4),
+            cause: ["bit depth"]),
+        BadImage(
+            name: "colour type 1", bytes: Crafted.png(width: 256, height: 256, bitDepth: 8, colorType: 1, raw: rgbaRows(256)),
+            cause: ["color type", "colour type"]),
+        BadImage(
+            name: "colour type 7", bytes: Crafted.png(width: 256, height: 256, bitDepth: 8, colorType: 7, raw: rgbaRows(256)),
+            cause: ["color type", "colour type"]),
+        BadImage(
+            name: "bit depth 3 gray", bytes: Crafted.png(width: 256, height: 256, bitDepth: 3, colorType: 0, raw: rgbaRows(256)),
+            cause: ["bit depth"]),
+        BadImage(
+            name: "a palette image without PLTE",
+            bytes: Crafted.png(
+                width: 256, height: 256, bitDepth: 8, colorType: 3,
+                raw: (0..<256).flatMap { _ in [UInt8](repeating: 0, count: 257) }),
+            cause: ["plte", "palette"]),
         BadImage(name: "zero bytes", bytes: [], cause: ["empty"]),
         BadImage(name: "a JPEG", bytes: Crafted.jpeg, cause: ["jpeg"]),
         BadImage(name: "a WebP", bytes: Crafted.webp, cause: ["webp"]),
         BadImage(name: "a GIF", bytes: Crafted.gif, cause: ["gif"]),
-        BadImage(name: "the PNG signature alone", bytes: Array(Crafted.png(width: 1, height: 1, bitDepth: 8, colorType: 0).prefix(8)),
-                 cause: ["truncated", "ends early"]),
+        BadImage(
+            name: "the PNG signature alone", bytes: Array(Crafted.png(width: 1, height: 1, bitDepth: 8, colorType: 0).prefix(8)),
+            cause: ["truncated", "ends early"]),
     ]
 }
 
@@ -60,7 +76,8 @@ struct BadImageTests {
         try FileManager.default.createDirectory(at: tiles.appendingPathComponent("1"), withIntermediateDirectories: true)
         try Data(Hostile.tile(seed: 1)).write(to: tiles.appendingPathComponent("0/0.png"))
         try Data(bad).write(to: tiles.appendingPathComponent("1/0.png"))
-        let config = try Hostile.config("""
+        let config = try Hostile.config(
+            """
             animations:
               - id: tiles
                 bbox: [-170, 10, 170, 80]
@@ -117,12 +134,14 @@ struct BadImageTests {
     @Test("valid but unusual images still decode: 16-bit gray+alpha, 1-bit gray")
     func unusualButValidImagesDecode() throws {
         let size = 256
-        let grayAlpha16 = Crafted.png(width: size, height: size, bitDepth: 16, colorType: 4,
-                                      raw: (0..<size).flatMap { _ in [0] + [UInt8](repeating: 0x80, count: size * 4) })
+        let grayAlpha16 = Crafted.png(
+            width: size, height: size, bitDepth: 16, colorType: 4,
+            raw: (0..<size).flatMap { _ in [0] + [UInt8](repeating: 0x80, count: size * 4) })
         let image = try PNGDecoder().decode(grayAlpha16, keepIndices: false)
         #expect(image.width == size && image.pixels.count == size * size * 4)
-        let gray1 = Crafted.png(width: size, height: size, bitDepth: 1, colorType: 0,
-                                raw: (0..<size).flatMap { _ in [0] + [UInt8](repeating: 0xAA, count: size / 8) })
+        let gray1 = Crafted.png(
+            width: size, height: size, bitDepth: 1, colorType: 0,
+            raw: (0..<size).flatMap { _ in [0] + [UInt8](repeating: 0xAA, count: size / 8) })
         #expect(try PNGDecoder().decode(gray1, keepIndices: false).pixels.count == size * size * 4)
     }
 }

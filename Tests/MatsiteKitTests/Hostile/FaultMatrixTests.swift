@@ -81,8 +81,9 @@ struct FaultBench {
 
 @Suite("Fault matrix: every server fault through a whole build", .serialized)
 struct FaultMatrixTests {
-    @Test("a transient fault within the retry budget heals: frames byte-identical to a clean build's",
-          arguments: Fault.all.filter(\.transient))
+    @Test(
+        "a transient fault within the retry budget heals: frames byte-identical to a clean build's",
+        arguments: Fault.all.filter(\.transient))
     func transientFaultHeals(_ fault: Fault) async throws {
         let bench = try await FaultBench.start("transient")
         defer {
@@ -112,8 +113,9 @@ struct FaultMatrixTests {
         }
     }
 
-    @Test("a permanent fault fails the build naming the tile and its cause; the old site stays byte-for-byte",
-          arguments: Fault.all)
+    @Test(
+        "a permanent fault fails the build naming the tile and its cause; the old site stays byte-for-byte",
+        arguments: Fault.all)
     func permanentFaultFailsCleanly(_ fault: Fault) async throws {
         let bench = try await FaultBench.start("permanent")
         defer {
@@ -159,9 +161,10 @@ struct FaultMatrixTests {
         let site = bench.root.appendingPathComponent("site")
         let error = await #expect(throws: BuildError.self) { try await Hostile.build(config, output: site) }
         let failed = try #require(error?.failedTiles)
-        let byPath = Dictionary(uniqueKeysWithValues: failed.map { tile in
-            (String(tile.locator.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" }), tile.reason)
-        })
+        let byPath = Dictionary(
+            uniqueKeysWithValues: failed.map { tile in
+                (String(tile.locator.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" }), tile.reason)
+            })
         #expect(failed.count == 3, "\(failed)")
         #expect(byPath["/t/0/1/0/0.png"]?.contains("HTTP 503") == true, "\(byPath)")
         #expect(byPath["/t/0/1/1/0.png"]?.contains("HTML page") == true, "\(byPath)")

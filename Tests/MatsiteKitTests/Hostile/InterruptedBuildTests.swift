@@ -22,8 +22,12 @@ struct InterruptedBuildTests {
         var site: URL { root.appendingPathComponent("site") }
 
         func build(_ which: Int, into output: URL) throws -> (status: Int32, err: String) {
-            let result = try Hostile.run(cli, ["build", "--quiet", "--no-cache", "--config", configs[which].path,
-                                               "--output", output.path], in: root, timeout: 120)
+            let result = try Hostile.run(
+                cli,
+                [
+                    "build", "--quiet", "--no-cache", "--config", configs[which].path,
+                    "--output", output.path,
+                ], in: root, timeout: 120)
             return (result.status, result.err)
         }
     }
@@ -33,8 +37,10 @@ struct InterruptedBuildTests {
         let cli = try #require(Hostile.cli, "build the CLI first: swift build")
         let root = try Hostile.scratch("kill")
         let frames = ProcessInfo.processInfo.environment["MATSITE_KILL_FRAMES"].flatMap(Int.init) ?? 4
-        let yamls = [Hostile.demoYAML(title: "Old site", frames: frames, zoom: 4),
-                     Hostile.demoYAML(title: "New site", frames: frames + 2, zoom: 4)]
+        let yamls = [
+            Hostile.demoYAML(title: "Old site", frames: frames, zoom: 4),
+            Hostile.demoYAML(title: "New site", frames: frames + 2, zoom: 4),
+        ]
         var configs: [URL] = []
         for (i, yaml) in yamls.enumerated() {
             let file = root.appendingPathComponent("config-\(i).yml")
@@ -50,8 +56,9 @@ struct InterruptedBuildTests {
             try #require(result.status == 0, "reference build failed: \(result.err)")
             references.append(Hostile.snapshot(reference))
         }
-        bench = Bench(root: root, cli: cli, configs: configs, references: references,
-                      buildSeconds: Date().timeIntervalSince(started) / 2)
+        bench = Bench(
+            root: root, cli: cli, configs: configs, references: references,
+            buildSeconds: Date().timeIntervalSince(started) / 2)
         return bench
     }
 
@@ -80,7 +87,10 @@ struct InterruptedBuildTests {
 
             let now = Hostile.snapshot(bench.site)
             let which = bench.references.firstIndex(of: now)
-            #expect(which != nil, "trial \(trial) (killed after \(String(format: "%.2f", delay)) s): the site is neither the old nor the new one; problems: \(Hostile.manifestProblems(bench.site))")
+            #expect(
+                which != nil,
+                "trial \(trial) (killed after \(String(format: "%.2f", delay)) s): the site is neither the old nor the new one; problems: \(Hostile.manifestProblems(bench.site))"
+            )
             #expect(Hostile.manifestProblems(bench.site).isEmpty)
             if let which {
                 outcomes[which == target ? 1 : 0] += 1
@@ -94,9 +104,15 @@ struct InterruptedBuildTests {
         let last = try bench.build(target, into: bench.site)
         #expect(last.status == 0, "the build after the kills failed: \(last.err)")
         #expect(Hostile.snapshot(bench.site) == bench.references[target])
-        let leftovers = Hostile.leftovers(beside: bench.site, keep: ["config-0.yml", "config-1.yml", "reference-0", "reference-1",
-                                                                    ".reference-0.matsite-lock", ".reference-1.matsite-lock"])
+        let leftovers = Hostile.leftovers(
+            beside: bench.site,
+            keep: [
+                "config-0.yml", "config-1.yml", "reference-0", "reference-1",
+                ".reference-0.matsite-lock", ".reference-1.matsite-lock",
+            ])
         #expect(leftovers.isEmpty, "left behind: \(leftovers)")
-        print("kill trials: \(Self.trials), old site kept \(outcomes[0]), new site complete \(outcomes[1]), damaged 0 (build \(String(format: "%.2f", bench.buildSeconds)) s)")
+        print(
+            "kill trials: \(Self.trials), old site kept \(outcomes[0]), new site complete \(outcomes[1]), damaged 0 (build \(String(format: "%.2f", bench.buildSeconds)) s)"
+        )
     }
 }

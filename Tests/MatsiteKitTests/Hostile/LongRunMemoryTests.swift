@@ -1,6 +1,7 @@
 import Foundation
 import MatsiteImaging
 import Testing
+
 @testable import MatsiteKit
 
 /// A cron job runs matsite for months: failing inputs must not make memory grow. These
@@ -50,15 +51,15 @@ struct LongRunMemoryTests {
             server.route("/t/2/2/1.png", .resetMidBody(good, contentType: "image/png"))
             server.route("/t/2/1/2.png", .pngWithTruncatedIDAT(good))
             let yaml = """
-            animations:
-              - id: fails
-                bbox: [-80.0, -30.0, 80.0, 30.0]
-                zoom: 2
-                fallback: { levels: 0 }
-                source: { url: "\(server.url("/t/{z}/{x}/{y}.png"))" }
-                frames: { count: 2 }
-            http: { retries: 0, timeout_s: 20 }
-            """
+                animations:
+                  - id: fails
+                    bbox: [-80.0, -30.0, 80.0, 30.0]
+                    zoom: 2
+                    fallback: { levels: 0 }
+                    source: { url: "\(server.url("/t/{z}/{x}/{y}.png"))" }
+                    frames: { count: 2 }
+                http: { retries: 0, timeout_s: 20 }
+                """
             let config = try Hostile.config(yaml, in: root)
             func failOnce() async -> Bool {
                 do {

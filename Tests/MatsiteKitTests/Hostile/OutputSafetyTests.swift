@@ -115,7 +115,8 @@ struct OutputSafetyTests {
         let root = try Hostile.scratch("escape")
         defer { Hostile.remove(root) }
         let title = "</script><script>alert(1)</script> \"quoted\" 'single' & <b>bold</b>"
-        let attribution = "\"><img src=x onerror=alert(1)> <a href=\"javascript:alert(2)\">js</a> <a href=\"https://example.org/\" onclick=\"alert(3)\">click</a> <a href=\"https://example.org/a\">ok</a>"
+        let attribution =
+            "\"><img src=x onerror=alert(1)> <a href=\"javascript:alert(2)\">js</a> <a href=\"https://example.org/\" onclick=\"alert(3)\">click</a> <a href=\"https://example.org/a\">ok</a>"
         let (site, _) = try await builtSite(in: root, yaml: Hostile.demoYAML(title: title, attribution: attribution))
 
         for page in ["index.html", "radar/index.html", "radar/embed.html"] {

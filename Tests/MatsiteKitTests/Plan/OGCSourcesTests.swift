@@ -1,6 +1,7 @@
 import Foundation
 import MatsiteImaging
 import Testing
+
 @testable import MatsiteKit
 
 /// End to end: a WMTS and a WMS server on 127.0.0.1 advertise a time dimension; a config
@@ -10,20 +11,24 @@ import Testing
 struct OGCSourcesTests {
     /// Times advertised: 10:00 to 11:00 every 10 minutes (7 instants).
     static let advertised = "2026-11-21T10:00:00Z/2026-11-21T11:00:00Z/PT10M"
-    static let expectedTimes = ["2026-11-21T10:20:00Z", "2026-11-21T10:30:00Z", "2026-11-21T10:40:00Z",
-                                "2026-11-21T10:50:00Z", "2026-11-21T11:00:00Z"]
+    static let expectedTimes = [
+        "2026-11-21T10:20:00Z", "2026-11-21T10:30:00Z", "2026-11-21T10:40:00Z",
+        "2026-11-21T10:50:00Z", "2026-11-21T11:00:00Z",
+    ]
 
     @Test("frames.latest: 5 over WMTS takes the newest five times, and every tile comes from its time")
     func wmtsLatest() async throws {
         let server = try await TestServer.start()
         let base = String(server.url("/x").dropLast(2))
         server.route("/wmts/caps.xml", .ok(Array(Self.wmtsCapabilities(base: base).utf8), contentType: "application/xml"))
-        server.route(prefix: "/wmts/tiles/", .dynamic { request in
-            // /wmts/tiles/<time>/<matrix>/<col>/<row>.png
-            let parts = request.path.split(separator: "/").map(String.init)
-            let time = parts[2].removingPercentEncoding ?? parts[2]
-            return .ok(Self.tile(minutes: Self.minutesAfterTen(time)), contentType: "image/png")
-        })
+        server.route(
+            prefix: "/wmts/tiles/",
+            .dynamic { request in
+                // /wmts/tiles/<time>/<matrix>/<col>/<row>.png
+                let parts = request.path.split(separator: "/").map(String.init)
+                let time = parts[2].removingPercentEncoding ?? parts[2]
+                return .ok(Self.tile(minutes: Self.minutesAfterTen(time)), contentType: "image/png")
+            })
         let site = try await build(source: "wmts: { capabilities: \"\(base)/wmts/caps.xml\", layer: radar }")
         try check(site: site)
         // Matrix identifiers are not numbers in this set: "z4" must have been used.
@@ -36,17 +41,20 @@ struct OGCSourcesTests {
     func wmsLatest() async throws {
         let server = try await TestServer.start()
         let base = String(server.url("/x").dropLast(2))
-        server.route("/wms", .dynamic { request in
-            let query = Self.query(request.query ?? "")
-            if query["REQUEST"] == "GetCapabilities" {
-                return .ok(Array(Self.wmsCapabilities(base: base).utf8), contentType: "text/xml")
-            }
-            guard query["REQUEST"] == "GetMap", query["CRS"] == "EPSG:3857", query["WIDTH"] == "256",
-                  query["TRANSPARENT"]?.uppercased() == "TRUE", let time = query["TIME"] else {
-                return .status(400)
-            }
-            return .ok(Self.tile(minutes: Self.minutesAfterTen(time)), contentType: "image/png")
-        })
+        server.route(
+            "/wms",
+            .dynamic { request in
+                let query = Self.query(request.query ?? "")
+                if query["REQUEST"] == "GetCapabilities" {
+                    return .ok(Array(Self.wmsCapabilities(base: base).utf8), contentType: "text/xml")
+                }
+                guard query["REQUEST"] == "GetMap", query["CRS"] == "EPSG:3857", query["WIDTH"] == "256",
+                    query["TRANSPARENT"]?.uppercased() == "TRUE", let time = query["TIME"]
+                else {
+                    return .status(400)
+                }
+                return .ok(Self.tile(minutes: Self.minutesAfterTen(time)), contentType: "image/png")
+            })
         let site = try await build(source: "wms: { url: \"\(base)/wms\", layers: precip, version: 1.3.0 }")
         try check(site: site)
         await server.stop()
@@ -61,8 +69,9 @@ struct OGCSourcesTests {
         // With the config's 256-pixel tiles the box is 228 pixels wide at zoom 4 (under 300);
         // the layer's 512-pixel tiles make it 456.
         await #expect {
-            _ = try await build(source: "wmts: { capabilities: \"\(base)/wmts/caps.xml\", layer: radar }",
-                                extra: "limits: { max_frame_width: 300 }")
+            _ = try await build(
+                source: "wmts: { capabilities: \"\(base)/wmts/caps.xml\", layer: radar }",
+                extra: "limits: { max_frame_width: 300 }")
         } throws: { error in
             guard let error = error as? ConfigError else { return false }
             return error.keyPath == "animations[0].zoom" && error.line == 3
@@ -93,18 +102,18 @@ private extension OGCSourcesTests {
     func build(source: String, extra: String = "") async throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-ogc-\(UUID().uuidString)")
         let yaml = """
-        output: \(folder.appendingPathComponent("site").path)
-        animations:
-          - id: loop
-            bbox: [-10.0, 40.0, 10.0, 52.0]
-            zoom: 4
-            fallback: { levels: 0 }
-            source: { \(source) }
-            frames: { latest: 5 }
-        http: { retry_delay_ms: 10, retries: 1 }
-        cache: \(folder.appendingPathComponent("cache").path)
-        \(extra)
-        """
+            output: \(folder.appendingPathComponent("site").path)
+            animations:
+              - id: loop
+                bbox: [-10.0, 40.0, 10.0, 52.0]
+                zoom: 4
+                fallback: { levels: 0 }
+                source: { \(source) }
+                frames: { latest: 5 }
+            http: { retry_delay_ms: 10, retries: 1 }
+            cache: \(folder.appendingPathComponent("cache").path)
+            \(extra)
+            """
         var config = try ConfigLoader.parse(Data(yaml.utf8), file: "ogc.yml")
         config.directory = folder
         do {
@@ -164,39 +173,39 @@ private extension OGCSourcesTests {
         let matrices = (0...6).map { z -> String in
             let n = 1 << z
             return """
-                  <TileMatrix><ows:Identifier>z\(z)</ows:Identifier>
-                    <ScaleDenominator>\(559082264.0287178 * 256 / Double(tileSize) / Double(n))</ScaleDenominator>
-                    <TopLeftCorner>-20037508.3427892 20037508.3427892</TopLeftCorner>
-                    <TileWidth>\(tileSize)</TileWidth><TileHeight>\(tileSize)</TileHeight>
-                    <MatrixWidth>\(n)</MatrixWidth><MatrixHeight>\(n)</MatrixHeight></TileMatrix>
-            """
+                      <TileMatrix><ows:Identifier>z\(z)</ows:Identifier>
+                        <ScaleDenominator>\(559082264.0287178 * 256 / Double(tileSize) / Double(n))</ScaleDenominator>
+                        <TopLeftCorner>-20037508.3427892 20037508.3427892</TopLeftCorner>
+                        <TileWidth>\(tileSize)</TileWidth><TileHeight>\(tileSize)</TileHeight>
+                        <MatrixWidth>\(n)</MatrixWidth><MatrixHeight>\(n)</MatrixHeight></TileMatrix>
+                """
         }.joined(separator: "\n")
         return """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <Capabilities xmlns="http://www.opengis.net/wmts/1.0" xmlns:ows="http://www.opengis.net/ows/1.1"
-                      xmlns:xlink="http://www.w3.org/1999/xlink" version="1.0.0">
-          <ows:ServiceIdentification><ows:Title>Test WMTS</ows:Title>
-            <ows:ServiceType>OGC WMTS</ows:ServiceType><ows:ServiceTypeVersion>1.0.0</ows:ServiceTypeVersion>
-          </ows:ServiceIdentification>
-          <Contents>
-            <Layer>
-              <ows:Title>Radar</ows:Title><ows:Identifier>radar</ows:Identifier>
-              <Style isDefault="true"><ows:Identifier>default</ows:Identifier></Style>
-              <Format>image/png</Format>
-              <Dimension><ows:Identifier>Time</ows:Identifier><Default>2026-11-21T11:00:00Z</Default>
-                <Value>\(advertised)</Value></Dimension>
-              <TileMatrixSetLink><TileMatrixSet>quad</TileMatrixSet></TileMatrixSetLink>
-              <ResourceURL format="image/png" resourceType="tile"
-                template="\(base)/wmts/tiles/{Time}/{TileMatrix}/{TileCol}/{TileRow}.png"/>
-            </Layer>
-            <TileMatrixSet>
-              <ows:Identifier>quad</ows:Identifier>
-              <ows:SupportedCRS>urn:ogc:def:crs:EPSG::3857</ows:SupportedCRS>
-        \(matrices)
-            </TileMatrixSet>
-          </Contents>
-        </Capabilities>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <Capabilities xmlns="http://www.opengis.net/wmts/1.0" xmlns:ows="http://www.opengis.net/ows/1.1"
+                          xmlns:xlink="http://www.w3.org/1999/xlink" version="1.0.0">
+              <ows:ServiceIdentification><ows:Title>Test WMTS</ows:Title>
+                <ows:ServiceType>OGC WMTS</ows:ServiceType><ows:ServiceTypeVersion>1.0.0</ows:ServiceTypeVersion>
+              </ows:ServiceIdentification>
+              <Contents>
+                <Layer>
+                  <ows:Title>Radar</ows:Title><ows:Identifier>radar</ows:Identifier>
+                  <Style isDefault="true"><ows:Identifier>default</ows:Identifier></Style>
+                  <Format>image/png</Format>
+                  <Dimension><ows:Identifier>Time</ows:Identifier><Default>2026-11-21T11:00:00Z</Default>
+                    <Value>\(advertised)</Value></Dimension>
+                  <TileMatrixSetLink><TileMatrixSet>quad</TileMatrixSet></TileMatrixSetLink>
+                  <ResourceURL format="image/png" resourceType="tile"
+                    template="\(base)/wmts/tiles/{Time}/{TileMatrix}/{TileCol}/{TileRow}.png"/>
+                </Layer>
+                <TileMatrixSet>
+                  <ows:Identifier>quad</ows:Identifier>
+                  <ows:SupportedCRS>urn:ogc:def:crs:EPSG::3857</ows:SupportedCRS>
+            \(matrices)
+                </TileMatrixSet>
+              </Contents>
+            </Capabilities>
+            """
     }
 
     static func wmsCapabilities(base: String) -> String {

@@ -5,18 +5,21 @@ import Testing
 @Suite("Planner")
 struct PlannerTests {
     func plan(_ animation: String) async throws -> AnimationPlan {
-        let config = try ConfigLoader.parse(Data("""
-            leaflet: /usr/share/javascript/leaflet
-            animations:
-            \(animation)
-            """.utf8), file: "plan.yml")
+        let config = try ConfigLoader.parse(
+            Data(
+                """
+                leaflet: /usr/share/javascript/leaflet
+                animations:
+                \(animation)
+                """.utf8), file: "plan.yml")
         let resolved = try await SourceResolver(config: config, fetcher: nil).resolve(config.animations[0])
         return Planner.plan(config.animations[0], source: resolved)
     }
 
     @Test("the anchor job plans 64 tiles per frame, x 30...37 by y 46...53, row by row")
     func anchor() async throws {
-        let plan = try await plan("""
+        let plan = try await plan(
+            """
               - id: radar
                 bbox: [-95.5, 29.0, -74.5, 43.5]
                 zoom: 7
@@ -37,7 +40,8 @@ struct PlannerTests {
 
     @Test("across the antimeridian the columns past the last one wrap to x = 0")
     func wrap() async throws {
-        let plan = try await plan("""
+        let plan = try await plan(
+            """
               - id: pacific
                 bbox: [170, -20, -170, 5]
                 zoom: 4
@@ -51,7 +55,8 @@ struct PlannerTests {
 
     @Test("TMS rows count from the bottom, and subdomains rotate over the tiles")
     func tmsAndSubdomains() async throws {
-        let plan = try await plan("""
+        let plan = try await plan(
+            """
               - id: tms
                 bbox: [-95.5, 29.0, -74.5, 43.5]
                 zoom: 7
@@ -65,7 +70,8 @@ struct PlannerTests {
 
     @Test("a max_zoom below the zoom plans source tiles at max_zoom with the shift in the layout")
     func overzoom() async throws {
-        let plan = try await plan("""
+        let plan = try await plan(
+            """
               - id: deep
                 bbox: [-95.5, 29.0, -74.5, 43.5]
                 zoom: 9
@@ -80,7 +86,8 @@ struct PlannerTests {
 
     @Test("{time} is filled from frames.times with time_format")
     func times() async throws {
-        let plan = try await plan("""
+        let plan = try await plan(
+            """
               - id: timed
                 bbox: [1, 1, 2, 2]
                 zoom: 2
@@ -88,15 +95,17 @@ struct PlannerTests {
                 source: { url: "https://tiles.example.org/{time}/{z}/{x}/{y}.png" }
                 frames: { times: [2026-11-21T10:00:00Z, 2026-11-21T10:10:00Z] }
             """)
-        #expect(plan.frames.map { $0.tiles[0].description } == [
-            "https://tiles.example.org/202611211000/2/2/1.png", "https://tiles.example.org/202611211010/2/2/1.png",
-        ])
+        #expect(
+            plan.frames.map { $0.tiles[0].description } == [
+                "https://tiles.example.org/202611211000/2/2/1.png", "https://tiles.example.org/202611211010/2/2/1.png",
+            ])
         #expect(plan.frames[1].time == Date(timeIntervalSince1970: 1_795_255_800))
     }
 
     @Test("frames.range expands start to end inclusive by an ISO 8601 step")
     func range() async throws {
-        let plan = try await plan("""
+        let plan = try await plan(
+            """
               - id: ranged
                 bbox: [1, 1, 2, 2]
                 zoom: 2
@@ -111,7 +120,8 @@ struct PlannerTests {
 
     @Test("monthly steps follow the calendar from the start: Jan 31, Feb 28, Mar 31")
     func monthly() async throws {
-        let plan = try await plan("""
+        let plan = try await plan(
+            """
               - id: monthly
                 bbox: [1, 1, 2, 2]
                 zoom: 2

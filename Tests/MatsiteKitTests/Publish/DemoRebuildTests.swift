@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MatsiteKit
 
 /// The offline demo is what a new user builds first, then builds again: the second build
@@ -10,14 +11,15 @@ struct DemoRebuildTests {
     func unchangedDemoRebuild() async throws {
         let site = try TestSite()
         defer { site.remove() }
-        let yaml = site.yaml("""
-          - id: demo
-            bbox: [-10.0, 40.0, 10.0, 52.0]
-            zoom: 4
-            fallback: { levels: 1 }
-            source: { demo: radar }
-            frames: { count: 2 }
-        """)
+        let yaml = site.yaml(
+            """
+              - id: demo
+                bbox: [-10.0, 40.0, 10.0, 52.0]
+                zoom: 4
+                fallback: { levels: 1 }
+                source: { demo: radar }
+                frames: { count: 2 }
+            """)
         try await site.build(yaml)
         let before = try site.fileHashes()
         #expect(before.keys.contains { $0.hasPrefix("demo/tiles/0001/5/") })

@@ -49,13 +49,14 @@ struct OutputLockTests {
         var options = BuildOptions()
         options.useCache = false
         options.lockWait = 0.5
-        let yaml = site.yaml("""
-          - id: demo
-            bbox: [-10.0, 40.0, 10.0, 52.0]
-            zoom: 4
-            source: { demo: radar }
-            frames: { count: 2 }
-        """)
+        let yaml = site.yaml(
+            """
+              - id: demo
+                bbox: [-10.0, 40.0, 10.0, 52.0]
+                zoom: 4
+                source: { demo: radar }
+                frames: { count: 2 }
+            """)
         let started = Date()
         await #expect {
             _ = try await Builder(config: site.config(yaml), options: options).run()
@@ -75,18 +76,18 @@ struct OutputLockTests {
     }
 
     static let demoConfig = """
-    title: Lock test
-    output: site
-    cache: cache
-    leaflet: /usr/share/javascript/leaflet
-    animations:
-      - id: demo
-        title: Demo
-        bbox: [-10.0, 40.0, 10.0, 52.0]
-        zoom: 5
-        source: { demo: radar }
-        frames: { count: 4 }
-    """
+        title: Lock test
+        output: site
+        cache: cache
+        leaflet: /usr/share/javascript/leaflet
+        animations:
+          - id: demo
+            title: Demo
+            bbox: [-10.0, 40.0, 10.0, 52.0]
+            zoom: 5
+            source: { demo: radar }
+            frames: { count: 4 }
+        """
 
     /// Starts `flock --no-fork FILE sleep 120` (one process: `sleep` itself holds the lock)
     /// and returns once the lock is held.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MatsiteKit
 
 /// The default templates, overridden file by file by a project's `templates:` folder.
@@ -27,16 +28,22 @@ struct PageRendererTests {
 
     @Test("user strings are escaped in pages")
     func escapes() throws {
-        let html = try PageRenderer(overrides: nil).render("index", ["site_title": "<script>alert(1)</script> & co",
-                                                                     "animations": [[String: Any]]()])
+        let html = try PageRenderer(overrides: nil).render(
+            "index",
+            [
+                "site_title": "<script>alert(1)</script> & co",
+                "animations": [[String: Any]](),
+            ])
         #expect(!html.contains("<script>alert(1)</script>"))
         #expect(html.contains("&lt;script&gt;"))
     }
 
     @Test("a file in the templates folder replaces the default of the same name; the others stay")
     func overrides() throws {
-        let root = try folder(["index.mustache": Array("custom {{site_title}}".utf8),
-                               "assets/player.css": Array("body{}".utf8)])
+        let root = try folder([
+            "index.mustache": Array("custom {{site_title}}".utf8),
+            "assets/player.css": Array("body{}".utf8),
+        ])
         defer { try? FileManager.default.removeItem(at: root) }
         let pages = try PageRenderer(overrides: root)
         #expect(try pages.render("index", ["site_title": "Loops"]) == "custom Loops")

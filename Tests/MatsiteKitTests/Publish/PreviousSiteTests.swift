@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MatsiteKit
 
 /// What a build may take from the site it replaces: frames by their inputs, reached
@@ -7,13 +8,13 @@ import Testing
 @Suite("Previous site")
 struct PreviousSiteTests {
     static let demo = """
-      - id: demo
-        bbox: [-10.0, 40.0, 10.0, 52.0]
-        zoom: 3
-        fallback: { levels: 0 }
-        source: { demo: radar }
-        frames: { count: 2 }
-    """
+          - id: demo
+            bbox: [-10.0, 40.0, 10.0, 52.0]
+            zoom: 3
+            fallback: { levels: 0 }
+            source: { demo: radar }
+            frames: { count: 2 }
+        """
 
     /// A site built from the demo, and its two frames' manifest entries.
     func builtSite() async throws -> (TestSite, [AnimationManifest.Frame]) {

@@ -1,18 +1,19 @@
 import Foundation
 import Testing
+
 @testable import MatsiteKit
 
 /// The Leaflet copy: which build is published, and under which name.
 @Suite("Site assets")
 struct SiteAssetsTests {
     static let demo = """
-      - id: demo
-        bbox: [-10.0, 40.0, 10.0, 52.0]
-        zoom: 4
-        fallback: { levels: 0 }
-        source: { demo: radar }
-        frames: { count: 1 }
-    """
+          - id: demo
+            bbox: [-10.0, 40.0, 10.0, 52.0]
+            zoom: 4
+            fallback: { levels: 0 }
+            source: { demo: radar }
+            frames: { count: 1 }
+        """
 
     /// A Leaflet folder with the given files (name -> text).
     static func leafletFolder(in site: TestSite, _ files: [String: String]) throws -> URL {

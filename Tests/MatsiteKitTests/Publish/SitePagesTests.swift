@@ -1,6 +1,7 @@
 import Foundation
 import MatsiteImaging
 import Testing
+
 @testable import MatsiteKit
 
 /// The pages and the site index written around the animations' manifests.
@@ -15,22 +16,26 @@ struct SitePagesTests {
 
     func prepare(title: String, baseURL: String, width: Int, height: Int) throws -> (TestSite, URL, SitePages, AnimationManifest) {
         let site = try TestSite()
-        let yaml = site.yaml("""
-          - id: loop
-            title: "\(title)"
-            bbox: [-10.0, 40.0, 10.0, 52.0]
-            zoom: 3
-            source: { demo: radar }
-            frames: { count: 2 }
-        """).replacingOccurrences(of: "title: Test site", with: "title: Site and co\nbase_url: \(baseURL)")
+        let yaml = site.yaml(
+            """
+              - id: loop
+                title: "\(title)"
+                bbox: [-10.0, 40.0, 10.0, 52.0]
+                zoom: 3
+                source: { demo: radar }
+                frames: { count: 2 }
+            """
+        ).replacingOccurrences(of: "title: Test site", with: "title: Site and co\nbase_url: \(baseURL)")
         let config = try site.config(yaml)
         let layout = FrameLayout(width: width, height: height, originX: 0, originY: 0, shift: 0, tileSize: 256)
         let frames = (0..<2).map {
-            AnimationManifest.Frame(index: $0, url: "frames/\($0).png", time: "2026-11-21T10:0\($0):00Z", durationMs: 500,
-                                    bytes: 1, sha256: "00", missingTiles: nil, inputHash: "00")
+            AnimationManifest.Frame(
+                index: $0, url: "frames/\($0).png", time: "2026-11-21T10:0\($0):00Z", durationMs: 500,
+                bytes: 1, sha256: "00", missingTiles: nil, inputHash: "00")
         }
-        let manifest = AnimationManifest(animation: config.animations[0], layout: layout, frames: frames, fallback: nil,
-                                         baseMap: nil, allowedOrigins: ["*"])
+        let manifest = AnimationManifest(
+            animation: config.animations[0], layout: layout, frames: frames, fallback: nil,
+            baseMap: nil, allowedOrigins: ["*"])
         let root = site.root.appendingPathComponent("staged")
         let writer = SiteWriter(root: root, previous: PreviousSite(output: site.output))
         let assets = SiteAssets(urls: ["player_js": "assets/player.1234.js", "player_css": "assets/player.1234.css"])
@@ -62,8 +67,12 @@ struct SitePagesTests {
         defer { site.remove() }
         let manifest = try JSONDecoder.manifest.decode(SiteManifest.self, from: Data(contentsOf: root.appendingPathComponent("manifest.json")))
         #expect(manifest.title == "Site and co" && manifest.generator == "matsite \(Matsite.version)")
-        #expect(manifest.animations == [.init(id: "loop", title: "Radar", page: "loop/index.html", embed: "loop/embed.html",
-                                              manifest: "loop/manifest.json", poster: "loop/poster.png")])
+        #expect(
+            manifest.animations == [
+                .init(
+                    id: "loop", title: "Radar", page: "loop/index.html", embed: "loop/embed.html",
+                    manifest: "loop/manifest.json", poster: "loop/poster.png")
+            ])
     }
 
     @Test("the iframe snippet is sized to the frames' aspect ratio, points under base_url and escapes the title")
@@ -71,7 +80,10 @@ struct SitePagesTests {
         let (site, root, pages, manifest) = try prepare(title: "Rain <b>now</b>", baseURL: "https://example.org/loops", width: 400, height: 200)
         defer { site.remove() }
         // 800 wide: 400 for the frame plus 56 for the controls.
-        #expect(pages.iframeSnippet(manifest) == "<iframe src=\"https://example.org/loops/loop/embed.html\" title=\"Rain &lt;b&gt;now&lt;/b&gt;\" width=\"800\" height=\"456\" loading=\"lazy\" allowfullscreen></iframe>")
+        #expect(
+            pages.iframeSnippet(manifest)
+                == "<iframe src=\"https://example.org/loops/loop/embed.html\" title=\"Rain &lt;b&gt;now&lt;/b&gt;\" width=\"800\" height=\"456\" loading=\"lazy\" allowfullscreen></iframe>"
+        )
         let index = try text(root, "index.html")
         #expect(index.contains("&lt;iframe src=&quot;https://example.org/loops/loop/embed.html&quot;"), "\(index)")
         #expect(!index.contains("<b>now</b>"))

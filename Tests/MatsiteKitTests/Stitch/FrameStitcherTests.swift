@@ -1,7 +1,8 @@
 import Foundation
 import MatsiteImaging
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// Frames stitched from tiles served over real HTTP on 127.0.0.1, compared pixel by pixel
 /// with the tiles' formula over the window the contract defines.
@@ -13,14 +14,16 @@ struct FrameStitcherTests {
         defer { site.remove() }
         try await withTestServer { server in
             FormulaTiles.serve(on: server)
-            try await site.build(site.yaml("""
-                  - id: box
-                    bbox: [-20.3, 10.1, 15.7, 40.2]
-                    zoom: 4
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
-                    frames: { count: 2 }
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: box
+                        bbox: [-20.3, 10.1, 15.7, 40.2]
+                        zoom: 4
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                        frames: { count: 2 }
+                    """))
         }
 
         let window = FormulaTiles.window(west: -20.3, south: 10.1, east: 15.7, north: 40.2, zoom: 4)
@@ -42,14 +45,16 @@ struct FrameStitcherTests {
         defer { site.remove() }
         try await withTestServer { server in
             FormulaTiles.serve(on: server)
-            try await site.build(site.yaml("""
-                  - id: box
-                    bbox: [1.0, 1.0, 9.0, 9.0]
-                    zoom: 3
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
-                    frames: { count: 2 }
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: box
+                        bbox: [1.0, 1.0, 9.0, 9.0]
+                        zoom: 3
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                        frames: { count: 2 }
+                    """))
         }
         for (i, entry) in try site.frames("box").enumerated() {
             let url = try #require(entry["url"] as? String)
@@ -68,14 +73,16 @@ struct FrameStitcherTests {
         defer { site.remove() }
         let requested = try await withTestServer { server in
             FormulaTiles.serve(on: server)
-            try await site.build(site.yaml("""
-                  - id: pacific
-                    bbox: [170.0, -20.0, -170.0, 5.0]
-                    zoom: 4
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
-                    frames: { count: 1 }
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: pacific
+                        bbox: [170.0, -20.0, -170.0, 5.0]
+                        zoom: 4
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                        frames: { count: 1 }
+                    """))
             return Set(server.allRequests.map(\.path))
         }
         #expect(requested.contains { $0.hasPrefix("/t/0/4/15/") })
@@ -95,14 +102,16 @@ struct FrameStitcherTests {
         defer { site.remove() }
         let zooms = try await withTestServer { server in
             FormulaTiles.serve(on: server)
-            try await site.build(site.yaml("""
-                  - id: deep
-                    bbox: [10.2, 45.1, 14.9, 48.3]
-                    zoom: 6
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", max_zoom: 4 }
-                    frames: { count: 1 }
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: deep
+                        bbox: [10.2, 45.1, 14.9, 48.3]
+                        zoom: 6
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", max_zoom: 4 }
+                        frames: { count: 1 }
+                    """))
             return Set(server.allRequests.map { $0.path.split(separator: "/")[2] })
         }
         #expect(zooms == ["4"])
@@ -121,19 +130,22 @@ struct FrameStitcherTests {
         defer { site.remove() }
         try await withTestServer { server in
             FormulaTiles.serve(on: server, tms: true)
-            try await site.build(site.yaml("""
-                  - id: tms
-                    bbox: [-30.0, 20.0, 30.0, 60.0]
-                    zoom: 3
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{-y}.png"))" }
-                    frames: { count: 1 }
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: tms
+                        bbox: [-30.0, 20.0, 30.0, 60.0]
+                        zoom: 3
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{-y}.png"))" }
+                        frames: { count: 1 }
+                    """))
         }
         let window = FormulaTiles.window(west: -30, south: 20, east: 30, north: 60, zoom: 3)
         let image = try site.frameRGBA("tms", index: 0)
-        let difference = FormulaTiles.firstDifference(image.pixels, FormulaTiles.expectedFrame(window: window, zoom: 3, sourceZoom: 3),
-                                                      width: window.width)
+        let difference = FormulaTiles.firstDifference(
+            image.pixels, FormulaTiles.expectedFrame(window: window, zoom: 3, sourceZoom: 3),
+            width: window.width)
         #expect(difference == nil, "\(difference ?? "")")
     }
 
@@ -143,14 +155,16 @@ struct FrameStitcherTests {
         defer { site.remove() }
         try await withTestServer { server in
             FormulaTiles.serve(on: server, indexed: true)
-            try await site.build(site.yaml("""
-                  - id: radar
-                    bbox: [-95.5, 29.0, -74.5, 43.5]
-                    zoom: 4
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
-                    frames: { count: 1 }
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: radar
+                        bbox: [-95.5, 29.0, -74.5, 43.5]
+                        zoom: 4
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                        frames: { count: 1 }
+                    """))
         }
         let bytes = try site.frameBytes("radar", index: 0)
         let decoder = PNGDecoder(maxWidth: 16384, maxHeight: 16384)
@@ -171,14 +185,16 @@ struct FrameStitcherTests {
         defer { site.remove() }
         try await withTestServer { server in
             FormulaTiles.serve(on: server)
-            try await site.build(site.yaml("""
-                  - id: pacific
-                    bbox: [172.5, -12.0, -171.0, 3.0]
-                    zoom: 5
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", max_zoom: 4 }
-                    frames: { count: 1 }
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: pacific
+                        bbox: [172.5, -12.0, -171.0, 3.0]
+                        zoom: 5
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", max_zoom: 4 }
+                        frames: { count: 1 }
+                    """))
         }
         let window = FormulaTiles.window(west: 172.5, south: -12, east: -171, north: 3, zoom: 5)
         let image = try site.frameRGBA("pacific", index: 0)
@@ -193,14 +209,16 @@ struct FrameStitcherTests {
         defer { site.remove() }
         try await withTestServer { server in
             FormulaTiles.serve(on: server, tileSize: 512)
-            try await site.build(site.yaml("""
-                  - id: big
-                    bbox: [-20.3, 10.1, 15.7, 40.2]
-                    zoom: 3
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", tile_size: 512 }
-                    frames: { count: 1 }
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: big
+                        bbox: [-20.3, 10.1, 15.7, 40.2]
+                        zoom: 3
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))", tile_size: 512 }
+                        frames: { count: 1 }
+                    """))
         }
         let window = FormulaTiles.window(west: -20.3, south: 10.1, east: 15.7, north: 40.2, zoom: 3, tileSize: 512)
         let manifest = try site.manifest("big")
@@ -216,14 +234,16 @@ struct FrameStitcherTests {
         defer { site.remove() }
         try await withTestServer { server in
             FormulaTiles.serve(on: server)
-            try await site.build(site.yaml("""
-                  - id: arctic
-                    bbox: [-30.0, 70.0, 30.0, 89.0]
-                    zoom: 2
-                    fallback: { levels: 0 }
-                    source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
-                    frames: { count: 1 }
-                """))
+            try await site.build(
+                site.yaml(
+                    """
+                      - id: arctic
+                        bbox: [-30.0, 70.0, 30.0, 89.0]
+                        zoom: 2
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                        frames: { count: 1 }
+                    """))
         }
         let window = FormulaTiles.window(west: -30, south: 70, east: 30, north: WebMercator.maxLatitude, zoom: 2)
         #expect(window.y == 0)
@@ -236,12 +256,14 @@ struct FrameStitcherTests {
     @Test("a frame's input hash is the version tag, the render settings and each tile's digest, in order")
     func inputHashIsStable() {
         let layout = FrameLayout(width: 300, height: 200, originX: 1000, originY: 2000, shift: 1, tileSize: 256)
-        let stitcher = FrameStitcher(layout: layout, grid: TileGrid(layout: layout, zoom: 3), compressionLevel: 6,
-                                     missing: .transparent, timings: StageTimings())
+        let stitcher = FrameStitcher(
+            layout: layout, grid: TileGrid(layout: layout, zoom: 3), compressionLevel: 6,
+            missing: .transparent, timings: StageTimings())
         let digest = TileDigest(sha256: String(repeating: "ab", count: 32), size: 1234)
         // The text hashed, written out. The tag changes only when stitching writes other
         // bytes (stitch-3: smallest palette PNGs), so an upgrade re-stitches exactly then.
-        let text = "matsite-stitch-3 300x200+1000+2000 s1 t256 z6 mtransparent\n"
+        let text =
+            "matsite-stitch-3 300x200+1000+2000 s1 t256 z6 mtransparent\n"
             + "png 1234 \(digest.sha256)\nabsent\n"
         #expect(FrameStitcher.renderVersion == "matsite-stitch-3")
         #expect(stitcher.inputHash([.png(digest), .absent]) == SHA256.hex(of: Array(text.utf8)))

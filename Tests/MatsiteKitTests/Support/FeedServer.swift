@@ -1,6 +1,7 @@
 import Foundation
 import MatsiteCapabilities
 import MatsiteImaging
+
 @testable import MatsiteKit
 
 /// A live radar feed on a TestServer whose clock the test sets (the same time it gives
@@ -25,33 +26,42 @@ final class FeedServer: Sendable {
         self.tileLag = tileLag
         self.indexLag = indexLag
         let base = server.baseURL
-        server.route(prefix: "/radar/", .dynamic { [self] request in
-            // /radar/<time>/z/x/y.png
-            let parts = request.path.split(separator: "/").map(String.init)
-            guard parts.count == 5, let time = Self.instant(compact: parts[1]) else { return .status(400) }
-            return self.tile(at: time)
-        })
-        server.route(prefix: "/v2/radar/", .dynamic { [self] request in
-            // /v2/radar/<id>/256/z/x/y/2/1_1.png
-            let parts = request.path.split(separator: "/").map(String.init)
-            guard parts.count == 9, let time = Self.instant(id: parts[2]) else { return .status(404) }
-            return self.tile(at: time)
-        })
-        server.route("/public/weather-maps.json", .dynamic { [self] _ in
-            let past = self.listed().map { "{\"time\": \($0.millisecondsSinceEpoch / 1000), \"path\": \"/v2/radar/\(Self.id($0))\"}" }
-            let json = "{\"version\": \"2.0\", \"generated\": \(self.now.millisecondsSinceEpoch / 1000), \"host\": \"\(base)\", "
-                + "\"radar\": {\"past\": [\(past.joined(separator: ", "))], \"nowcast\": []}}"
-            return .ok(Array(json.utf8), contentType: "application/json", cacheControl: "no-cache")
-        })
-        server.route("/times.json", .dynamic { [self] _ in
-            let json = "[" + self.listed().map { "\"\($0.iso8601)\"" }.joined(separator: ", ") + "]"
-            return .ok(Array(json.utf8), contentType: "application/json", cacheControl: "no-cache")
-        })
+        server.route(
+            prefix: "/radar/",
+            .dynamic { [self] request in
+                // /radar/<time>/z/x/y.png
+                let parts = request.path.split(separator: "/").map(String.init)
+                guard parts.count == 5, let time = Self.instant(compact: parts[1]) else { return .status(400) }
+                return self.tile(at: time)
+            })
+        server.route(
+            prefix: "/v2/radar/",
+            .dynamic { [self] request in
+                // /v2/radar/<id>/256/z/x/y/2/1_1.png
+                let parts = request.path.split(separator: "/").map(String.init)
+                guard parts.count == 9, let time = Self.instant(id: parts[2]) else { return .status(404) }
+                return self.tile(at: time)
+            })
+        server.route(
+            "/public/weather-maps.json",
+            .dynamic { [self] _ in
+                let past = self.listed().map { "{\"time\": \($0.millisecondsSinceEpoch / 1000), \"path\": \"/v2/radar/\(Self.id($0))\"}" }
+                let json =
+                    "{\"version\": \"2.0\", \"generated\": \(self.now.millisecondsSinceEpoch / 1000), \"host\": \"\(base)\", "
+                    + "\"radar\": {\"past\": [\(past.joined(separator: ", "))], \"nowcast\": []}}"
+                return .ok(Array(json.utf8), contentType: "application/json", cacheControl: "no-cache")
+            })
+        server.route(
+            "/times.json",
+            .dynamic { [self] _ in
+                let json = "[" + self.listed().map { "\"\($0.iso8601)\"" }.joined(separator: ", ") + "]"
+                return .ok(Array(json.utf8), contentType: "application/json", cacheControl: "no-cache")
+            })
     }
 
     /// The feed's clock.
     var now: TimeInstant {
-        get { clock.withLock { $0 } }
+        clock.withLock { $0 }
     }
 
     func set(_ iso: String) {

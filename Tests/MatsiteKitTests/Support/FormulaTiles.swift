@@ -1,5 +1,6 @@
 import Foundation
 import MatsiteImaging
+
 @testable import MatsiteKit
 
 /// Map tiles whose every pixel is a formula of its global pixel position (and frame), and
@@ -51,34 +52,43 @@ enum FormulaTiles {
     /// Serves `/<prefix>/<frame>/<z>/<x>/<y>.png` from the formula (RGBA, or palette when
     /// `indexed`), tiles of `tileSize` pixels. With `tms`, the path's row is counted from
     /// the bottom.
-    static func serve(on server: TestServer, prefix: String = "/t/", indexed: Bool = false, tms: Bool = false,
-                      tileSize: Int = 256) {
+    static func serve(
+        on server: TestServer, prefix: String = "/t/", indexed: Bool = false, tms: Bool = false,
+        tileSize: Int = 256
+    ) {
         let made = LockedBox([String: [UInt8]]())
-        server.route(prefix: prefix, .custom { request, writer in
-            let parts = request.path.dropFirst(prefix.count).replacingOccurrences(of: ".png", with: "")
-                .split(separator: "/").compactMap { Int($0) }
-            guard parts.count == 4, parts[1] >= 0, parts[1] <= 22, (0..<(1 << parts[1])).contains(parts[2]),
-                  (0..<(1 << parts[1])).contains(parts[3]) else {
-                return try await TestServer.Behaviour.status(404).run(request, writer)
-            }
-            let (frame, z, x) = (parts[0], parts[1], parts[2])
-            let y = tms ? (1 << z) - 1 - parts[3] : parts[3]
-            let key = "\(frame)/\(z)/\(x)/\(y)"
-            let body = try made.withLock { cache in
-                if let hit = cache[key] { return hit }
-                let png = indexed ? try indexedTile(z: z, x: x, y: y, size: tileSize)
-                                  : try tile(z: z, x: x, y: y, frame: frame, size: tileSize)
-                cache[key] = png
-                return png
-            }
-            try await TestServer.Behaviour.ok(body, contentType: "image/png").run(request, writer)
-        })
+        server.route(
+            prefix: prefix,
+            .custom { request, writer in
+                let parts = request.path.dropFirst(prefix.count).replacingOccurrences(of: ".png", with: "")
+                    .split(separator: "/").compactMap { Int($0) }
+                guard parts.count == 4, parts[1] >= 0, parts[1] <= 22, (0..<(1 << parts[1])).contains(parts[2]),
+                    (0..<(1 << parts[1])).contains(parts[3])
+                else {
+                    return try await TestServer.Behaviour.status(404).run(request, writer)
+                }
+                let (frame, z, x) = (parts[0], parts[1], parts[2])
+                let y = tms ? (1 << z) - 1 - parts[3] : parts[3]
+                let key = "\(frame)/\(z)/\(x)/\(y)"
+                let body = try made.withLock { cache in
+                    if let hit = cache[key] { return hit }
+                    let png =
+                        indexed
+                        ? try indexedTile(z: z, x: x, y: y, size: tileSize)
+                        : try tile(z: z, x: x, y: y, frame: frame, size: tileSize)
+                    cache[key] = png
+                    return png
+                }
+                try await TestServer.Behaviour.ok(body, contentType: "image/png").run(request, writer)
+            })
     }
 
     /// The frame's global pixel window by the contract's pixel-centre rule, computed here
     /// from the spherical Mercator formulas (not with WebMercator).
-    static func window(west: Double, south: Double, east: Double, north: Double, zoom: Int,
-                       tileSize: Int = 256) -> (x: Int, y: Int, width: Int, height: Int) {
+    static func window(
+        west: Double, south: Double, east: Double, north: Double, zoom: Int,
+        tileSize: Int = 256
+    ) -> (x: Int, y: Int, width: Int, height: Int) {
         let world = Double(tileSize) * pow(2, Double(zoom))
         func px(_ lon: Double) -> Double { (lon + 180) / 360 * world }
         func py(_ lat: Double) -> Double {
@@ -91,9 +101,11 @@ enum FormulaTiles {
     }
 
     /// The RGBA a frame of `window` at `zoom` must show, from source tiles at `sourceZoom`.
-    static func expectedFrame(window: (x: Int, y: Int, width: Int, height: Int), zoom: Int, sourceZoom: Int,
-                              frame: Int = 0, tileSize: Int = 256,
-                              pixel: ((Int, Int, Int) -> [UInt8])? = nil) -> [UInt8] {
+    static func expectedFrame(
+        window: (x: Int, y: Int, width: Int, height: Int), zoom: Int, sourceZoom: Int,
+        frame: Int = 0, tileSize: Int = 256,
+        pixel: ((Int, Int, Int) -> [UInt8])? = nil
+    ) -> [UInt8] {
         let shift = zoom - sourceZoom
         let sourceWorld = tileSize << sourceZoom
         var out = [UInt8](repeating: 0, count: window.width * window.height * 4)

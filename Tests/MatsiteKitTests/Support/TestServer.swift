@@ -39,10 +39,11 @@
 // restarts its script (the attempt count used by `.sequence`) but not its request count.
 
 import Foundation
-@testable import MatsiteKit
 import MatsiteTestSupport
 import NIOCore
 import NIOHTTP1
+
+@testable import MatsiteKit
 
 final class TestServer: Sendable {
     /// One request as the server saw it.
@@ -250,9 +251,11 @@ extension TestServer.Behaviour {
         interval: Duration = .milliseconds(250)
     ) -> Self {
         Self { _, writer in
-            try await writer.writeHead(status: 200, headers: [
-                "Content-Type": contentType, "Content-Length": String(body.count),
-            ])
+            try await writer.writeHead(
+                status: 200,
+                headers: [
+                    "Content-Type": contentType, "Content-Length": String(body.count),
+                ])
             var offset = 0
             while offset < body.count {
                 try await writer.delay(interval)
@@ -268,9 +271,11 @@ extension TestServer.Behaviour {
     /// resets the connection (RST): the client sees a connection error mid-body.
     static func resetMidBody(_ body: [UInt8], contentType: String = "application/octet-stream", after: Int? = nil) -> Self {
         Self { _, writer in
-            try await writer.writeHead(status: 200, headers: [
-                "Content-Type": contentType, "Content-Length": String(body.count),
-            ])
+            try await writer.writeHead(
+                status: 200,
+                headers: [
+                    "Content-Type": contentType, "Content-Length": String(body.count),
+                ])
             try await writer.writeBody(body.prefix(after ?? body.count / 2))
             // Let the bytes leave before the reset discards the socket's send buffer.
             try await writer.delay(.milliseconds(50))
@@ -282,9 +287,11 @@ extension TestServer.Behaviour {
     /// half), then closing cleanly (FIN): the client reads a truncated body.
     static func shortBody(_ body: [UInt8], contentType: String = "application/octet-stream", sent: Int? = nil) -> Self {
         Self { _, writer in
-            try await writer.writeHead(status: 200, headers: [
-                "Content-Type": contentType, "Content-Length": String(body.count),
-            ])
+            try await writer.writeHead(
+                status: 200,
+                headers: [
+                    "Content-Type": contentType, "Content-Length": String(body.count),
+                ])
             try await writer.writeBody(body.prefix(sent ?? body.count / 2))
             await writer.closeConnection()
         }
@@ -301,9 +308,11 @@ extension TestServer.Behaviour {
     /// until the client gives up: a client must refuse it from the header.
     static func hugeContentLength(_ length: Int64 = 1 << 40, contentType: String = "image/png", prefix: [UInt8] = []) -> Self {
         Self { _, writer in
-            try await writer.writeHead(status: 200, headers: [
-                "Content-Type": contentType, "Content-Length": String(length),
-            ])
+            try await writer.writeHead(
+                status: 200,
+                headers: [
+                    "Content-Type": contentType, "Content-Length": String(length),
+                ])
             try await writer.writeBody(prefix)
             await writer.neverAnswer()
         }
@@ -379,8 +388,9 @@ extension TestServer.Behaviour {
             return StaticSiteServer.ifNoneMatch(ifNoneMatch, matches: etag)
         }
         if let lastModified,
-           let modified = StaticSiteServer.parseHTTPDate(lastModified),
-           let since = request.header("If-Modified-Since").flatMap(StaticSiteServer.parseHTTPDate) {
+            let modified = StaticSiteServer.parseHTTPDate(lastModified),
+            let since = request.header("If-Modified-Since").flatMap(StaticSiteServer.parseHTTPDate)
+        {
             return modified <= since
         }
         return false
@@ -484,4 +494,3 @@ private final class ServerState: Sendable {
         }
     }
 }
-

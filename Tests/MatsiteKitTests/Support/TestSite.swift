@@ -1,6 +1,6 @@
 import Foundation
 import MatsiteImaging
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// A throwaway project folder: a config written from YAML, builds run through `Builder`
@@ -97,17 +97,15 @@ final class TestSite: Sendable {
 
 /// A reporter that keeps warnings and frame events for assertions.
 final class RecordingReporter: BuildReporter, @unchecked Sendable {
-    private let lock = NSLock()
-    private var _warnings: [String] = []
-    private var _frames: [(String, Int, Bool)] = []
+    private let recorded = LockedBox((warnings: [String](), frames: [(String, Int, Bool)]()))
 
-    var warnings: [String] { lock.withLock { _warnings } }
-    var stitchedFrames: [Int] { lock.withLock { _frames.filter { !$0.2 }.map(\.1).sorted() } }
+    var warnings: [String] { recorded.withLock { $0.warnings } }
+    var stitchedFrames: [Int] { recorded.withLock { $0.frames.filter { !$0.2 }.map(\.1).sorted() } }
 
     func planned(animation: String, frames: Int, tiles: Int) {}
     func tileLoaded(bytes: Int) {}
-    func frameDone(animation: String, index: Int, reused: Bool) { lock.withLock { _frames.append((animation, index, reused)) } }
-    func warning(_ message: String) { lock.withLock { _warnings.append(message) } }
+    func frameDone(animation: String, index: Int, reused: Bool) { recorded.withLock { $0.frames.append((animation, index, reused)) } }
+    func warning(_ message: String) { recorded.withLock { $0.warnings.append(message) } }
     func detail(_ message: String) {}
 }
 

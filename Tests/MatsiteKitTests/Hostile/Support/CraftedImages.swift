@@ -4,8 +4,10 @@
 enum Crafted {
     /// A PNG with the given IHDR fields and raw (already filtered) image data, deflated in
     /// stored blocks, or with `idat` given verbatim as the zlib stream.
-    static func png(width: Int, height: Int, bitDepth: Int, colorType: Int,
-                    raw: [UInt8] = [], idat: [UInt8]? = nil, palette: Int = 0) -> [UInt8] {
+    static func png(
+        width: Int, height: Int, bitDepth: Int, colorType: Int,
+        raw: [UInt8] = [], idat: [UInt8]? = nil, palette: Int = 0
+    ) -> [UInt8] {
         var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         out += chunk("IHDR", be32(width) + be32(height) + [UInt8(bitDepth), UInt8(colorType), 0, 0, 0])
         if palette > 0 {
@@ -20,17 +22,17 @@ enum Crafted {
     /// (fixed Huffman: a literal 0, then length-258/distance-1 matches): about 1000:1.
     static func zlibZeros(_ count: Int) -> [UInt8] {
         var bits = BitWriter()
-        bits.write(1, count: 1)          // BFINAL
-        bits.write(1, count: 2)          // BTYPE 01: fixed Huffman
-        bits.writeCode(0b0011_0000, length: 8)   // literal 0
+        bits.write(1, count: 1) // BFINAL
+        bits.write(1, count: 2) // BTYPE 01: fixed Huffman
+        bits.writeCode(0b0011_0000, length: 8) // literal 0
         var left = count - 1
         while left >= 258 {
-            bits.writeCode(0b1100_0101, length: 8)  // length code 285: 258 bytes
-            bits.writeCode(0, length: 5)            // distance code 0: distance 1
+            bits.writeCode(0b1100_0101, length: 8) // length code 285: 258 bytes
+            bits.writeCode(0, length: 5) // distance code 0: distance 1
             left -= 258
         }
         for _ in 0..<left { bits.writeCode(0b0011_0000, length: 8) }
-        bits.writeCode(0, length: 7)     // end of block (256)
+        bits.writeCode(0, length: 7) // end of block (256)
         let adler = adler32(zeros: count)
         return [0x78, 0x01] + bits.bytes + be32(Int(adler))
     }
@@ -48,8 +50,10 @@ enum Crafted {
     }
 
     static func be32(_ value: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
-         UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        [
+            UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
+            UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value),
+        ]
     }
 
     static func zlibStored(_ data: [UInt8]) -> [UInt8] {

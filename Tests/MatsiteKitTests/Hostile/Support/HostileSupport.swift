@@ -4,8 +4,9 @@
 
 import Foundation
 import MatsiteImaging
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 enum Hostile {
     /// The package root, found from this file's path (tests cannot declare resources
@@ -111,7 +112,8 @@ enum Hostile {
                 }
             }
             guard let manifest = json(site.appendingPathComponent(id).appendingPathComponent("manifest.json")),
-                  let frames = manifest["frames"] as? [[String: Any]], !frames.isEmpty else {
+                let frames = manifest["frames"] as? [[String: Any]], !frames.isEmpty
+            else {
                 problems.append("\(id): no readable manifest with frames"); continue
             }
             for frame in frames {
@@ -137,8 +139,10 @@ enum Hostile {
     }
 
     /// A small demo-source config (offline): `frames` frames over a small box.
-    static func demoYAML(title: String = "Hostile demo", frames: Int = 3, zoom: Int = 4,
-                         attribution: String = "Demo radar", extra: String = "") -> String {
+    static func demoYAML(
+        title: String = "Hostile demo", frames: Int = 3, zoom: Int = 4,
+        attribution: String = "Demo radar", extra: String = ""
+    ) -> String {
         """
         title: \(yamlQuoted(title))
         \(extra)
@@ -159,8 +163,10 @@ enum Hostile {
     }
 
     /// Runs a program to its end, with a time limit. Returns exit status, stdout, stderr.
-    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
-                    timeout: Double = 60) throws -> (status: Int32, out: String, err: String) {
+    static func run(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil,
+        timeout: Double = 60
+    ) throws -> (status: Int32, out: String, err: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -187,9 +193,11 @@ enum Hostile {
         }
         process.waitUntilExit()
         readers.wait()
-        return (process.terminationStatus,
-                String(decoding: outData.withLock { $0 }, as: UTF8.self),
-                String(decoding: errData.withLock { $0 }, as: UTF8.self))
+        return (
+            process.terminationStatus,
+            String(decoding: outData.withLock { $0 }, as: UTF8.self),
+            String(decoding: errData.withLock { $0 }, as: UTF8.self)
+        )
     }
 }
 
