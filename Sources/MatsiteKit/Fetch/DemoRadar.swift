@@ -7,9 +7,9 @@ import MatsiteImaging
 /// Tiles are real palette PNGs made by libpng, so they take the same decode and stitch
 /// path as tiles from any server. The field is defined in world coordinates, so tiles
 /// of every zoom agree with each other.
-public enum DemoRadar {
+enum DemoRadar {
     /// The demo's palette: index 0 is "no echo" (transparent), then rising intensity.
-    public static let palette = Palette(rgba: [
+    static let palette = Palette(rgba: [
         0, 0, 0, 0,
         120, 200, 230, 110, 70, 170, 225, 160, 30, 120, 205, 205,
         40, 190, 80, 225, 20, 150, 50, 240, 10, 110, 30, 250,
@@ -31,7 +31,7 @@ public enum DemoRadar {
             size: 0)
     }
 
-    public static func tile(_ tile: DemoTile, size: Int = 256) -> [UInt8] {
+    static func tile(_ tile: DemoTile, size: Int = 256) -> [UInt8] {
         let field = intensity(tile, size: size)
         var pixels = [UInt8](repeating: 0, count: size * size)
         for i in 0..<pixels.count where field[i] > 0.1 {
@@ -112,9 +112,9 @@ public enum DemoRadar {
 
 /// The demo's offline base map: procedural land and sea, published with the site so the
 /// demo needs no network in the viewer's browser either.
-public enum DemoBaseMap {
+enum DemoBaseMap {
     /// Deepest zoom published; the player scales it up beyond.
-    public static let maxZoom = 4
+    static let maxZoom = 4
     /// Names the drawing, as `DemoRadar.version` does; published beside the tiles so that
     /// a rebuild can keep them without drawing them again.
     static let version = "demo-basemap-1"
@@ -128,7 +128,7 @@ public enum DemoBaseMap {
     ])
 
     /// A base map tile's PNG bytes.
-    public static func tile(z: Int, x: Int, y: Int, size: Int = 256) -> [UInt8] {
+    static func tile(z: Int, x: Int, y: Int, size: Int = 256) -> [UInt8] {
         let world = Double(size) * Double(1 << z)
         var pixels = [UInt8](repeating: 0, count: size * size)
         for py in 0..<size {

@@ -23,26 +23,26 @@ import NIOHTTP1
 /// single entry (`freshDigest`), and gives least-recently-used eviction its clock. It is
 /// only an accelerator: a missing, stale or damaged index costs reading the entries, never
 /// a wrong answer.
-public final class HTTPCache: Sendable {
+final class HTTPCache: Sendable {
     /// A stored response.
-    public struct Entry: Sendable {
+    struct Entry: Sendable {
         /// The stored status: 200, or 404/204 for a known absence.
-        public var status: Int
+        var status: Int
         /// Headers of the stored response.
-        public var headers: HTTPHeaders
+        var headers: HTTPHeaders
         /// Body bytes.
-        public var body: [UInt8]
+        var body: [UInt8]
         /// When the response was stored or last revalidated.
-        public var storedAt: Date
+        var storedAt: Date
         /// The body's SHA-256 (hex), as stored and verified.
-        public var sha256: String
+        var sha256: String
         /// Seconds since 1970 until which it may be used without asking: from its headers,
         /// or later when a 304 since extended it (kept in the index, not in the file).
-        public var freshUntil: Double
+        var freshUntil: Double
 
         /// An entry; `sha256` is computed from `body` when not given. A 404/204 without an
         /// explicit lifetime stays fresh for `missingTTL` seconds.
-        public init(
+        init(
             status: Int = 200, headers: HTTPHeaders, body: [UInt8], storedAt: Date, sha256: String? = nil,
             missingTTL: TimeInterval = 0
         ) {
@@ -58,26 +58,26 @@ public final class HTTPCache: Sendable {
         }
 
         /// The entity tag, for `If-None-Match`.
-        public var etag: String? { headers.first(name: "ETag") }
+        var etag: String? { headers.first(name: "ETag") }
         /// The modification date, for `If-Modified-Since`.
-        public var lastModified: String? { headers.first(name: "Last-Modified") }
+        var lastModified: String? { headers.first(name: "Last-Modified") }
 
         /// True while the entry may be used without asking the server.
-        public func isFresh(now: Date = Date()) -> Bool {
+        func isFresh(now: Date = Date()) -> Bool {
             now.timeIntervalSince1970 < freshUntil
         }
     }
 
     /// The cache folder.
-    public let directory: URL
+    let directory: URL
     /// Size cap in bytes.
-    public let maxSize: Int64
+    let maxSize: Int64
     private let keySalt: String
     private let index: LockedBox<CacheIndex>
     private let directoryPath: String
 
     /// A cache in `directory`; `varyHeaders` are the request headers sent with every request.
-    public init(directory: URL, maxSize: Int64, varyHeaders: [String: String]) {
+    init(directory: URL, maxSize: Int64, varyHeaders: [String: String]) {
         self.directory = directory
         self.maxSize = maxSize
         keySalt = varyHeaders.sorted { $0.key.lowercased() < $1.key.lowercased() }
@@ -90,7 +90,7 @@ public final class HTTPCache: Sendable {
     /// reading them: from the index, provided each entry file still has the size,
     /// modification time and inode the index recorded (a file changed since, by anyone, is
     /// read the slow way). nil as soon as one is missing, stale or changed.
-    public func freshDigests(_ urls: [String], now: Date = Date()) -> [TileDigest]? {
+    func freshDigests(_ urls: [String], now: Date = Date()) -> [TileDigest]? {
         let names = urls.map(key(for:))
         let clock = now.timeIntervalSince1970
         let found = index.withLock { index in names.map { index.record($0) } }
@@ -108,7 +108,7 @@ public final class HTTPCache: Sendable {
     /// The stored entry for `url`, if present and intact (a damaged one is deleted) and, when
     /// the response varied on request headers, stored for the same values as `request`'s
     /// (names lowercased: the headers the fetcher sends).
-    public func lookup(_ url: String, request: [String: String] = [:]) -> Entry? {
+    func lookup(_ url: String, request: [String: String] = [:]) -> Entry? {
         let name = key(for: url)
         let file = directory.appendingPathComponent(name)
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
@@ -149,7 +149,7 @@ public final class HTTPCache: Sendable {
     /// headers sent (names lowercased), kept for those the response varies on; `missingTTL`
     /// is how long a 404/204 without an explicit lifetime stays fresh.
     @discardableResult
-    public func store(
+    func store(
         _ url: String, status: Int = 200, headers: HTTPHeaders, body: [UInt8],
         request: [String: String] = [:], missingTTL: TimeInterval = 0
     ) -> String? {
@@ -164,7 +164,7 @@ public final class HTTPCache: Sendable {
     /// and the entry file is left alone (rewriting 1,500 entries on every revalidating
     /// rebuild cost more than the requests). Should the index be lost, the entry is merely
     /// revalidated once more.
-    public func refresh(
+    func refresh(
         _ url: String, with notModified: HTTPHeaders, entry: Entry, request: [String: String] = [:],
         missingTTL: TimeInterval = 0
     ) {
@@ -191,7 +191,7 @@ public final class HTTPCache: Sendable {
     /// Ends a build's use of the cache: evicts least recently used entries until the folder
     /// (index included) fits `maxSize`, and saves the index, merged with what other builds
     /// sharing the folder saved meanwhile.
-    public func finish() {
+    func finish() {
         // A build that wrote, dropped and newly used nothing left the cache as it found it.
         guard index.withLock({ $0.changed }) else { return }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
@@ -222,20 +222,20 @@ public final class HTTPCache: Sendable {
 }
 
 /// A cached body's identity: its SHA-256 (hex) and size.
-public struct TileDigest: Sendable, Hashable {
+struct TileDigest: Sendable, Hashable {
     /// SHA-256 of the bytes, lowercase hex.
-    public var sha256: String
+    var sha256: String
     /// Byte count.
-    public var size: Int
+    var size: Int
 
     /// A digest.
-    public init(sha256: String, size: Int) {
+    init(sha256: String, size: Int) {
         self.sha256 = sha256
         self.size = size
     }
 
     /// The digest of `bytes`.
-    public init(of bytes: [UInt8]) {
+    init(of bytes: [UInt8]) {
         self.init(sha256: SHA256.hex(of: bytes), size: bytes.count)
     }
 }

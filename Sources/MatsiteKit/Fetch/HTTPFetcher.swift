@@ -4,33 +4,33 @@ import NIOCore
 import NIOHTTP1
 
 /// One finished HTTP exchange (after redirects), or why there was none.
-public struct HTTPResponseData: Sendable {
+struct HTTPResponseData: Sendable {
     /// Status code.
-    public var status: Int
+    var status: Int
     /// Response headers.
-    public var headers: HTTPHeaders
+    var headers: HTTPHeaders
     /// The complete body.
-    public var body: [UInt8]
+    var body: [UInt8]
     /// Requests made for it, retries included.
-    public var attempts: Int
+    var attempts: Int
     /// True when the body came from the cache without a request, or after a 304.
-    public var fromCache = false
+    var fromCache = false
     /// The body's SHA-256 (hex) when the cache already knows it (stored or verified).
-    public var sha256: String?
+    var sha256: String?
 }
 
 /// A request that failed for good, with every fact a user needs to act.
-public struct FetchFailure: Swift.Error, Sendable, CustomStringConvertible {
+struct FetchFailure: Swift.Error, Sendable, CustomStringConvertible {
     /// The URL asked for.
-    public var url: String
+    var url: String
     /// The last status seen, if any.
-    public var status: Int?
+    var status: Int?
     /// Why it failed.
-    public var reason: String
+    var reason: String
     /// Requests made.
-    public var attempts: Int
+    var attempts: Int
 
-    public var description: String {
+    var description: String {
         let tries = attempts > 1 ? " after \(attempts) attempts" : ""
         return "\(url): \(reason)\(tries)"
     }
@@ -38,7 +38,7 @@ public struct FetchFailure: Swift.Error, Sendable, CustomStringConvertible {
 
 /// Fetches over HTTP with one shared client, bounded concurrency per host, timeouts,
 /// size caps and retries with exponential backoff and jitter for transient failures only.
-public final class HTTPFetcher: Sendable {
+final class HTTPFetcher: Sendable {
     /// Made on the first request: a rebuild served wholly from fresh cache entries never
     /// starts the client's event loop (nor pays for shutting it down).
     private let client = LockedBox(ClientState.none)
@@ -49,7 +49,7 @@ public final class HTTPFetcher: Sendable {
     private let counters = Counters()
 
     /// A fetcher; its client opens on the first request. Call `shutdown()` when done.
-    public init(options: HTTPOptions, cache: HTTPCache? = nil) {
+    init(options: HTTPOptions, cache: HTTPCache? = nil) {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         let timeout = TimeAmount.milliseconds(Int64(options.timeoutSeconds * 1000))
@@ -65,7 +65,7 @@ public final class HTTPFetcher: Sendable {
     }
 
     /// Closes the client's connections.
-    public func shutdown() async {
+    func shutdown() async {
         let open = client.withLock { state -> HTTPClient? in
             defer { state = .closed }
             if case .open(let client) = state { return client }
@@ -94,19 +94,19 @@ public final class HTTPFetcher: Sendable {
 
     /// The content hashes and sizes of these URLs' cached responses when every one is
     /// fresh, known without a request or reading a body (see `HTTPCache.freshDigests`).
-    public func freshDigests(_ urls: [String]) -> [TileDigest]? {
+    func freshDigests(_ urls: [String]) -> [TileDigest]? {
         cache?.freshDigests(urls)
     }
 
     /// Requests made and body bytes received so far.
-    public var statistics: (requests: Int, bytes: Int, notModified: Int) {
+    var statistics: (requests: Int, bytes: Int, notModified: Int) {
         counters.read()
     }
 
     /// GETs `url`, retrying transient failures. A non-retryable status is returned as a
     /// response, not thrown: the caller decides what 404 means. With `revalidateAbsence`,
     /// a fresh cached 404/204 is asked about again (conditionally) instead of trusted.
-    public func get(
+    func get(
         _ url: String, accept: String, maxBytes: Int? = nil, revalidateAbsence: Bool = false
     ) async throws(FetchFailure)
         -> HTTPResponseData

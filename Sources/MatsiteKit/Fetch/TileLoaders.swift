@@ -3,7 +3,7 @@ import GRDB
 import NIOHTTP1
 
 /// Loads any locator: HTTP through the shared fetcher, files, MBTiles rows, demo tiles.
-public struct TileSourceLoader: TileLoader {
+struct TileSourceLoader: TileLoader {
     private let fetcher: HTTPFetcher?
     private let archives = MBTilesArchives()
     /// Recognises an OGC exception document in place of an image (WMS/WMTS).
@@ -11,12 +11,12 @@ public struct TileSourceLoader: TileLoader {
     private let refusedHosts = RefusedHosts()
 
     /// A loader; `fetcher` nil refuses http locators.
-    public init(fetcher: HTTPFetcher?, exceptionMessage: (@Sendable ([UInt8]) -> String?)? = nil) {
+    init(fetcher: HTTPFetcher?, exceptionMessage: (@Sendable ([UInt8]) -> String?)? = nil) {
         self.fetcher = fetcher
         self.exceptionMessage = exceptionMessage
     }
 
-    public func load(_ locator: TileLocator) async -> TileOutcome {
+    func load(_ locator: TileLocator) async -> TileOutcome {
         switch locator {
         case .http(let url): return await loadHTTP(url, revalidateAbsence: false)
         case .file(let path): return loadFile(path)
@@ -29,7 +29,7 @@ public struct TileSourceLoader: TileLoader {
 }
 
 extension TileSourceLoader {
-    public func loadRevalidatingAbsence(_ locator: TileLocator) async -> TileOutcome {
+    func loadRevalidatingAbsence(_ locator: TileLocator) async -> TileOutcome {
         guard case .http(let url) = locator else { return await load(locator) }
         return await loadHTTP(url, revalidateAbsence: true)
     }
@@ -37,7 +37,7 @@ extension TileSourceLoader {
     /// Known without loading: fresh cached HTTP responses, and demo tiles (named by their
     /// drawing's version and coordinates). Files and archives are read: they are local,
     /// and have no checksum to trust.
-    public func freshDigests(_ locators: [TileLocator]) -> [TileDigest]? {
+    func freshDigests(_ locators: [TileLocator]) -> [TileDigest]? {
         if case .demo = locators.first {
             var digests: [TileDigest] = []
             for locator in locators {

@@ -1,7 +1,7 @@
 import MatsiteImaging
 
 /// Where one source tile's bytes live.
-public enum TileLocator: Sendable, Hashable, CustomStringConvertible {
+enum TileLocator: Sendable, Hashable, CustomStringConvertible {
     /// An http(s) URL.
     case http(String)
     /// A file on disk.
@@ -11,7 +11,7 @@ public enum TileLocator: Sendable, Hashable, CustomStringConvertible {
     /// A procedurally drawn demo tile.
     case demo(DemoTile)
 
-    public var description: String {
+    var description: String {
         switch self {
         case .http(let url): url
         case .file(let path): path
@@ -22,19 +22,19 @@ public enum TileLocator: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Coordinates of a procedural demo tile.
-public struct DemoTile: Sendable, Hashable {
+struct DemoTile: Sendable, Hashable {
     /// Which demo layer.
-    public var layer: String
+    var layer: String
     /// Frame index and count (the weather moves with the frame).
-    public var frame: Int
-    public var frameCount: Int
-    public var z: Int
-    public var x: Int
-    public var y: Int
+    var frame: Int
+    var frameCount: Int
+    var z: Int
+    var x: Int
+    var y: Int
 }
 
 /// What loading a tile gave.
-public enum TileOutcome: Sendable {
+enum TileOutcome: Sendable {
     /// The tile's bytes, checked to be a PNG, with their digest when the source already
     /// knew it (a cached response, a demo tile), so that nobody hashes them twice.
     case tile(_ bytes: [UInt8], digest: TileDigest? = nil)
@@ -45,7 +45,7 @@ public enum TileOutcome: Sendable {
 }
 
 /// Loads tiles from one kind of place.
-public protocol TileLoader: Sendable {
+protocol TileLoader: Sendable {
     /// Loads one tile; never throws: every problem is an outcome, so one tile's failure
     /// never stops the others.
     func load(_ locator: TileLocator) async -> TileOutcome
@@ -60,8 +60,8 @@ public protocol TileLoader: Sendable {
 }
 
 extension TileLoader {
-    public func freshDigests(_ locators: [TileLocator]) -> [TileDigest]? { nil }
-    public func loadRevalidatingAbsence(_ locator: TileLocator) async -> TileOutcome { await load(locator) }
+    func freshDigests(_ locators: [TileLocator]) -> [TileDigest]? { nil }
+    func loadRevalidatingAbsence(_ locator: TileLocator) async -> TileOutcome { await load(locator) }
 }
 
 /// Checks that bytes are a PNG tile before anything trusts them.

@@ -2,42 +2,42 @@ import Foundation
 import MatsiteImaging
 
 /// Web Mercator (EPSG:3857) pixel and tile arithmetic.
-public enum WebMercator {
+enum WebMercator {
     /// The latitude where the square world ends.
-    public static let maxLatitude = 85.05112877980659
+    static let maxLatitude = 85.05112877980659
     /// Half the world's width in metres.
-    public static let halfWorldMetres = 20037508.342789244
+    static let halfWorldMetres = 20037508.342789244
 
     /// World width in pixels at a zoom.
-    public static func worldSize(zoom: Int, tileSize: Int) -> Double {
+    static func worldSize(zoom: Int, tileSize: Int) -> Double {
         Double(tileSize) * Double(1 << zoom)
     }
 
     /// Global pixel column of a longitude.
-    public static func pixelX(longitude: Double, world: Double) -> Double {
+    static func pixelX(longitude: Double, world: Double) -> Double {
         (longitude + 180) / 360 * world
     }
 
     /// Global pixel row of a latitude (clamped to the Mercator limit).
-    public static func pixelY(latitude: Double, world: Double) -> Double {
+    static func pixelY(latitude: Double, world: Double) -> Double {
         let lat = min(max(latitude, -maxLatitude), maxLatitude) * .pi / 180
         return (1 - log(tan(lat) + 1 / cos(lat)) / .pi) / 2 * world
     }
 
     /// Longitude of a global pixel column.
-    public static func longitude(pixelX: Double, world: Double) -> Double {
+    static func longitude(pixelX: Double, world: Double) -> Double {
         pixelX / world * 360 - 180
     }
 
     /// Latitude of a global pixel row.
-    public static func latitude(pixelY: Double, world: Double) -> Double {
+    static func latitude(pixelY: Double, world: Double) -> Double {
         atan(sinh(.pi * (1 - 2 * pixelY / world))) * 180 / .pi
     }
 
     /// The frame's pixel window by the pixel-centre rule: a pixel belongs to the frame
     /// when its centre lies inside the box (x0 = round(west), x1 = round(east), half to
     /// even, likewise for rows). A box with `west > east` continues past 180°.
-    public static func window(of box: BoundingBox, zoom: Int, tileSize: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+    static func window(of box: BoundingBox, zoom: Int, tileSize: Int) -> (x: Int, y: Int, width: Int, height: Int) {
         let world = worldSize(zoom: zoom, tileSize: tileSize)
         let east = box.east < box.west ? box.east + 360 : box.east
         let x0 = Int(pixelX(longitude: box.west, world: world).rounded(.toNearestOrEven))
@@ -48,7 +48,7 @@ public enum WebMercator {
     }
 
     /// The layout of frames for a box at `zoom`, built from source tiles at `sourceZoom`.
-    public static func layout(of box: BoundingBox, zoom: Int, sourceZoom: Int, tileSize: Int) -> FrameLayout {
+    static func layout(of box: BoundingBox, zoom: Int, sourceZoom: Int, tileSize: Int) -> FrameLayout {
         let w = window(of: box, zoom: zoom, tileSize: tileSize)
         return FrameLayout(
             width: w.width, height: w.height, originX: w.x, originY: w.y,
@@ -56,7 +56,7 @@ public enum WebMercator {
     }
 
     /// The bounds of tile (z, x, y) in degrees.
-    public static func tileBounds(z: Int, x: Int, y: Int) -> BoundingBox {
+    static func tileBounds(z: Int, x: Int, y: Int) -> BoundingBox {
         let world = Double(1 << z)
         return BoundingBox(
             west: longitude(pixelX: Double(x), world: world),
@@ -66,7 +66,7 @@ public enum WebMercator {
     }
 
     /// The bounds of tile (z, x, y) in EPSG:3857 metres: minX, minY, maxX, maxY.
-    public static func tileMetres(z: Int, x: Int, y: Int) -> (minX: Double, minY: Double, maxX: Double, maxY: Double) {
+    static func tileMetres(z: Int, x: Int, y: Int) -> (minX: Double, minY: Double, maxX: Double, maxY: Double) {
         let size = 2 * halfWorldMetres / Double(1 << z)
         return (
             -halfWorldMetres + Double(x) * size, halfWorldMetres - Double(y + 1) * size,

@@ -2,66 +2,66 @@ import Foundation
 import MatsiteImaging
 
 /// One frame: when it is, how long it shows, and where each of its tiles comes from.
-public struct FramePlan: Sendable {
+struct FramePlan: Sendable {
     /// Position in the animation.
-    public let index: Int
+    let index: Int
     /// The instant the frame shows, when the source is timed.
-    public let time: Date?
+    let time: Date?
     /// How long the player shows it.
-    public let durationMs: Int
+    let durationMs: Int
     /// Row-major over the layout's rows x columns.
-    public let tiles: [TileLocator]
+    let tiles: [TileLocator]
     /// The source template of this frame with `{time}`/`{frame}` filled, for the player's
     /// straight-from-source fallback (URL sources only).
-    public let sourceTemplate: String?
+    let sourceTemplate: String?
 }
 
 /// Everything the fetch and stitch stages need for one animation.
-public struct AnimationPlan: Sendable {
+struct AnimationPlan: Sendable {
     /// The animation's settings.
-    public let config: AnimationConfig
+    let config: AnimationConfig
     /// Frame geometry.
-    public let layout: FrameLayout
+    let layout: FrameLayout
     /// Zoom the source tiles are fetched at (the frame zoom, or `max_zoom` when lower).
-    public let sourceZoom: Int
+    let sourceZoom: Int
     /// The frames, oldest first.
-    public let frames: [FramePlan]
+    let frames: [FramePlan]
     /// Where a tile of any zoom comes from for a frame (used for published fallback tiles).
-    public let locate: @Sendable (_ frame: Int, _ z: Int, _ x: Int, _ y: Int) -> TileLocator
+    let locate: @Sendable (_ frame: Int, _ z: Int, _ x: Int, _ y: Int) -> TileLocator
     /// Deepest zoom the source has, if known.
-    public let sourceMaxZoom: Int?
+    let sourceMaxZoom: Int?
     /// Times left out of this build (not published yet), for the manifest's `skipped`.
-    public var skipped: [SkippedFrame] = []
+    var skipped: [SkippedFrame] = []
 
     /// The source tiles of a frame: position in `FramePlan.tiles` <-> world tile.
-    public var grid: TileGrid { TileGrid(layout: layout, zoom: sourceZoom) }
+    var grid: TileGrid { TileGrid(layout: layout, zoom: sourceZoom) }
 }
 
 /// A frame of a source before its tiles are planned: its index, time and time text.
-public struct SourceFrame: Sendable {
-    public var index: Int
-    public var time: Date?
+struct SourceFrame: Sendable {
+    var index: Int
+    var time: Date?
     /// `{time}` as written into URLs.
-    public var timeText: String?
+    var timeText: String?
     /// Values a frame index gives its placeholders (`{path}`, `{host}`).
-    public var fields: [String: String] = [:]
+    var fields: [String: String] = [:]
 }
 
 /// A source with its frames known: what the planner turns into tile locators.
-public struct ResolvedSource: Sendable {
+struct ResolvedSource: Sendable {
     /// The frames it offers for this animation.
-    public var frames: [SourceFrame]
+    var frames: [SourceFrame]
     /// Deepest zoom, if the source says.
-    public var maxZoom: Int?
+    var maxZoom: Int?
     /// Tile edge in pixels, if the source says (WMTS); else the config's.
-    public var tileSize: Int?
+    var tileSize: Int?
     /// Locator of tile (z, x, y) of a frame (x wrapped, y in XYZ order).
-    public var locate: @Sendable (_ frame: SourceFrame, _ z: Int, _ x: Int, _ y: Int) -> TileLocator
+    var locate: @Sendable (_ frame: SourceFrame, _ z: Int, _ x: Int, _ y: Int) -> TileLocator
     /// Template for the player's from-source fallback, per frame (URL sources).
-    public var playerTemplate: (@Sendable (_ frame: SourceFrame) -> String)?
+    var playerTemplate: (@Sendable (_ frame: SourceFrame) -> String)?
 
     /// A resolved source.
-    public init(
+    init(
         frames: [SourceFrame], maxZoom: Int? = nil, tileSize: Int? = nil,
         locate: @escaping @Sendable (_ frame: SourceFrame, _ z: Int, _ x: Int, _ y: Int) -> TileLocator,
         playerTemplate: (@Sendable (_ frame: SourceFrame) -> String)? = nil, notes: [String] = []
@@ -74,13 +74,13 @@ public struct ResolvedSource: Sendable {
         self.notes = notes
     }
     /// What resolving found, for `matsite check` (layer, tile matrix set, time extent).
-    public var notes: [String] = []
+    var notes: [String] = []
 }
 
 /// Turns an animation and its resolved source into frames of tile locators.
-public enum Planner {
+enum Planner {
     /// Plans an animation.
-    public static func plan(_ animation: AnimationConfig, source: ResolvedSource) -> AnimationPlan {
+    static func plan(_ animation: AnimationConfig, source: ResolvedSource) -> AnimationPlan {
         let maxZoom = animation.source.maxZoom ?? source.maxZoom
         let sourceZoom = min(animation.zoom, maxZoom ?? animation.zoom)
         let layout = WebMercator.layout(

@@ -3,22 +3,22 @@ import MatsiteCapabilities
 
 /// A frame index document that cannot be used: names the document (URL or file), the
 /// path inside it (`radar.past[3].time`) and what is wrong.
-public struct FrameIndexError: Swift.Error, CustomStringConvertible, Sendable, Equatable {
+struct FrameIndexError: Swift.Error, CustomStringConvertible, Sendable, Equatable {
     /// The document's URL or file.
-    public let document: String
+    let document: String
     /// Where in the document; empty for the whole of it.
-    public let path: String
+    let path: String
     /// What is wrong.
-    public let message: String
+    let message: String
 
     /// An error.
-    public init(document: String, path: String, message: String) {
+    init(document: String, path: String, message: String) {
         self.document = document
         self.path = path
         self.message = message
     }
 
-    public var description: String {
+    var description: String {
         "frame index \(document): " + (path.isEmpty ? "" : "\(path): ") + message
     }
 }

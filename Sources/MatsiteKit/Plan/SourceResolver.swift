@@ -4,7 +4,7 @@ import MatsiteCapabilities
 /// Resolves each animation's source: which frames exist and where their tiles live.
 /// Template, file, archive and demo sources resolve offline; WMTS and WMS read the
 /// service's capabilities first.
-public struct SourceResolver: Sendable {
+struct SourceResolver: Sendable {
     let config: SiteConfig
     let fetcher: HTTPFetcher?
     /// The build's clock: rolling windows end here, index times after it are not frames yet.
@@ -12,14 +12,14 @@ public struct SourceResolver: Sendable {
 
     /// A resolver; `fetcher` is needed for capabilities and fetched frame indexes. `now`
     /// is `--at`, else the clock.
-    public init(config: SiteConfig, fetcher: HTTPFetcher?, now: Date = Date()) {
+    init(config: SiteConfig, fetcher: HTTPFetcher?, now: Date = Date()) {
         self.config = config
         self.fetcher = fetcher
         self.now = TimeInstant(now)
     }
 
     /// Resolves one animation.
-    public func resolve(_ animation: AnimationConfig) async throws -> ResolvedSource {
+    func resolve(_ animation: AnimationConfig) async throws -> ResolvedSource {
         let source = animation.source
         let timeFormat = animation.timeFormat
         switch source.kind {

@@ -3,9 +3,9 @@ import Foundation
 /// Attribution text to safe HTML: text is escaped, and only `<a href="http(s)://...">`
 /// links survive (rendered with `rel="noopener noreferrer"`); every other tag is shown
 /// as text.
-public enum Attribution {
+enum Attribution {
     /// The safe HTML for `text`.
-    public static func html(_ text: String) -> String {
+    static func html(_ text: String) -> String {
         var out = ""
         var rest = Substring(text)
         while let open = rest.range(of: "<a ", options: .caseInsensitive) {
@@ -29,7 +29,7 @@ public enum Attribution {
     }
 
     /// HTML-escapes text for element content and quoted attributes.
-    public static func escape(_ text: String) -> String {
+    static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.count)
         for c in text {

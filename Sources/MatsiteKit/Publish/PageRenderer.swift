@@ -6,13 +6,13 @@ import Mustache
 ///
 /// Every `*.mustache` file is a template named by its path without the extension (so
 /// partials work); files under `assets/` are published content-hashed.
-public struct PageRenderer: Sendable {
+struct PageRenderer: Sendable {
     private let library: MustacheLibrary
     /// Asset files by name (e.g. `player.js`), text.
-    public let assets: [String: String]
+    let assets: [String: String]
 
     /// Loads the templates, applying overrides from `overrides` when given.
-    public init(overrides: URL?) throws {
+    init(overrides: URL?) throws {
         var files = EmbeddedTemplates.files
         if let overrides {
             var isDirectory: ObjCBool = false
@@ -53,7 +53,7 @@ public struct PageRenderer: Sendable {
     }
 
     /// Renders template `name` with `context`.
-    public func render(_ name: String, _ context: [String: Any]) throws -> String {
+    func render(_ name: String, _ context: [String: Any]) throws -> String {
         guard let text = library.render(context, withTemplate: name) else {
             throw StepFailure("template \(name).mustache is missing")
         }

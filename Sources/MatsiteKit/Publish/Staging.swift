@@ -6,14 +6,14 @@ import Foundation
 /// The swap is one `renameat2(RENAME_EXCHANGE)`: at every instant the output path holds
 /// either the old site or the new one. Where the file system cannot exchange, two
 /// renames are used and a later build restores the old site if it finds it stranded.
-public struct Staging: Sendable {
+struct Staging: Sendable {
     /// The staging folder.
-    public let url: URL
+    let url: URL
     /// The output it will replace.
-    public let output: URL
+    let output: URL
 
     /// Creates an empty staging folder beside `output`.
-    public static func create(beside output: URL) throws -> Staging {
+    static func create(beside output: URL) throws -> Staging {
         let parent = output.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         let url = parent.appendingPathComponent(".\(output.lastPathComponent).matsite-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
@@ -23,7 +23,7 @@ public struct Staging: Sendable {
 
     /// Removes leftovers of earlier builds that were killed (call while holding the lock),
     /// and brings back a site stranded between the two renames of the fallback swap.
-    public static func recover(output: URL) {
+    static func recover(output: URL) {
         let parent = output.deletingLastPathComponent()
         let name = output.lastPathComponent
         guard let siblings = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
@@ -39,7 +39,7 @@ public struct Staging: Sendable {
     /// Makes the staged site the output, atomically, and removes the old one. The staged
     /// files are flushed to disk first (one `syncfs`, not one `fsync` per file), so that a
     /// power cut after the swap cannot leave a published site with empty files.
-    public func publish() throws {
+    func publish() throws {
         _ = matsite_sync_filesystem(url.path)
         if !FileManager.default.fileExists(atPath: output.path) {
             try systemCall("rename", "cannot move the new site into place at \(output.path)") { rename(url.path, output.path) }
@@ -63,7 +63,7 @@ public struct Staging: Sendable {
     }
 
     /// Deletes the staging folder (a failed build).
-    public func discard() {
+    func discard() {
         try? FileManager.default.removeItem(at: url)
     }
 }
@@ -71,10 +71,10 @@ public struct Staging: Sendable {
 /// An exclusive lock on an output folder, so overlapping builds (cron) never collide.
 /// It is an `flock` on a file beside the output: the kernel drops it when a build dies,
 /// so a killed build never leaves a stale lock behind.
-public final class OutputLock: Sendable {
+final class OutputLock: Sendable {
     private let descriptor: Int32
     /// The lock file.
-    public let path: String
+    let path: String
 
     private init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
@@ -87,7 +87,7 @@ public final class OutputLock: Sendable {
     }
 
     /// Takes the lock, waiting up to `wait` seconds for another build to finish.
-    public static func acquire(for output: URL, wait: Double) async throws -> OutputLock {
+    static func acquire(for output: URL, wait: Double) async throws -> OutputLock {
         let parent = output.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         let path = parent.appendingPathComponent(".\(output.lastPathComponent).matsite-lock").path

@@ -1,17 +1,17 @@
 /// A counting semaphore for async code: at most `limit` holders at once, waiters served
 /// in order.
-public actor AsyncSemaphore {
+actor AsyncSemaphore {
     private var available: Int
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
     /// A semaphore with `limit` permits.
-    public init(limit: Int) {
+    init(limit: Int) {
         precondition(limit > 0, "a semaphore needs at least one permit")
         available = limit
     }
 
     /// Waits for a permit.
-    public func acquire() async {
+    func acquire() async {
         if available > 0 {
             available -= 1
             return
@@ -20,7 +20,7 @@ public actor AsyncSemaphore {
     }
 
     /// Returns a permit, waking the longest waiter.
-    public func release() {
+    func release() {
         if waiters.isEmpty {
             available += 1
         } else {
@@ -29,7 +29,7 @@ public actor AsyncSemaphore {
     }
 
     /// Runs `body` holding a permit.
-    public func withPermit<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
+    func withPermit<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
         await acquire()
         defer { release() }
         return try await body()

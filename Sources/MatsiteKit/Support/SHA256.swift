@@ -6,28 +6,28 @@ import CLibCrypto
 /// hardware-accelerated hash instead of a hand-written one, at the cost of one library the
 /// system already has (Debian's libssl-dev to build). The digests are the standard ones, so
 /// cache indexes, input hashes and frame names written by earlier versions still match.
-public struct SHA256: @unchecked Sendable {
+struct SHA256: @unchecked Sendable {
     // A plain C struct: a copy of the value is a copy of the hash state.
     private var context = SHA256_CTX()
 
     /// A fresh hash.
-    public init() {
+    init() {
         matsite_sha256_init(&context)
     }
 
     /// Adds raw bytes.
-    public mutating func update(_ raw: UnsafeRawBufferPointer) {
+    mutating func update(_ raw: UnsafeRawBufferPointer) {
         guard let base = raw.baseAddress, raw.count > 0 else { return }
         matsite_sha256_update(&context, base, raw.count)
     }
 
     /// Adds an array of bytes.
-    public mutating func update(_ bytes: [UInt8]) {
+    mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 
     /// The digest (32 bytes). Does not consume the hash: more data may follow.
-    public func finalize() -> [UInt8] {
+    func finalize() -> [UInt8] {
         var copy = context
         return [UInt8](unsafeUninitializedCapacity: 32) { out, count in
             matsite_sha256_final(&copy, out.baseAddress)
@@ -36,20 +36,20 @@ public struct SHA256: @unchecked Sendable {
     }
 
     /// The digest as lowercase hex.
-    public func hexDigest() -> String { Self.hex(finalize()) }
+    func hexDigest() -> String { Self.hex(finalize()) }
 
     /// Hex of any bytes.
-    public static func hex(_ bytes: [UInt8]) -> String {
+    static func hex(_ bytes: [UInt8]) -> String {
         bytes.withUnsafeBytes(Hex.encode)
     }
 
     /// The hex digest of `bytes`.
-    public static func hex(of bytes: [UInt8]) -> String {
+    static func hex(of bytes: [UInt8]) -> String {
         var hash = SHA256()
         hash.update(bytes)
         return hash.hexDigest()
     }
 
     /// The hex digest of a string's UTF-8.
-    public static func hex(of text: String) -> String { hex(of: Array(text.utf8)) }
+    static func hex(of text: String) -> String { hex(of: Array(text.utf8)) }
 }

@@ -2,23 +2,23 @@ import Foundation
 
 /// A system call that failed: what matsite was doing (naming the path), the call, and
 /// its `errno`, kept so that callers can tell a missing file from a full disk.
-public struct SystemCallError: Error, CustomStringConvertible, Sendable {
+struct SystemCallError: Error, CustomStringConvertible, Sendable {
     /// What matsite was doing, e.g. `cannot write /srv/site/index.html`.
-    public let action: String
+    let action: String
     /// The call that failed, e.g. `open`.
-    public let call: String
+    let call: String
     /// The `errno` it left.
-    public let errno: Int32
+    let errno: Int32
 
     /// An error for `call` failing with `errno` while doing `action`.
-    public init(_ action: String, call: String, errno: Int32) {
+    init(_ action: String, call: String, errno: Int32) {
         self.action = action
         self.call = call
         self.errno = errno
     }
 
     /// The action and the system's words for `errno`.
-    public var description: String { "\(action): \(String(cString: strerror(errno)))" }
+    var description: String { "\(action): \(String(cString: strerror(errno)))" }
 }
 
 /// Runs a system call that returns -1 on failure (with `errno` set), retrying when a

@@ -1,5 +1,5 @@
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// `matsite build`, `--version` and `--help` through the real binary: exact output and exit codes.

@@ -1,5 +1,5 @@
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// One test per kind of config error; each checks the key path, the line and the

@@ -1,4 +1,4 @@
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 @Suite("TileTemplate")

@@ -1,5 +1,5 @@
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 @Suite("TimeFormat")

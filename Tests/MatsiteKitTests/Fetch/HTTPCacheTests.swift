@@ -1,5 +1,5 @@
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// The tile cache over a real server on 127.0.0.1 that counts requests and serves

@@ -1,5 +1,5 @@
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// Retries, Retry-After, permanent statuses and request headers, against TestServer on 127.0.0.1.

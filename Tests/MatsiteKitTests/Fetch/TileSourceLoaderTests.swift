@@ -1,5 +1,5 @@
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// What each kind of answer becomes: a tile, "no tile here", or a failure with its cause.

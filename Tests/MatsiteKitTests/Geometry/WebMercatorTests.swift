@@ -1,5 +1,5 @@
 import MatsiteImaging
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 @Suite("WebMercator")

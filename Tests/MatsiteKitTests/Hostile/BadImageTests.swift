@@ -3,7 +3,7 @@
 
 import Foundation
 import MatsiteImaging
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 struct BadImage: Sendable, CustomStringConvertible {

@@ -4,7 +4,7 @@
 // with the previous site byte-for-byte intact.
 
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// One kind of misbehaving server.

@@ -4,7 +4,7 @@
 
 import Foundation
 import MatsiteImaging
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 struct RegressionInput: Sendable, CustomStringConvertible {

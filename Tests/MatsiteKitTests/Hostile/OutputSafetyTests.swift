@@ -3,7 +3,7 @@
 // user strings reach pages and manifests escaped.
 
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 @Suite("Output safety: nothing written outside, no symlink followed, every user string escaped")

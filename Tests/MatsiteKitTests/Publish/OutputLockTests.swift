@@ -1,5 +1,5 @@
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// Overlapping builds of one output (cron firing while the last run is still going): the

@@ -1,5 +1,5 @@
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// Atomic publishing, observed from outside: file hashes before and after builds.

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import MatsiteKit
+@testable import MatsiteKit
 import NIOCore
 import Testing
 

@@ -1,4 +1,4 @@
-import MatsiteKit
+@testable import MatsiteKit
 import Testing
 
 /// FIPS 180-4 / NIST CAVP example vectors.
