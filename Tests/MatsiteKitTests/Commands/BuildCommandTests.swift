@@ -1,6 +1,7 @@
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// `matsite build`, `--version` and `--help` through the real binary: exact output and exit codes.
 ///

@@ -2,8 +2,9 @@
 // output, or in the background (serve) with its stderr readable while it runs.
 
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 enum CLI {
     /// The package root, from this file's path.

@@ -1,6 +1,7 @@
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// One test per kind of config error; each checks the key path, the line and the
 /// `file:line: key: message` text the CLI prints.

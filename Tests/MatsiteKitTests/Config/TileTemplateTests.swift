@@ -1,5 +1,6 @@
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 @Suite("TileTemplate")
 struct TileTemplateTests {

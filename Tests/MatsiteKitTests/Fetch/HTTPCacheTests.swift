@@ -1,6 +1,7 @@
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// The tile cache over a real server on 127.0.0.1 that counts requests and serves
 /// validators: what a cron rebuild costs the tile server, and what it rewrites.

@@ -1,6 +1,7 @@
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// Retries, Retry-After, permanent statuses and request headers, against TestServer on 127.0.0.1.
 @Suite("HTTPFetcher")

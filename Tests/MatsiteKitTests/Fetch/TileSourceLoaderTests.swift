@@ -1,6 +1,7 @@
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// What each kind of answer becomes: a tile, "no tile here", or a failure with its cause.
 @Suite("TileSourceLoader")

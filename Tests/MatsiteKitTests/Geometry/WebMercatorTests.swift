@@ -1,6 +1,7 @@
 import MatsiteImaging
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 @Suite("WebMercator")
 struct WebMercatorTests {

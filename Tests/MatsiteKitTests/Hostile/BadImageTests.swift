@@ -3,8 +3,9 @@
 
 import Foundation
 import MatsiteImaging
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 struct BadImage: Sendable, CustomStringConvertible {
     let name: String

@@ -4,8 +4,9 @@
 // with the previous site byte-for-byte intact.
 
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// One kind of misbehaving server.
 struct Fault: Sendable, CustomStringConvertible {

@@ -4,8 +4,9 @@
 
 import Foundation
 import MatsiteImaging
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 struct RegressionInput: Sendable, CustomStringConvertible {
     let file: URL

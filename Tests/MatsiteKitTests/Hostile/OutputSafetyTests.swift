@@ -3,8 +3,9 @@
 // user strings reach pages and manifests escaped.
 
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 @Suite("Output safety: nothing written outside, no symlink followed, every user string escaped")
 struct OutputSafetyTests {

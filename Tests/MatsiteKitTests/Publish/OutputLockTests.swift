@@ -1,6 +1,7 @@
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// Overlapping builds of one output (cron firing while the last run is still going): the
 /// lock beside the output serialises them, and the site is whole afterwards.

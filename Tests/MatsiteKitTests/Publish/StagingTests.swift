@@ -1,6 +1,7 @@
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// Atomic publishing, observed from outside: file hashes before and after builds.
 @Suite("Staging")

@@ -1,6 +1,7 @@
 import Foundation
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 @Suite("StaticSiteServer")
 struct StaticSiteServerTests {

@@ -1,8 +1,9 @@
 import AsyncHTTPClient
 import Foundation
-@testable import MatsiteKit
 import NIOCore
 import Testing
+
+@testable import MatsiteKit
 
 // Proves each scripted fault looks to a client the way the fetch tests assume it does.
 @Suite("TestServer")

@@ -1,5 +1,6 @@
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// FIPS 180-4 / NIST CAVP example vectors.
 @Suite("SHA256")

@@ -1,7 +1,8 @@
 import Foundation
 import MatsiteImaging
-@testable import MatsiteKit
 import Testing
+
+@testable import MatsiteKit
 
 /// A throwaway project folder: a config written from YAML, builds run through `Builder`
 /// exactly as the CLI runs them, and readers for what was published.
