@@ -31,15 +31,9 @@ public struct JPEGDecoder: Sendable {
     /// Decodes the whole image to RGBA.
     public func decode(_ bytes: [UInt8]) throws(ImageError) -> DecodedImage {
         let (width, height) = try info(of: bytes)
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let result: Result<Void, ImageError> = pixels.withUnsafeMutableBytes { buffer in
-            do throws(ImageError) {
-                _ = try decode(bytes, into: buffer, stride: width * 4)
-                return .success(())
-            } catch { return .failure(error) }
+        return try DecodedImage.rgba(width: width, height: height) { buffer throws(ImageError) in
+            _ = try decode(bytes, into: buffer, stride: width * 4)
         }
-        try result.get()
-        return DecodedImage(width: width, height: height, palette: nil, pixels: pixels)
     }
 
     /// Decodes to RGBA into caller-owned memory: `height` rows of `stride` bytes.

@@ -29,6 +29,23 @@ public struct DecodedImage: Sendable {
 
     /// Bytes per pixel: 1 for indices, 4 for RGBA.
     public var bytesPerPixel: Int { palette == nil ? 4 : 1 }
+
+    /// An RGBA image whose rows (`width * 4` bytes each) `fill` writes: the whole-image
+    /// decode of the decoders that write into caller-owned memory (JPEG, WebP).
+    static func rgba(
+        width: Int, height: Int, _ fill: (UnsafeMutableRawBufferPointer) throws(ImageError) -> Void
+    ) throws(ImageError) -> DecodedImage {
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        // withUnsafeMutableBytes rethrows untyped errors: carry the typed one out as a Result.
+        let result: Result<Void, ImageError> = pixels.withUnsafeMutableBytes { buffer in
+            do throws(ImageError) {
+                try fill(buffer)
+                return .success(())
+            } catch { return .failure(error) }
+        }
+        try result.get()
+        return DecodedImage(width: width, height: height, palette: nil, pixels: pixels)
+    }
 }
 
 /// Decodes PNG bytes through libpng with limits on size and chunk memory.
