@@ -9,8 +9,10 @@ import functools
 import http.server
 import json
 import os
+import struct
 import subprocess
 import threading
+import zlib
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -53,7 +55,11 @@ animations:
     opacity: 0.7
     time_zone: Asia/Tokyo
     time_label: both
-    legend: { unit: mm/h, stops: [[0.5, "#78c8e6", light], [4, "#149632"], [16, "#c81414", heavy]] }
+    legend:
+      unit: mm/h
+      stops: [[0.5, "#78c8e6", light], [4, "#149632"], [16, "#c81414", heavy]]
+      image: colour-bar.png
+      image_alt: Rain rate from light blue (0.5 mm/h) to red (16 mm/h and more)
 """
 
 XSS_CONFIG = """\
@@ -78,12 +84,25 @@ class BuildFailed(Exception):
     pass
 
 
+def colour_bar_png(width: int = 96, height: int = 12) -> bytes:
+    """A real PNG (RGB, made with zlib): a blue-to-red bar, as a product's legend image is."""
+    rows = b"".join(b"\x00" + b"".join(bytes((int(255 * x / (width - 1)), 80, int(255 * (1 - x / (width - 1)))))
+                                         for x in range(width)) for _ in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
 def build_site(folder: Path, config: str) -> Path:
-    """Writes `config` to folder/matsite.yml and runs `$MATSITE_BIN build` into folder/site."""
+    """Writes `config` to folder/matsite.yml (and the legend image the features config
+    names) and runs `$MATSITE_BIN build` into folder/site."""
     binary = os.environ.get("MATSITE_BIN", str(REPO / ".build" / "debug" / "matsite"))
     if not os.path.exists(binary):
         raise BuildFailed(f"matsite binary not found at {binary}: run `swift build --product matsite` or set MATSITE_BIN")
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / "colour-bar.png").write_bytes(colour_bar_png())
     (folder / "matsite.yml").write_text(config, encoding="utf-8")
     site = folder / "site"
     proc = subprocess.run([binary, "build", "--config", str(folder / "matsite.yml"), "--output", str(site), "--quiet"],

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from helpers import SiteServer, read_manifest, wait_state
+from helpers import SiteServer, colour_bar_png, read_manifest, wait_state
 
 UTC = dt.timezone.utc
 
@@ -39,6 +39,23 @@ def test_the_legend_is_text_with_its_unit(tab, server, site_dir):
     # What a screen reader gets: the group's name and the values as text.
     tree = page.locator(".matsite-legend").aria_snapshot()
     assert "Legend (dBZ)" in tree and "heavy" in tree, tree
+
+
+def test_a_legend_image_is_published_with_its_words(tab, features, features_site_dir):
+    srv, m = features
+    image = m["legend"]["image"]
+    assert re.fullmatch(r"legend-[0-9a-f]{8}\.png", image), image
+    assert (features_site_dir / "radar" / image).read_bytes() == colour_bar_png()
+    assert m["legend"]["image_alt"].startswith("Rain rate from light blue")
+    page = tab.page
+    page.goto(srv.url("radar/index.html?autoplay=0"))
+    wait_state(page, "ready")
+    img = page.locator(".matsite-legend img.matsite-legend-image")
+    img.wait_for()
+    assert img.evaluate("(i) => i.complete && i.naturalWidth") == 96
+    assert img.get_attribute("alt") == m["legend"]["image_alt"]
+    # Beside the stops, never instead of them: the stops stay text.
+    assert page.get_by_role("group", name="Legend (mm/h)").locator("li").count() == 3
 
 
 def test_config_keys_reach_the_manifest_and_the_page(tabs, features):

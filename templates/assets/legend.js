@@ -10,8 +10,9 @@
 
 	M.Legend = L.Class.extend({
 		// legend: the manifest's legend or undefined; skipped: [{time, reason}] or undefined;
-		// format: (ms) -> words for a skipped time.
-		initialize: function (legend, skipped, format) {
+		// format: (ms) -> words for a skipped time; resolve: (url) -> URL of a manifest-relative
+		// file (the legend's image).
+		initialize: function (legend, skipped, format, resolve) {
 			this._container = null;
 			var stops = legend && Array.isArray(legend.stops) ? legend.stops.filter(function (s) {
 				return Array.isArray(s) && typeof s[0] === 'number' && isFinite(s[0]) && M.safeColor(s[1]);
@@ -27,6 +28,13 @@
 				box.setAttribute('role', 'group');
 				box.setAttribute('aria-label', 'Legend' + (unit ? ' (' + unit + ')' : ''));
 				if (unit) { L.DomUtil.create('span', 'matsite-legend-unit', box).textContent = unit; }
+				// The product's own colour bar, beside (never instead of) the stops as text.
+				if (typeof legend.image === 'string' && /^legend-[0-9a-f]+\.(png|jpg|webp)$/.test(legend.image)) {
+					var img = L.DomUtil.create('img', 'matsite-legend-image', box);
+					img.alt = typeof legend.image_alt === 'string' ? legend.image_alt : '';
+					img.decoding = 'async';
+					img.src = resolve(legend.image);
+				}
 				var list = L.DomUtil.create('ul', 'matsite-legend-stops', box);
 				stops.forEach(function (s) {
 					var item = L.DomUtil.create('li', 'matsite-legend-stop', list);

@@ -274,7 +274,7 @@
 				fullscreen: true,
 				newest: this._timeWords.newest()
 			});
-			this._legend = new M.Legend(m.legend, m.skipped, this._timeWords.format.bind(this._timeWords))
+			this._legend = new M.Legend(m.legend, m.skipped, this._timeWords.format.bind(this._timeWords), this._resolve.bind(this))
 				.addTo(this._root, this._control.getContainer());
 			this._control.update({index: initial, playing: false, speed: o.speed, loop: o.loop, opacity: this._opacity});
 			this._control.on('toggle', this.toggle, this);

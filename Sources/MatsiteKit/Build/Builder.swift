@@ -78,9 +78,13 @@ private extension Builder {
 
     func build(output: URL, fetcher: HTTPFetcher?, started: Date) async throws -> BuildSummary {
         warnAboutPoliteness()
+        // Files the config names are config: a bad one is a config error, found before any request.
+        var legendImages: [String: LegendImage] = [:]
+        for animation in config.animations { legendImages[animation.id] = try LegendImage.read(animation, config: config) }
         // Plan: which tiles make which frame.
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
-        let (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
+        var (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
+        for i in plans.indices { plans[i].legendImage = legendImages[plans[i].config.id] }
 
         let staging = try await step(.publish) { try Staging.create(beside: output) }
         do {
@@ -217,10 +221,14 @@ private extension Builder {
             frames[i].fallbackHash = fallback.hashes[i]
             if frames[i].missingTiles?.isEmpty == true { frames[i].missingTiles = nil }
         }
-        let manifest = AnimationManifest(
+        var manifest = AnimationManifest(
             animation: animation, layout: plan.layout, frames: frames, fallback: fallback.fallback,
             baseMap: config.baseMap.flatMap { AnimationManifest.BaseMap($0) },
             allowedOrigins: config.embed.allowedOrigins, skipped: plan.skipped)
+        if let image = plan.legendImage {
+            try await step(.publish) { try writer.put(image.bytes, at: "\(animation.id)/\(image.name)") }
+            manifest.legend?.image = image.name
+        }
         try await step(.publish) { try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.id)/manifest.json") }
         return Rendered(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)
     }

@@ -38,6 +38,7 @@ public struct Checker: Sendable {
                 let plan = Planner.plan(animation, source: source)
                 finding.lines += trimmed.skipped.map { "left out: \($0.time): \($0.reason)" }
                 try plan.checkLimits(config.limits, file: config.file)
+                if let image = try LegendImage.read(animation, config: config) { finding.lines.append("legend image: \(image.bytes.count) bytes") }
                 let layout = plan.layout
                 finding.lines.append(
                     "frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(animation.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))"

@@ -72,7 +72,7 @@ extension ConfigLoader {
             animation.timeZone = zone
         }
         guard let n = f["legend"] else { return }
-        let lf = try r.fields(n, f.path("legend"), allowed: ["unit", "stops"])
+        let lf = try r.fields(n, f.path("legend"), allowed: ["unit", "stops", "image", "image_alt"])
         guard let stopsNode = lf["stops"] else { throw r.error(n, lf.path("stops"), "missing (a legend needs its colour stops)") }
         var stops: [AnimationManifest.Legend.Stop] = []
         for (item, path) in try r.list(stopsNode, lf.path("stops")) {
@@ -91,6 +91,18 @@ extension ConfigLoader {
         var unit = ""
         if let u = lf["unit"] { unit = try r.string(u, lf.path("unit")) }
         animation.legend = .init(unit: unit, stops: stops)
+        // An image beside the stops (a product's own colour bar): a path, checked and
+        // published by the build, and the words that say what it shows.
+        if let m = lf["image"] {
+            animation.legend?.image = try r.string(m, lf.path("image"))
+            animation.legendImageLine = m.mark?.line
+            guard let alt = lf["image_alt"] else {
+                throw r.error(m, lf.path("image_alt"), "missing: a legend image needs image_alt, the text that says what it shows")
+            }
+            animation.legend?.imageAlt = try r.string(alt, lf.path("image_alt"))
+        } else if let alt = lf["image_alt"] {
+            throw r.error(alt, lf.path("image_alt"), "given without legend.image")
+        }
     }
 
     /// `time_label:` values.

@@ -159,6 +159,8 @@ public struct AnimationConfig: Sendable {
     public var legend: AnimationManifest.Legend?
     public var timeZone: String?
     public var timeLabel: String?
+    /// Line of `legend.image` in the config, for messages about the file.
+    public var legendImageLine: Int?
     /// Line of the animation's entry in the config, for messages.
     public var line: Int?
     /// Position in the config's `animations` list.

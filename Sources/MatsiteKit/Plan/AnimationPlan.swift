@@ -32,6 +32,8 @@ struct AnimationPlan: Sendable {
     let sourceMaxZoom: Int?
     /// Times left out of this build (not published yet), for the manifest's `skipped`.
     var skipped: [SkippedFrame] = []
+    /// The legend's image file, read while planning.
+    var legendImage: LegendImage?
 
     /// The source tiles of a frame: position in `FramePlan.tiles` <-> world tile.
     var grid: TileGrid { TileGrid(layout: layout, zoom: sourceZoom) }

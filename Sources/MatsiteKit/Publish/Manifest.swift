@@ -53,6 +53,11 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     public struct Legend: Codable, Sendable, Equatable {
         public var unit: String
         public var stops: [Stop]
+        /// An image shown beside the stops: in the config a file path, in the manifest the
+        /// published copy's URL (`legend-<hash>.<ext>`, relative to the manifest).
+        public var image: String? = nil
+        /// What the image shows, for readers who cannot see it.
+        public var imageAlt: String? = nil
 
         /// One stop, written `[value, "#rrggbb"]` or `[value, "#rrggbb", "label"]` as in the config.
         public struct Stop: Codable, Sendable, Equatable {
