@@ -109,7 +109,23 @@ extension Matsite {
         @Option(help: "Build as if it were TIME (ISO 8601, e.g. 2026-11-21T12:00:00Z): where rolling windows end.")
         var at: String?
 
-        func validate() throws { _ = try AtOption.parse(at) }
+        @Option(
+            name: .customLong("only"),
+            help: ArgumentHelp(
+                "Build only these animations (ids, comma-separated): a shard.",
+                discussion:
+                    "The others' published files are kept as they are and the site index lists every published animation. Shards take the output's lock only to publish, so several can run at once against one output and one tile cache.",
+                valueName: "ID[,ID...]"))
+        var only: String?
+
+        var onlyIds: [String]? {
+            only.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        }
+
+        func validate() throws {
+            _ = try AtOption.parse(at)
+            if let ids = onlyIds, ids.isEmpty { throw ValidationError("--only needs at least one animation id") }
+        }
 
         func run() async throws {
             let reporter = ConsoleReporter(mode: quiet ? .quiet : nil, verbose: verbose)
@@ -119,6 +135,7 @@ extension Matsite {
             options.output = output
             options.useCache = !noCache
             options.at = try AtOption.parse(at)
+            options.only = onlyIds
             do {
                 let summary = try await project.build(options: options, reporter: reporter)
                 reporter.finish()

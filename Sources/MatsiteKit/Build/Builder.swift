@@ -12,6 +12,10 @@ public struct BuildOptions: Sendable {
     /// The time the build takes as now (`--at`): where rolling windows end and which index
     /// times count as published. nil: the clock.
     public var at: Date?
+    /// The animations to build (`--only`); nil: all. The others' published files are kept
+    /// as they are, and the site index is written from every animation's manifest. Such a
+    /// shard build takes the output's lock only to publish, so shards run in parallel.
+    public var only: [String]?
 
     /// Default options.
     public init() {}
@@ -58,8 +62,11 @@ private extension Builder {
     func build() async throws -> BuildSummary {
         let started = Date()
         let output = config.resolve(options.output ?? config.output).standardizedFileURL
-        let lock = try await step(.publish) { try await OutputLock.acquire(for: output, wait: options.lockWait) }
-        Staging.recover(output: output)
+        try checkOnly()
+        // A whole build holds the lock throughout (overlapping cron runs wait); a shard
+        // only while it publishes (see `build(output:...)`).
+        let lock = isShard ? nil : try await step(.publish) { try await OutputLock.acquire(for: output, wait: options.lockWait) }
+        if !isShard { Staging.recover(output: output) }
         let cache = self.cache()
         let fetcher = needsHTTP ? HTTPFetcher(options: config.http, cache: cache) : nil
         do {
@@ -80,7 +87,7 @@ private extension Builder {
         warnAboutPoliteness()
         // Files the config names are config: a bad one is a config error, found before any request.
         var legendImages: [String: LegendImage] = [:]
-        for animation in config.animations { legendImages[animation.id] = try LegendImage.read(animation, config: config) }
+        for animation in selected { legendImages[animation.id] = try LegendImage.read(animation, config: config) }
         // Plan: which tiles make which frame.
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
         var (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
@@ -108,16 +115,36 @@ private extension Builder {
                 if let manifest = result.manifest { manifests.append(manifest) }
             }
             guard failures.isEmpty else { throw BuildError.tilesFailed(failures) }
+            // A shard: now, under the lock, the other animations as published at this moment.
+            var current = previous
+            var shardLock: OutputLock?
+            if isShard {
+                shardLock = try await step(.publish) { try await OutputLock.acquire(for: output, wait: options.lockWait) }
+                Staging.recover(output: output)
+                current = PreviousSite(output: output)
+                let kept = try await step(.publish) {
+                    try ShardAssembly(current: current, built: Set(selected.map(\.id)))
+                        .keepOthers(manifests, config: config, into: SiteWriter(root: staging.url, previous: current))
+                }
+                manifests = kept.manifests
+                for id in kept.unpublished {
+                    reporter.warning("\(id): not published yet, so not in the site index; it will be once its shard has built it")
+                }
+            }
             // Pages and manifests.
-            try await step(.pages) { try SitePages(config: config, pages: pages, assets: assets).write(manifests, with: writer) }
+            try await step(.pages) {
+                try SitePages(config: config, pages: pages, assets: assets).write(manifests, with: SiteWriter(root: staging.url, previous: current))
+            }
             // Publish.
             var summary = BuildSummary()
-            // The old tree was listed when the build began (the lock keeps it as it was).
+            // The old tree as listed under the lock (when the build began, or for a shard now).
             let staged = TreeComparison.files(staging.url) ?? [:]
-            summary.unchanged = TreeComparison.equal(staging.url, staged, output, previous.files)
+            summary.unchanged = TreeComparison.equal(staging.url, staged, output, current.files)
             if summary.unchanged { staging.discard() } else { try await step(.publish) { try staging.publish() } }
-            summary.animations = manifests.count
-            summary.frames = manifests.reduce(0) { $0 + $1.frames.count }
+            withExtendedLifetime(shardLock) {}
+            // What this build made (a shard keeps the others as they were).
+            summary.animations = plans.count
+            summary.frames = plans.reduce(0) { $0 + $1.frames.count }
             summary.framesReused = reused
             summary.tiles = plans.reduce(0) { $0 + $1.frames.count * $1.layout.tileCount }
             if let stats = fetcher?.statistics {
@@ -156,7 +183,7 @@ private extension Builder {
         let resolver = SourceResolver(config: config, fetcher: fetcher, now: options.at ?? Date())
         var plans: [AnimationPlan] = []
         var prefetched: [TileLocator: TileOutcome] = [:]
-        for animation in config.animations {
+        for animation in selected {
             // A live feed's newest frames may not be published yet: leave them out.
             let trimmed = await UnpublishedFrames.trim(try await resolver.resolve(animation), animation: animation, loader: loader)
             prefetched.merge(trimmed.loaded) { new, _ in new }
@@ -231,6 +258,29 @@ private extension Builder {
         }
         try await step(.publish) { try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.id)/manifest.json") }
         return Rendered(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)
+    }
+
+    /// A shard build: `--only` names some animations.
+    var isShard: Bool { options.only != nil }
+
+    /// The animations this build makes, in config order.
+    var selected: [AnimationConfig] {
+        guard let only = options.only else { return config.animations }
+        return config.animations.filter { only.contains($0.id) }
+    }
+
+    /// `--only` must name animations of the config: a typo would otherwise build nothing.
+    func checkOnly() throws {
+        guard let only = options.only else { return }
+        let known = config.animations.map(\.id)
+        let unknown = only.filter { !known.contains($0) }
+        guard unknown.isEmpty, !only.isEmpty else {
+            throw ConfigError(
+                file: config.file, line: nil, keyPath: "animations",
+                message:
+                    "--only names \(unknown.isEmpty ? "no animation" : unknown.joined(separator: ", ")), not an animation id of this config (ids: \(known.joined(separator: ", ")))"
+            )
+        }
     }
 
     var needsHTTP: Bool {

@@ -11,6 +11,9 @@ struct Staging: Sendable {
     let url: URL
     /// The output it will replace.
     let output: URL
+    /// Held while the folder is in use, so that another build's `recover` (a shard
+    /// publishing while this one still renders) leaves it alone.
+    let inUse: FolderLock?
 
     /// Creates an empty staging folder beside `output`.
     static func create(beside output: URL) throws -> Staging {
@@ -18,11 +21,12 @@ struct Staging: Sendable {
         try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         let url = parent.appendingPathComponent(".\(output.lastPathComponent).matsite-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-        return Staging(url: url, output: output)
+        return Staging(url: url, output: output, inUse: FolderLock(url.path))
     }
 
     /// Removes leftovers of earlier builds that were killed (call while holding the lock),
-    /// and brings back a site stranded between the two renames of the fallback swap.
+    /// and brings back a site stranded between the two renames of the fallback swap. A
+    /// staging folder another build still works in (its lock is held) is left alone.
     static func recover(output: URL) {
         let parent = output.deletingLastPathComponent()
         let name = output.lastPathComponent
@@ -32,7 +36,14 @@ struct Staging: Sendable {
             _ = rename(parent.appendingPathComponent(stranded).path, output.path)
         }
         for sibling in siblings where sibling.hasPrefix(".\(name).matsite-tmp-") || sibling.hasPrefix(".\(name).matsite-old-") {
-            try? FileManager.default.removeItem(at: parent.appendingPathComponent(sibling))
+            let path = parent.appendingPathComponent(sibling)
+            if sibling.hasPrefix(".\(name).matsite-tmp-") {
+                // Taken: a live build's. Held here while removing: no build can start using it.
+                guard let dead = FolderLock(path.path) else { continue }
+                withExtendedLifetime(dead) { try? FileManager.default.removeItem(at: path) }
+            } else {
+                try? FileManager.default.removeItem(at: path)
+            }
         }
     }
 
@@ -65,6 +76,27 @@ struct Staging: Sendable {
     /// Deletes the staging folder (a failed build).
     func discard() {
         try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// An exclusive `flock` on a folder, taken without waiting; nil when another open file
+/// holds it (or the folder cannot be opened). Dropped on release or when the process dies.
+final class FolderLock: Sendable {
+    private let descriptor: Int32
+
+    init?(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            return nil
+        }
+        descriptor = fd
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
     }
 }
 

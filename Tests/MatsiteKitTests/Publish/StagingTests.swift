@@ -101,4 +101,22 @@ struct StagingTests {
         }
         #expect(try site.entries().filter { !$0.hasSuffix("matsite-lock") } == ["site"])
     }
+
+    @Test("recovery removes a killed build's staging folder but not one a live build still holds")
+    func recoverySparesLiveStaging() throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-staging-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let output = parent.appendingPathComponent("site")
+        let live = try Staging.create(beside: output)
+        try Data("x".utf8).write(to: live.url.appendingPathComponent("frame.png"))
+        // A killed build's: the folder is there, its lock went with the process.
+        let dead = parent.appendingPathComponent(".site.matsite-tmp-1-2")
+        try FileManager.default.createDirectory(at: dead, withIntermediateDirectories: true)
+
+        Staging.recover(output: output)
+        #expect(FileManager.default.fileExists(atPath: live.url.appendingPathComponent("frame.png").path))
+        #expect(!FileManager.default.fileExists(atPath: dead.path))
+        try live.publish()
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("frame.png").path))
+    }
 }
