@@ -7,6 +7,8 @@ struct PreviousSite: Sendable {
     private let frames: [String: [String: AnimationManifest.Frame]]
     /// Each animation's last frame's input hash (its poster was drawn from that frame).
     private let lastFrames: [String: String]
+    /// Each animation's levels, when its frames were published as tile pyramids.
+    private let pyramids: [String: AnimationManifest.Pyramid]
     /// Its regular files reached through no symlink below the output folder (the folder
     /// itself may be a symlink), listed once: a planted link (a file, or a folder on the
     /// way such as `frames/`) must not bring outside files into the new site.
@@ -17,6 +19,7 @@ struct PreviousSite: Sendable {
         files = TreeComparison.files(output) ?? [:]
         var frames: [String: [String: AnimationManifest.Frame]] = [:]
         var lastFrames: [String: String] = [:]
+        var pyramids: [String: AnimationManifest.Pyramid] = [:]
         let decoder = JSONDecoder.manifest
         if let index = try? Data(contentsOf: output.appendingPathComponent("manifest.json")),
             let site = try? decoder.decode(SiteManifest.self, from: index)
@@ -27,10 +30,12 @@ struct PreviousSite: Sendable {
                 else { continue }
                 frames[entry.id] = Dictionary(manifest.frames.map { ($0.inputHash, $0) }, uniquingKeysWith: { a, _ in a })
                 lastFrames[entry.id] = manifest.frames.last?.inputHash
+                pyramids[entry.id] = manifest.pyramid
             }
         }
         self.frames = frames
         self.lastFrames = lastFrames
+        self.pyramids = pyramids
     }
 
     /// The previous frame made from exactly these inputs, if its file is still there with
@@ -41,6 +46,17 @@ struct PreviousSite: Sendable {
         guard let frame = frames[animation]?[inputHash], Self.safeRelative(frame.url) else { return nil }
         guard let file = regularFile(animation: animation, relative: frame.url), file.size == frame.bytes else { return nil }
         return frame
+    }
+
+    /// The folder (relative to the animation's) of the previous frame made from exactly
+    /// these inputs, when it was published with exactly these levels: its tiles can be
+    /// linked. Whether each tile is still there is for the caller to find out.
+    func levelFolder(animation: String, inputHash: String, pyramid: AnimationManifest.Pyramid) -> String? {
+        guard pyramids[animation] == pyramid, let frame = frames[animation]?[inputHash], let tiles = frame.tiles,
+            tiles.hasSuffix("/{z}/{x}/{y}.png")
+        else { return nil }
+        let folder = String(tiles.dropLast("/{z}/{x}/{y}.png".count))
+        return Self.safeRelative(folder) && !folder.contains("{") ? folder : nil
     }
 
     /// True when the previous build's last frame of the animation had these inputs.
