@@ -99,6 +99,10 @@ struct FramePyramidPublisherTests {
         let tilesBefore = try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 3 }.sorted()
         #expect(!tilesBefore.isEmpty)
         let inodes = try tilesBefore.map { try CacheBench.inode(site.output.appendingPathComponent($0)) }
+        // The same config again: every tile linked, nothing written, the site left as it was.
+        let same = LevelsReporter()
+        #expect(try await site.build(Self.yaml(site, pyramid: "{ publish: always }"), reporter: same).unchanged)
+        #expect(same.lines.first?.contains("0 tiles written, \(tilesBefore.count) linked") == true, "\(same.lines)")
         // A new title changes the pages and manifest: the site is published again, not kept whole.
         let reporter = LevelsReporter()
         let summary = try await site.build(Self.yaml(site, pyramid: "{ publish: always }", title: "Radar again"), reporter: reporter)
