@@ -114,6 +114,30 @@ struct FramePyramidPublisherTests {
         #expect(try site.manifest("radar")["pyramid"] != nil)
     }
 
+    @Test("a kept frame whose previous level tiles are not all there gets its levels made again, the old files untouched")
+    func missingPreviousTile() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await site.build(Self.yaml(site, pyramid: "{ publish: always }"))
+        let frames = try site.frames("radar")
+        let folder = try #require((frames[0]["tiles"] as? String)?.replacingOccurrences(of: "/{z}/{x}/{y}.png", with: ""))
+        let tiles = try site.fileHashes().filter { $0.key.hasPrefix("radar/\(folder)/") }
+        let perFrame = tiles.count
+        let gone = try #require(tiles.keys.sorted().last), kept = try #require(tiles.keys.sorted().first)
+        try FileManager.default.removeItem(at: site.output.appendingPathComponent(gone))
+        // A second name for an old tile: were the new build to write into a linked file, this would change.
+        let witness = site.root.appendingPathComponent("witness.png")
+        try FileManager.default.linkItem(at: site.output.appendingPathComponent(kept), to: witness)
+        let reporter = LevelsReporter()
+        try await site.build(Self.yaml(site, pyramid: "{ publish: always }", title: "Radar again"), reporter: reporter)
+        #expect(reporter.lines.first?.contains("\(perFrame) tiles written, \(perFrame) linked") == true, "\(reporter.lines)")
+        let after = try site.fileHashes()
+        #expect(after[gone] == tiles[gone])
+        #expect(after[kept] == tiles[kept])
+        #expect(SHA256.hex(of: [UInt8](try Data(contentsOf: witness))) == tiles[kept])
+        #expect(try CacheBench.inode(witness) != CacheBench.inode(site.output.appendingPathComponent(kept)))
+    }
+
     @Test("levels of a kept frame whose previous site had none are cut from its file")
     func levelsForKeptFrames() async throws {
         let site = try TestSite()
