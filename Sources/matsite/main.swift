@@ -87,6 +87,9 @@ extension Matsite {
                 fresh for their own lifetime or http.missing_ttl_s (default 120 s). --no-cache \
                 ignores the cache.
 
+                Large frames (config pyramid:) are also published as multi-level tiles; \
+                a line per animation says how many level tiles were written and linked.
+
                 Progress goes to stderr: a live bar on a terminal, plain lines otherwise.
                 """
         )

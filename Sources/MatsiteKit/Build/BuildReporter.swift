@@ -11,6 +11,13 @@ public protocol BuildReporter: Sendable {
     func warning(_ message: String)
     /// A detail for `--verbose`.
     func detail(_ message: String)
+    /// An animation's frames were published as tile pyramids: what that cost (one line).
+    func levelsPublished(animation: String, summary: String)
+}
+
+extension BuildReporter {
+    /// By default, a detail.
+    public func levelsPublished(animation: String, summary: String) { detail(summary) }
 }
 
 /// A reporter that drops everything.

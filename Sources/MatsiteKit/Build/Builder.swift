@@ -246,7 +246,16 @@ private extension Builder {
         var frames = outcomes.compactMap(\.entry)
         for i in frames.indices {
             frames[i].fallbackHash = fallback.hashes[i]
+            frames[i].tiles = nil
             if frames[i].missingTiles?.isEmpty == true { frames[i].missingTiles = nil }
+        }
+        // Levels: large frames also as tile pyramids, cut from the frame files just staged.
+        var pyramid: AnimationManifest.Pyramid?
+        if let levels = FramePyramidPublisher(animation: animation, layout: plan.layout, writer: writer) {
+            let published = try await step(.publish) { try await levels.publish(frames) }
+            for i in frames.indices { frames[i].tiles = published.tiles[i] }
+            pyramid = levels.manifest
+            reporter.levelsPublished(animation: animation.id, summary: levels.summary(published.cost, frames: frames.count))
         }
         var manifest = AnimationManifest(
             animation: animation, layout: plan.layout, frames: frames, fallback: fallback.fallback,
@@ -256,6 +265,7 @@ private extension Builder {
             try await step(.publish) { try writer.put(image.bytes, at: "\(animation.id)/\(image.name)") }
             manifest.legend?.image = image.name
         }
+        manifest.pyramid = pyramid
         try await step(.publish) { try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.id)/manifest.json") }
         return Rendered(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)
     }

@@ -58,6 +58,13 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
         logger.warning("\(message)")
     }
 
+    /// Printed unless quiet: levels can cost more than the frames themselves.
+    public func levelsPublished(animation: String, summary: String) {
+        state.withLock { p in
+            if mode != .quiet { emit(summary, &p) }
+        }
+    }
+
     public func detail(_ message: String) {
         logger.debug("\(message)")
     }

@@ -7,7 +7,7 @@ extension ConfigLoader {
     static let animationKeys = [
         "id", "title", "bbox", "zoom", "frame_duration_ms", "last_frame_duration_ms", "crossfade_ms",
         "loop", "missing", "attribution", "source", "frames", "time_format", "fallback", "compression",
-        "opacity", "legend", "time_zone", "time_label",
+        "opacity", "legend", "time_zone", "time_label", "pyramid",
     ]
 
     static func animation(_ node: Node, _ path: String, config: SiteConfig, _ r: inout YAMLReader) throws -> AnimationConfig {
@@ -51,6 +51,13 @@ extension ConfigLoader {
             let ff = try r.fields(n, f.path("fallback"), allowed: ["levels", "source"])
             if let m = ff["levels"] { animation.fallback.levels = try r.int(m, ff.path("levels"), in: 0...4) }
             if let m = ff["source"] { animation.fallback.fromSource = try r.bool(m, ff.path("source")) }
+        }
+        if let n = f["pyramid"] {
+            let pf = try r.fields(n, f.path("pyramid"), allowed: ["publish", "above_px"])
+            if let m = pf["publish"] {
+                animation.pyramid.publish = try r.choice(m, pf.path("publish"), PyramidConfig.Publish.self, options: PyramidConfig.Publish.allCases)
+            }
+            if let m = pf["above_px"] { animation.pyramid.abovePx = try r.int(m, pf.path("above_px"), in: 0...(1 << 40)) }
         }
         try player(f, into: &animation, &r)
         animation.frames = try frames(framesNode, f.path("frames"), source: &source, &r)

@@ -154,6 +154,8 @@ public struct AnimationConfig: Sendable {
     public var fallback = FallbackConfig()
     /// zlib level for frames.
     public var compressionLevel = 6
+    /// When frames are also published as tile pyramids.
+    public var pyramid = PyramidConfig()
     /// Player presentation, copied into the manifest: opacity 0...1, legend, IANA zone, time label kind.
     public var opacity: Double?
     public var legend: AnimationManifest.Legend?
@@ -260,6 +262,30 @@ public enum FramesConfig: Sendable {
         switch self {
         case .rolling, .index: true
         default: false
+        }
+    }
+}
+
+/// `pyramid`: when an animation's frames are also published as multi-level tile pyramids
+/// (so the player loads only the visible tiles at the level that fits the screen).
+public struct PyramidConfig: Sendable, Equatable {
+    /// `auto`: frames with more pixels than `abovePx`; `always`; `never`.
+    public enum Publish: String, Sendable, CaseIterable {
+        case auto, always, never
+    }
+
+    /// When to publish levels.
+    public var publish = Publish.auto
+    /// The pixel count (width x height) above which `auto` publishes levels: 2048 x 2048,
+    /// about what a large screen shows at device resolution.
+    public var abovePx = 4_194_304
+
+    /// True when frames of `width` x `height` pixels get levels.
+    public func wants(width: Int, height: Int) -> Bool {
+        switch publish {
+        case .always: true
+        case .never: false
+        case .auto: width * height > abovePx
         }
     }
 }

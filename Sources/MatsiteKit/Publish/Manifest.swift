@@ -48,6 +48,29 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     public var timeZone: String? = nil
     /// What the time label shows: `absolute`, `relative` ("12 min ago") or `both`.
     public var timeLabel: String? = nil
+    /// The frames' levels, when they are published as tile pyramids (then every frame has `tiles`).
+    public var pyramid: Pyramid? = nil
+
+    /// The levels every frame is published at (docs/player.md, "Multi-level frames").
+    public struct Pyramid: Codable, Sendable, Equatable {
+        /// Edge of a level tile in pixels.
+        public var tileSize: Int
+        /// The coarsest level's zoom.
+        public var minZoom: Int
+        /// The finest level's zoom: the frame's own pixels.
+        public var maxZoom: Int
+        /// Coarsest first.
+        public var levels: [Level]
+
+        /// One level: the frame's box in global pixel coordinates at its zoom (256-pixel tiles).
+        public struct Level: Codable, Sendable, Equatable {
+            public var zoom: Int
+            public var x0: Int
+            public var y0: Int
+            public var width: Int
+            public var height: Int
+        }
+    }
 
     /// A colour key: stops of value and colour, and the values' unit.
     public struct Legend: Codable, Sendable, Equatable {
@@ -129,6 +152,9 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         public var inputHash: String
         /// Hash of the frame's fallback tiles (when published): equal means they can be kept.
         public var fallbackHash: String? = nil
+        /// The frame's level tiles, `{z}/{x}/{y}` filled per tile, relative to the manifest
+        /// (when the animation has a `pyramid`).
+        public var tiles: String? = nil
     }
 
     /// A tile the frame lacks.

@@ -53,6 +53,17 @@ struct PreviousSite: Sendable {
         manifests[animation]
     }
 
+    /// The folder (relative to the animation's) of the previous frame made from exactly
+    /// these inputs, when it was published with exactly these levels: its tiles can be
+    /// linked. Whether each tile is still there is for the caller to find out.
+    func levelFolder(animation: String, inputHash: String, pyramid: AnimationManifest.Pyramid) -> String? {
+        guard manifests[animation]?.pyramid == pyramid, let frame = frames[animation]?[inputHash], let tiles = frame.tiles,
+            tiles.hasSuffix("/{z}/{x}/{y}.png")
+        else { return nil }
+        let folder = String(tiles.dropLast("/{z}/{x}/{y}.png".count))
+        return Self.safeRelative(folder) && !folder.contains("{") ? folder : nil
+    }
+
     /// True when the previous build's last frame of the animation had these inputs.
     func isLastFrame(animation: String, inputHash: String) -> Bool {
         lastFrames[animation] == inputHash

@@ -1,0 +1,201 @@
+import Foundation
+import MatsiteImaging
+
+/// Publishes each frame of an animation as a tile pyramid beside its file:
+/// `frames/NNNN-<hash>/{z}/{x}/{y}.png`, 256-pixel tiles of the global grid at every level
+/// from the frame's own zoom down to one that fits a screen (docs/player.md,
+/// "Multi-level frames").
+///
+/// The levels are made from the published frame file, one frame at a time: its pixels
+/// decoded once (one frame-sized buffer, a third more for the coarser levels together),
+/// each level's tiles encoded in parallel on the CPU pool and written straight to their
+/// files. A frame made from the same inputs as a previous frame published with the same
+/// levels gets that frame's tiles hard-linked under its own folder: nothing decoded or
+/// encoded (a folder cannot be hard-linked, so each of its files is).
+struct FramePyramidPublisher: Sendable {
+    /// The animation's id (its folder in the site).
+    let animation: String
+    /// The levels, coarsest first.
+    let pyramid: FramePyramid
+    /// zlib level of the tiles (the frames').
+    let compressionLevel: Int
+    /// Writes into (and links from the previous site into) the staged site.
+    let writer: SiteWriter
+
+    /// The publisher for an animation whose frames get levels, or nil when they do not
+    /// (`pyramid.publish`, the threshold, or a frame zoom coarser than the 256-pixel grid's 0).
+    init?(animation config: AnimationConfig, layout: FrameLayout, writer: SiteWriter) {
+        guard config.pyramid.wants(width: layout.width, height: layout.height) else { return nil }
+        // Global pixel coordinates count tiles of the source's size: 512-pixel tiles at
+        // zoom z are the 256-pixel grid at z + 1.
+        let zoom = config.zoom + layout.tileSize.trailingZeroBitCount - PyramidLevel.tileSize.trailingZeroBitCount
+        guard zoom >= 0 else { return nil }
+        animation = config.id
+        pyramid = FramePyramid(zoom: zoom, x0: layout.originX, y0: layout.originY, width: layout.width, height: layout.height)
+        compressionLevel = config.compressionLevel
+        self.writer = writer
+    }
+
+    /// The manifest's `pyramid`.
+    var manifest: AnimationManifest.Pyramid {
+        AnimationManifest.Pyramid(
+            tileSize: PyramidLevel.tileSize, minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom,
+            levels: pyramid.levels.map { .init(zoom: $0.zoom, x0: $0.x0, y0: $0.y0, width: $0.width, height: $0.height) })
+    }
+
+    /// What publishing the levels cost, per level (coarsest first).
+    struct Cost: Sendable {
+        var written: [Int]
+        var linked: [Int]
+        var bytes: [Int]
+        var seconds = 0.0
+    }
+
+    /// Publishes the levels of `frames` (their files already in the staged site) and
+    /// returns each frame's `tiles` template and the cost.
+    func publish(_ frames: [AnimationManifest.Frame]) async throws -> (tiles: [String], cost: Cost) {
+        let started = ContinuousClock.now
+        let zero = [Int](repeating: 0, count: pyramid.levels.count)
+        var cost = Cost(written: zero, linked: zero, bytes: zero)
+        var tiles: [String] = []
+        for frame in frames {
+            guard frame.url.hasSuffix(".png"), PreviousSite.safeRelative(frame.url) else {
+                throw StepFailure("\(animation): frame \(frame.index) is not a PNG file in frames/ (\(frame.url)): cannot cut levels from it")
+            }
+            let folder = String(frame.url.dropLast(".png".count))
+            if let linked = link(frame, to: folder) {
+                for i in linked.indices {
+                    cost.linked[i] += linked[i].tiles
+                    cost.bytes[i] += linked[i].bytes
+                }
+            } else {
+                let made = try await make(frame, into: folder)
+                for i in made.indices {
+                    cost.written[i] += made[i].tiles
+                    cost.bytes[i] += made[i].bytes
+                }
+            }
+            tiles.append(folder + "/{z}/{x}/{y}.png")
+        }
+        let elapsed = started.duration(to: .now).components
+        cost.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        return (tiles, cost)
+    }
+
+    /// The line the build prints: levels, tiles written and linked, bytes, per level.
+    func summary(_ cost: Cost, frames: Int) -> String {
+        let written = cost.written.reduce(0, +), linked = cost.linked.reduce(0, +)
+        let perLevel = pyramid.levels.indices.map { i in
+            "z\(pyramid.levels[i].zoom) \(cost.written[i] + cost.linked[i]) (\(ConsoleReporter.size(cost.bytes[i])))"
+        }
+        return "\(animation): levels z\(pyramid.minZoom)-z\(pyramid.maxZoom) of \(frames) frames: \(written) tiles written, "
+            + "\(linked) linked, \(ConsoleReporter.size(cost.bytes.reduce(0, +))) in \(String(format: "%.2f", cost.seconds)) s; "
+            + "per level: \(perLevel.joined(separator: ", "))"
+    }
+}
+
+private extension FramePyramidPublisher {
+    /// Tiles and bytes of one level of one frame.
+    typealias LevelCost = (tiles: Int, bytes: Int)
+
+    /// Links the previous build's tiles of a frame with these inputs and levels; nil (and
+    /// nothing left behind) when there are none or any one is gone.
+    func link(_ frame: AnimationManifest.Frame, to folder: String) -> [LevelCost]? {
+        guard let old = writer.previous.levelFolder(animation: animation, inputHash: frame.inputHash, pyramid: manifest) else { return nil }
+        var costs: [LevelCost] = []
+        for level in pyramid.levels {
+            var cost: LevelCost = (0, 0)
+            for x in level.tileColumns {
+                for y in level.tileRows {
+                    let tile = "/\(level.zoom)/\(x)/\(y).png"
+                    guard let file = writer.previous.regularFile("\(animation)/\(old)\(tile)"),
+                        (try? writer.link(from: "\(animation)/\(old)\(tile)", "\(animation)/\(folder)\(tile)")) == true
+                    else {
+                        // Made afresh instead: written files must not land on linked inodes
+                        // (that would change the previous site's bytes).
+                        try? FileManager.default.removeItem(atPath: staged(folder))
+                        return nil
+                    }
+                    cost.tiles += 1
+                    cost.bytes += file.size
+                }
+            }
+            costs.append(cost)
+        }
+        return costs
+    }
+
+    /// Decodes the staged frame file and writes its levels, finest first (each level is made
+    /// from the one below, which is then let go).
+    func make(_ frame: AnimationManifest.Frame, into folder: String) async throws -> [LevelCost] {
+        let finest = pyramid.finest
+        let path = writer.root.path + "/" + animation + "/" + frame.url
+        var image = try await CPUPool.shared.run { () throws -> LevelImage in
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw StepFailure("cannot read \(path) to cut its levels")
+            }
+            let decoder = PNGDecoder(maxWidth: finest.width, maxHeight: finest.height)
+            let decoded: DecodedImage
+            do throws(PNGError) { decoded = try decoder.decode(Array(data), keepIndices: true) } catch {
+                throw StepFailure("cannot decode \(path) to cut its levels: \(error.reason)", underlying: error)
+            }
+            guard decoded.width == finest.width, decoded.height == finest.height else {
+                throw StepFailure("\(path) is \(decoded.width)x\(decoded.height) pixels, expected \(finest.width)x\(finest.height)")
+            }
+            return LevelImage(level: finest, format: decoded.palette.map(PixelFormat.indexed) ?? .rgba, pixels: decoded.pixels)
+        }
+        var costs: [LevelCost] = []
+        for depth in pyramid.levels.indices.reversed() {
+            if depth < pyramid.levels.count - 1 {
+                let finer = image
+                image = try await CPUPool.shared.run { finer.coarser() }
+            }
+            costs.append(try await write(image, into: staged(folder)))
+        }
+        return costs.reversed()
+    }
+
+    /// Writes every tile of one level, in parallel chunks on the CPU pool.
+    func write(_ image: LevelImage, into folder: String) async throws -> LevelCost {
+        let level = image.level
+        let zoomFolder = "\(folder)/\(level.zoom)"
+        for x in level.tileColumns {
+            try FileManager.default.createDirectory(atPath: "\(zoomFolder)/\(x)", withIntermediateDirectories: true)
+        }
+        let tiles = level.tileColumns.flatMap { x in level.tileRows.map { y in (x, y) } }
+        // A few chunks per core: enough to keep every core busy, few enough to be cheap to schedule.
+        let chunks = min(tiles.count, 4 * ProcessInfo.processInfo.activeProcessorCount)
+        let compression = compressionLevel, format = image.tileFormat
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            for chunk in 0..<chunks {
+                let mine = Swift.stride(from: chunk, to: tiles.count, by: chunks).map { tiles[$0] }
+                group.addTask {
+                    try await CPUPool.shared.run { () throws -> Int in
+                        var bytes = 0
+                        for (x, y) in mine {
+                            let path = "\(zoomFolder)/\(x)/\(y).png"
+                            do throws(PNGError) {
+                                let writer = try PNGWriter(
+                                    path: path, width: PyramidLevel.tileSize, height: PyramidLevel.tileSize, format: format, level: compression)
+                                try writer.write(rows: image.tile(column: x, row: y))
+                                try writer.finish()
+                                bytes += Int(writer.bytesWritten)
+                            } catch {
+                                throw StepFailure("cannot write level tile \(path): \(error.reason)", underlying: error)
+                            }
+                        }
+                        return bytes
+                    }
+                }
+            }
+            var bytes = 0
+            for try await written in group { bytes += written }
+            return (tiles.count, bytes)
+        }
+    }
+
+    /// `folder` (relative to the animation's) in the staged site.
+    func staged(_ folder: String) -> String {
+        writer.root.path + "/" + animation + "/" + folder
+    }
+}

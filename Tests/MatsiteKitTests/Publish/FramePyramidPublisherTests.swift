@@ -1,0 +1,196 @@
+import Foundation
+import MatsiteImaging
+import Testing
+
+@testable import MatsiteKit
+
+/// Frames published as tile pyramids (`pyramid:`), built from the offline demo source as a
+/// user would: the manifest's `pyramid` and `tiles`, every tile on disk, the finest level
+/// equal to the frame, levels kept by hard links, and no change at all without levels.
+@Suite("FramePyramidPublisher")
+struct FramePyramidPublisherTests {
+    /// The frames' box: about 1343 x 755 pixels at zoom 5, so two levels (z4 fits 1024 pixels).
+    static let layout = WebMercator.layout(of: BoundingBox(west: -125, south: 24, east: -66, north: 50), zoom: 5, sourceZoom: 5, tileSize: 256)
+
+    static func yaml(_ site: TestSite, pyramid: String?, title: String = "Radar") -> String {
+        site.yaml(
+            """
+              - id: radar
+                title: \(title)
+                bbox: [-125.0, 24.0, -66.0, 50.0]
+                zoom: 5
+                source: { demo: radar }
+                frames: { count: 2 }
+            \(pyramid.map { "    pyramid: \($0)" } ?? "")
+            """)
+    }
+
+    @Test("publish: always writes the manifest's pyramid, each frame's tiles and every tile of every level")
+    func publishesLevels() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let reporter = LevelsReporter()
+        try await site.build(Self.yaml(site, pyramid: "{ publish: always }"), reporter: reporter)
+        let manifest = try site.manifest("radar")
+        let pyramid = try #require(manifest["pyramid"] as? [String: Any])
+        #expect(pyramid["tile_size"] as? Int == 256)
+        #expect(pyramid["min_zoom"] as? Int == 4 && pyramid["max_zoom"] as? Int == 5)
+        let levels = try #require(pyramid["levels"] as? [[String: Int]])
+        #expect(levels.map { $0["zoom"] } == [4, 5])
+        // The finest level is the frame's own box.
+        let layout = Self.layout
+        #expect(levels[1] == ["zoom": 5, "x0": layout.originX, "y0": layout.originY, "width": layout.width, "height": layout.height])
+        #expect(levels[1]["width"] == manifest["width"] as? Int && levels[1]["height"] == manifest["height"] as? Int)
+        #expect(levels[0]["x0"] == layout.originX / 2 && levels[0]["width"] == (layout.originX + layout.width + 1) / 2 - layout.originX / 2)
+
+        let frames = try site.frames("radar")
+        var expected: Set<String> = []
+        for frame in frames {
+            let url = try #require(frame["url"] as? String)
+            let tiles = try #require(frame["tiles"] as? String)
+            #expect(tiles == url.dropLast(4) + "/{z}/{x}/{y}.png")
+            for level in levels {
+                let (z, x0, y0, w, h) = (level["zoom"]!, level["x0"]!, level["y0"]!, level["width"]!, level["height"]!)
+                for x in (x0 / 256)...((x0 + w - 1) / 256) {
+                    for y in (y0 / 256)...((y0 + h - 1) / 256) {
+                        expected.insert("radar/" + tiles.replacingOccurrences(of: "{z}/{x}/{y}", with: "\(z)/\(x)/\(y)"))
+                    }
+                }
+            }
+        }
+        let onDisk = Set(try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 3 })
+        #expect(onDisk == expected)
+        #expect(reporter.lines.count == 1)
+        #expect(reporter.lines.first?.contains("\(expected.count) tiles written, 0 linked") == true, "\(reporter.lines)")
+
+        // Every finest tile, decoded, holds the frame's pixels at its place; outside the box, nothing.
+        for (index, frame) in frames.enumerated() {
+            let image = try site.frameRGBA("radar", index: index)
+            let tiles = try #require(frame["tiles"] as? String)
+            for x in (layout.originX / 256)...((layout.originX + layout.width - 1) / 256) {
+                for y in (layout.originY / 256)...((layout.originY + layout.height - 1) / 256) {
+                    let path = site.output.appendingPathComponent("radar/" + tiles.replacingOccurrences(of: "{z}/{x}/{y}", with: "5/\(x)/\(y)"))
+                    let tile = try PNGDecoder().decode([UInt8](try Data(contentsOf: path)), keepIndices: false)
+                    #expect(tile.width == 256 && tile.height == 256)
+                    var mismatches = 0
+                    for ty in 0..<256 {
+                        for tx in 0..<256 {
+                            let fx = x * 256 + tx - layout.originX, fy = y * 256 + ty - layout.originY
+                            let got = tile.pixels[((ty * 256 + tx) * 4)..<((ty * 256 + tx) * 4 + 4)]
+                            if fx >= 0 && fx < layout.width && fy >= 0 && fy < layout.height {
+                                let at = (fy * layout.width + fx) * 4
+                                if got != image.pixels[at..<(at + 4)] { mismatches += 1 }
+                            } else if got.last != 0 {
+                                mismatches += 1
+                            }
+                        }
+                    }
+                    #expect(mismatches == 0, "frame \(index) tile 5/\(x)/\(y)")
+                }
+            }
+        }
+    }
+
+    @Test("a rebuild with unchanged frames hard-links their level tiles from the previous site")
+    func keepsLevelsByLink() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await site.build(Self.yaml(site, pyramid: "{ publish: always }"))
+        let tilesBefore = try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 3 }.sorted()
+        #expect(!tilesBefore.isEmpty)
+        let inodes = try tilesBefore.map { try CacheBench.inode(site.output.appendingPathComponent($0)) }
+        // The same config again: every tile linked, nothing written, the site left as it was.
+        let same = LevelsReporter()
+        #expect(try await site.build(Self.yaml(site, pyramid: "{ publish: always }"), reporter: same).unchanged)
+        #expect(same.lines.first?.contains("0 tiles written, \(tilesBefore.count) linked") == true, "\(same.lines)")
+        // A new title changes the pages and manifest: the site is published again, not kept whole.
+        let reporter = LevelsReporter()
+        let summary = try await site.build(Self.yaml(site, pyramid: "{ publish: always }", title: "Radar again"), reporter: reporter)
+        #expect(!summary.unchanged && summary.framesReused == 2)
+        let tilesAfter = try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 3 }.sorted()
+        #expect(tilesAfter == tilesBefore)
+        #expect(try tilesAfter.map { try CacheBench.inode(site.output.appendingPathComponent($0)) } == inodes)
+        #expect(reporter.lines.first?.contains("0 tiles written, \(tilesBefore.count) linked") == true, "\(reporter.lines)")
+        #expect(try site.manifest("radar")["pyramid"] != nil)
+    }
+
+    @Test("a kept frame whose previous level tiles are not all there gets its levels made again, the old files untouched")
+    func missingPreviousTile() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await site.build(Self.yaml(site, pyramid: "{ publish: always }"))
+        let frames = try site.frames("radar")
+        let folder = try #require((frames[0]["tiles"] as? String)?.replacingOccurrences(of: "/{z}/{x}/{y}.png", with: ""))
+        let tiles = try site.fileHashes().filter { $0.key.hasPrefix("radar/\(folder)/") }
+        let perFrame = tiles.count
+        let gone = try #require(tiles.keys.sorted().last), kept = try #require(tiles.keys.sorted().first)
+        try FileManager.default.removeItem(at: site.output.appendingPathComponent(gone))
+        // A second name for an old tile: were the new build to write into a linked file, this would change.
+        let witness = site.root.appendingPathComponent("witness.png")
+        try FileManager.default.linkItem(at: site.output.appendingPathComponent(kept), to: witness)
+        let reporter = LevelsReporter()
+        try await site.build(Self.yaml(site, pyramid: "{ publish: always }", title: "Radar again"), reporter: reporter)
+        #expect(reporter.lines.first?.contains("\(perFrame) tiles written, \(perFrame) linked") == true, "\(reporter.lines)")
+        let after = try site.fileHashes()
+        #expect(after[gone] == tiles[gone])
+        #expect(after[kept] == tiles[kept])
+        #expect(SHA256.hex(of: [UInt8](try Data(contentsOf: witness))) == tiles[kept])
+        #expect(try CacheBench.inode(witness) != CacheBench.inode(site.output.appendingPathComponent(kept)))
+    }
+
+    @Test("levels of a kept frame whose previous site had none are cut from its file")
+    func levelsForKeptFrames() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await site.build(Self.yaml(site, pyramid: nil))
+        let reporter = LevelsReporter()
+        let summary = try await site.build(Self.yaml(site, pyramid: "{ publish: always }"), reporter: reporter)
+        #expect(summary.framesReused == 2)
+        let frames = try site.frames("radar")
+        #expect(frames.allSatisfy { $0["tiles"] is String })
+        #expect(reporter.lines.first?.contains(" 0 linked") == true, "\(reporter.lines)")
+        // And back: without levels, nothing of them is left.
+        try await site.build(Self.yaml(site, pyramid: "{ publish: never }"))
+        #expect(try site.manifest("radar")["pyramid"] == nil)
+        #expect(try site.frames("radar").allSatisfy { $0["tiles"] == nil })
+        #expect(try site.fileHashes().keys.allSatisfy { !$0.hasPrefix("radar/frames/") || $0.split(separator: "/").count == 3 })
+    }
+
+    @Test("publish: never, and auto below the threshold, publish exactly what a build without the key does")
+    func noLevelsNoChange() async throws {
+        var outputs: [[String: String]] = []
+        for pyramid in [nil, "{ publish: never }", "{ publish: auto }", "{ publish: auto, above_px: \(Self.layout.width * Self.layout.height) }"] {
+            let site = try TestSite()
+            defer { site.remove() }
+            // The site's path appears in no published file, so the trees compare across folders.
+            try await site.build(Self.yaml(site, pyramid: pyramid))
+            let manifest = try site.manifest("radar")
+            #expect(manifest["pyramid"] == nil)
+            #expect(try site.frames("radar").allSatisfy { $0["tiles"] == nil })
+            outputs.append(try site.fileHashes())
+        }
+        #expect(outputs.allSatisfy { $0 == outputs[0] })
+        #expect(outputs[0].keys.allSatisfy { !$0.hasPrefix("radar/frames/") || $0.split(separator: "/").count == 3 })
+    }
+
+    @Test("auto above the threshold publishes levels")
+    func autoAboveThreshold() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        // One pixel more than the threshold.
+        try await site.build(Self.yaml(site, pyramid: "{ publish: auto, above_px: \(Self.layout.width * Self.layout.height - 1) }"))
+        #expect(try site.manifest("radar")["pyramid"] != nil)
+    }
+}
+
+/// Keeps the levels lines a build reports.
+private final class LevelsReporter: BuildReporter, @unchecked Sendable {
+    private let recorded = LockedBox([String]())
+    var lines: [String] { recorded.withLock { $0 } }
+    func planned(animation: String, frames: Int, tiles: Int) {}
+    func tileLoaded(bytes: Int) {}
+    func frameDone(animation: String, index: Int, reused: Bool) {}
+    func warning(_ message: String) {}
+    func detail(_ message: String) {}
+    func levelsPublished(animation: String, summary: String) { recorded.withLock { $0.append(summary) } }
+}
