@@ -29,7 +29,7 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
 python3 -c 'import numpy' 2>/dev/null || pip install -q numpy
 bash scripts/install-deps.sh build
 scratch=${SCRATCH_PATH:-$repo/.build}
-swift build -c release --product matsite --scratch-path "$scratch" >&2
+swift build -c release --product matsite --static-swift-stdlib --scratch-path "$scratch" >&2
 bin="$scratch/release/matsite"
 
 if [ ! -f "$work/tiles/pal/frames/23/7/37/53.png" ]; then

@@ -29,7 +29,7 @@ python3 -c 'import numpy' 2>/dev/null || pip install -q numpy
 if [ -n "$need" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
 bash scripts/install-deps.sh build
 scratch=${SCRATCH_PATH:-$repo/.build}   # a separate one keeps other builds unblocked
-swift build -c release --product matsite --scratch-path "$scratch" >&2
+swift build -c release --product matsite --static-swift-stdlib --scratch-path "$scratch" >&2
 bin="$scratch/release/matsite"
 
 # Corpus: the anchors' generator, so the tiles are the same bytes.
