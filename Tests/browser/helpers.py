@@ -84,6 +84,10 @@ def build_site(folder: Path, config: str) -> Path:
     if not os.path.exists(binary):
         raise BuildFailed(f"matsite binary not found at {binary}: run `swift build --product matsite` or set MATSITE_BIN")
     folder.mkdir(parents=True, exist_ok=True)
+    # Player files under test from a folder instead of the ones compiled into the binary.
+    templates = os.environ.get("MATSITE_TEMPLATES")
+    if templates:
+        config = f"templates: {json.dumps(str(Path(templates).resolve()))}\n" + config
     (folder / "matsite.yml").write_text(config, encoding="utf-8")
     site = folder / "site"
     proc = subprocess.run([binary, "build", "--config", str(folder / "matsite.yml"), "--output", str(site), "--quiet"],
