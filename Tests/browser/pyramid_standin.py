@@ -40,7 +40,7 @@ def frame_box(manifest: dict) -> tuple[int, int, int, int]:
     x0, y0 = _global_px(b["west"], b["north"], z)
     x1, y1 = _global_px(east, b["south"], z)
     x0, y0, x1, y1 = round(x0), round(y0), round(x1), round(y1)
-    if (x1 - x0, y1 - y0) != (manifest["width"], manifest["height"]):
+    if "width" in manifest and (x1 - x0, y1 - y0) != (manifest["width"], manifest["height"]):
         raise ValueError(f"pixel box {x1 - x0}x{y1 - y0} does not match the manifest's "
                          f"{manifest['width']}x{manifest['height']}")
     return x0, y0, x1 - x0, y1 - y0
