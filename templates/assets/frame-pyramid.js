@@ -454,6 +454,7 @@
 		// Request order: the frame on screen first, then the frames in playing order.
 		_prioritize: function () {
 			var n = this._frames.length, start = Math.max(0, this._frontIndex);
+			if (this._complete === n) { this._queue = []; return; }
 			var byFrame = [];
 			for (var url in this._needed) {
 				var e = this._store[url];

@@ -252,7 +252,8 @@
 				posterUrl: o.posterUrl ? o.posterUrl : '',
 				alt: typeof m.title === 'string' ? m.title : ''
 			};
-			if (M.FramePyramid && M.FramePyramid.usable(m)) {
+			this._pyramid = !!(M.FramePyramid && M.FramePyramid.usable(m));
+			if (this._pyramid) {
 				// Frames published as levels: what loads depends on the view, so the map comes first,
 				// and the layer is its own loader.
 				this._buildMap(m);
@@ -392,7 +393,9 @@
 			var autoplay = o.autoplay && !o.reducedMotion;
 			if ('play' in this._pending) { autoplay = this._pending.play; }
 			this._wantPlay = !!autoplay;
-			this._range = new M.ViewRange(this._frameBounds, {zoom: m.zoom, slack: 1});
+			// The finest level is the frames' own detail (its zoom counts 256 px tiles, as the map's does).
+			var detail = this._pyramid ? m.pyramid.max_zoom : m.zoom;
+			this._range = new M.ViewRange(this._frameBounds, {zoom: isNum(detail) ? detail : m.zoom, slack: 1});
 			this._range.on('change', this._onRange, this);
 			this._range.addTo(this._map);
 			this._update();
