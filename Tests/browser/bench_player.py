@@ -58,7 +58,7 @@ animations:
 
 CONUS = """\
 title: Bench
-base_map: { demo: true }
+base_map: {{ demo: true }}
 animations:
   - id: radar
     title: CONUS at z{zoom}

@@ -68,7 +68,7 @@ SEAMS = """async ([frameUrl, fx0, fy0]) => {
     const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
     const g = c.getContext('2d'); g.drawImage(img, 0, 0);
     const want = g.getImageData(0, 0, c.width, c.height).data;
-    const gx0 = r.tx0 * 256, gy0 = r.ty0 * 256;
+    const gx0 = r.x0, gy0 = r.y0;
     let compared = 0, opaque = 0, differ = [];
     const check = (cx, cy) => {
         const fx = gx0 + cx - fx0, fy = gy0 + cy - fy0;
@@ -81,9 +81,9 @@ SEAMS = """async ([frameUrl, fx0, fy0]) => {
         if (!same && differ.length < 10) differ.push([fx, fy, [...got.slice(a, a + 4)], [...want.slice(b, b + 4)]]);
     };
     // Both sides of every tile boundary inside the canvas, all along it.
-    for (let bx = 256; bx < canvas.width; bx += 256)
+    for (let bx = 256 - gx0 % 256; bx < canvas.width; bx += 256)
         for (let cy = 0; cy < canvas.height; cy++) { check(bx - 1, cy); check(bx, cy); }
-    for (let by = 256; by < canvas.height; by += 256)
+    for (let by = 256 - gy0 % 256; by < canvas.height; by += 256)
         for (let cx = 0; cx < canvas.width; cx++) { check(cx, by - 1); check(cx, by); }
     const box = canvas.getBoundingClientRect();
     const map = p.getMap();

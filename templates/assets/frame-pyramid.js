@@ -12,10 +12,11 @@
  *
  * What must be loaded: the coarsest level of every frame (composed once into
  * a small background canvas per frame, then released) and, at the chosen
- * level, the tiles under the view plus a margin, of every frame. Every tile
- * is fetched and decoded (createImageBitmap) before it is ever drawn, so
+ * level, the pixels under the view plus a margin, of every frame. Every tile
+ * is fetched and decoded (createImageBitmap, cropped to the part needed, so
+ * memory follows the view's pixels, not whole tiles) before it is ever drawn:
  * composing a frame is drawImage of decoded bitmaps only. Tiles no longer
- * needed are closed, oldest first, once the decoded tiles exceed the budget.
+ * needed are closed, oldest first, once the decoded bytes exceed the budget.
  *
  * Drawing: two stacked layers, each a whole rendering of one frame: its
  * background canvas over the frame's box (with the detail area cut out) and a
@@ -37,7 +38,14 @@
 	'use strict';
 
 	var TILE = 256;
-	var TILE_BYTES = TILE * TILE * 4;
+	var SNAP = 64;   // the loaded area's edges snap out to this grid of level pixels
+
+	// Whether crop a ([x0, y0, x1, y1]) holds crop b.
+	function covers(a, b) { return !!a && a[0] <= b[0] && a[1] <= b[1] && a[2] >= b[2] && a[3] >= b[3]; }
+
+	function union(a, b) { return [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])]; }
+
+	function bytesOf(crop) { return (crop[2] - crop[0]) * (crop[3] - crop[1]) * 4; }
 
 	M.FramePyramid = L.Layer.extend({
 		options: {
@@ -48,12 +56,13 @@
 			// @option alt: String = ''
 			// Text alternative of the frame layers.
 			alt: '',
-			// @option margin: Number = 128
-			// CSS pixels around the view whose tiles are loaded too, so a short pan shows detail at once.
-			margin: 128,
-			// @option budget: Number = 192 MiB
-			// Decoded bytes of level tiles the layer keeps (each 256 x 256 x 4 bytes).
-			budget: 192 * 1024 * 1024,
+			// @option margin: Number = 64
+			// CSS pixels around the view loaded too, so a short pan shows detail at once.
+			margin: 64,
+			// @option budget: Number = 128 MiB
+			// Decoded bytes of tiles the layer keeps (4 per pixel; only the part of a tile
+			// that is needed is kept).
+			budget: 128 * 1024 * 1024,
 			// @option background: Number = 512
 			// Longest side, in pixels, of each frame's background canvas.
 			background: 512,
@@ -81,18 +90,18 @@
 			var c = this._coarse;
 			this._bgScale = Math.min(1, this.options.background / Math.max(c.width, c.height));
 			this._bgs = new Array(this._frames.length);      // per frame: its background canvas, once composed
-			this._store = {};        // url -> {state: 'loading'|'ready', bmp, used}
+			this._store = {};        // url -> {bmp, crop (its tile pixels), want (crop being fetched), used}
 			this._needed = {};       // url -> frame index, for what the current view needs
 			this._missing = [];      // per frame: needed tiles not decoded yet
 			this._complete = 0;      // frames with nothing missing
 			this._queue = [];
 			this._active = 0;
-			this._ready = 0;         // decoded bitmaps held
+			this._bytes = 0;         // decoded bytes held
 			this._stamp = 0;
 			this._loaded = false;
 			this._held = false;
 			this._failed = false;
-			this._region = null;     // {z, tx0, ty0, tx1, ty1}: the tiles the detail canvases cover
+			this._region = null;     // {z, x0, y0, x1, y1, tx0..ty1}: the level pixels the detail canvases cover
 			this._frontIndex = -1;
 			this._backIndex = -1;
 			this._token = 0;
@@ -218,15 +227,13 @@
 			var own = this._bgs[index];
 			if (own) { g.drawImage(own, 0, 0); }
 			var complete = !!own;
-			var d = layer.detail.getContext('2d');
-			if (r) {
+			if (r && r.px) {
+				var d = layer.detail.getContext('2d');
 				d.clearRect(0, 0, layer.detail.width, layer.detail.height);
 				// The background stays out from under the detail (inset by a pixel: no hairline at the edge).
-				var c = this._coarse, k = Math.pow(2, c.zoom - r.z) * TILE * this._bgScale;
-				var left = Math.ceil((r.tx0 * k) - c.x0 * this._bgScale) + 1;
-				var top = Math.ceil((r.ty0 * k) - c.y0 * this._bgScale) + 1;
-				var right = Math.floor(((r.tx1 + 1) * k) - c.x0 * this._bgScale) - 1;
-				var bottom = Math.floor(((r.ty1 + 1) * k) - c.y0 * this._bgScale) - 1;
+				var c = this._coarse, s = this._bgScale, k = Math.pow(2, c.zoom - r.z);
+				var left = Math.ceil((r.x0 * k - c.x0) * s) + 1, top = Math.ceil((r.y0 * k - c.y0) * s) + 1;
+				var right = Math.floor((r.x1 * k - c.x0) * s) - 1, bottom = Math.floor((r.y1 * k - c.y0) * s) - 1;
 				if (right > left && bottom > top) { g.clearRect(left, top, right - left, bottom - top); }
 				for (var ty = r.ty0; ty <= r.ty1; ty++) {
 					for (var tx = r.tx0; tx <= r.tx1; tx++) {
@@ -240,20 +247,23 @@
 
 		// Draws one tile of the region from the best decoded source; true when that is the tile itself.
 		_drawTile: function (ctx, index, r, tx, ty) {
-			var dx = (tx - r.tx0) * TILE, dy = (ty - r.ty0) * TILE;
-			for (var z = r.z; z >= this._coarse.zoom; z--) {
+			var dx = tx * TILE - r.x0, dy = ty * TILE - r.y0;
+			var own = this._store[this._url(index, r.z, tx, ty)];
+			if (own && own.bmp && covers(own.crop, this._cellCrop(r, tx, ty))) {
+				own.used = ++this._stamp;
+				ctx.drawImage(own.bmp, dx + own.crop[0], dy + own.crop[1]);
+				return true;
+			}
+			for (var z = r.z - 1; z >= this._coarse.zoom; z--) {
 				if (!this._byZoom[z]) { continue; }
 				var shift = r.z - z;
 				var ax = tx >> shift, ay = ty >> shift;
 				var e = this._store[this._url(index, z, ax, ay)];
 				if (!e || !e.bmp) { continue; }
 				e.used = ++this._stamp;
-				if (shift === 0) {
-					ctx.drawImage(e.bmp, dx, dy);
-					return true;
-				}
 				var part = TILE / (1 << shift);
-				ctx.drawImage(e.bmp, (tx - (ax << shift)) * part, (ty - (ay << shift)) * part, part, part, dx, dy, TILE, TILE);
+				ctx.drawImage(e.bmp, (tx - (ax << shift)) * part - e.crop[0], (ty - (ay << shift)) * part - e.crop[1],
+					part, part, dx, dy, TILE, TILE);
 				return false;
 			}
 			var bg = this._bgs[index];
@@ -345,62 +355,70 @@
 		// (so Leaflet's zoom animation, which scales the box, carries it along).
 		_placeDetail: function (layer) {
 			var r = this._region, f = this._fine;
-			var k = Math.pow(2, f.zoom - r.z) * TILE;
+			var k = Math.pow(2, f.zoom - r.z);
 			var s = layer.detail.style;
-			s.left = ((r.tx0 * k - f.x0) / f.width * 100) + '%';
-			s.top = ((r.ty0 * k - f.y0) / f.height * 100) + '%';
-			s.width = ((r.tx1 - r.tx0 + 1) * k / f.width * 100) + '%';
-			s.height = ((r.ty1 - r.ty0 + 1) * k / f.height * 100) + '%';
+			s.left = ((r.x0 * k - f.x0) / f.width * 100) + '%';
+			s.top = ((r.y0 * k - f.y0) / f.height * 100) + '%';
+			s.width = ((r.x1 - r.x0) * k / f.width * 100) + '%';
+			s.height = ((r.y1 - r.y0) * k / f.height * 100) + '%';
 		},
 
 		// ---- what the view needs ----
 
-		// Tile range of level z under the view, widened by `margin` CSS pixels, clipped to the level.
-		_range: function (z, margin) {
+		// The pixels of level z under the view, widened by `margin` CSS pixels and out to a
+		// 64 px grid, clipped to the level's box; and the tiles they touch.
+		_range: function (z, margin, snap) {
 			var map = this._map;
 			var lv = this._byZoom[z];
 			var pb = map.getPixelBounds();
 			var k = Math.pow(2, z - map.getZoom());
-			var x0 = (pb.min.x - margin) * k, y0 = (pb.min.y - margin) * k;
-			var x1 = (pb.max.x + margin) * k, y1 = (pb.max.y + margin) * k;
+			var g = snap ? SNAP : 1;
 			var r = {
 				z: z,
-				tx0: Math.max(Math.floor(lv.x0 / TILE), Math.floor(x0 / TILE)),
-				ty0: Math.max(Math.floor(lv.y0 / TILE), Math.floor(y0 / TILE)),
-				tx1: Math.min(Math.floor((lv.x0 + lv.width - 1) / TILE), Math.floor((x1 - 1e-6) / TILE)),
-				ty1: Math.min(Math.floor((lv.y0 + lv.height - 1) / TILE), Math.floor((y1 - 1e-6) / TILE))
+				x0: Math.max(lv.x0, Math.floor((pb.min.x - margin) * k / g) * g),
+				y0: Math.max(lv.y0, Math.floor((pb.min.y - margin) * k / g) * g),
+				x1: Math.min(lv.x0 + lv.width, Math.ceil((pb.max.x + margin) * k / g) * g),
+				y1: Math.min(lv.y0 + lv.height, Math.ceil((pb.max.y + margin) * k / g) * g)
 			};
-			r.count = r.tx1 < r.tx0 || r.ty1 < r.ty0 ? 0 : (r.tx1 - r.tx0 + 1) * (r.ty1 - r.ty0 + 1);
+			if (r.x1 <= r.x0 || r.y1 <= r.y0) { r.x1 = r.x0; r.y1 = r.y0; }
+			r.px = (r.x1 - r.x0) * (r.y1 - r.y0);
+			r.tx0 = Math.floor(r.x0 / TILE);
+			r.ty0 = Math.floor(r.y0 / TILE);
+			r.tx1 = r.px ? Math.floor((r.x1 - 1) / TILE) : r.tx0 - 1;
+			r.ty1 = r.px ? Math.floor((r.y1 - 1) / TILE) : r.ty0 - 1;
 			return r;
 		},
 
-		// The finest level (at most the screen's) whose needed tiles of every frame fit the budget.
+		// The finest level (at most the screen's) whose needed pixels of every frame fit the budget.
 		_chooseRegion: function () {
 			var dpr = window.devicePixelRatio || 1;
 			var ideal = Math.round(this._map.getZoom() + Math.log(dpr) / Math.LN2 - 0.01);
 			var z = Math.max(this._coarse.zoom, Math.min(this._fine.zoom, ideal));
-			var n = this._frames.length;
-			var room = this.options.budget / TILE_BYTES;
+			var room = this.options.budget / 4 / this._frames.length;
 			for (; z >= this._coarse.zoom; z--) {
 				if (!this._byZoom[z]) { continue; }
-				var withMargin = this._range(z, this.options.margin);
-				if (withMargin.count * n <= room) { return withMargin; }
-				var bare = this._range(z, 0);
-				if (bare.count * n <= room) { return bare; }
+				var withMargin = this._range(z, this.options.margin, true);
+				if (withMargin.px <= room) { return withMargin; }
+				var bare = this._range(z, 0, true);
+				if (bare.px <= room) { return bare; }
 			}
-			return this._range(this._coarse.zoom, 0);
+			return this._range(this._coarse.zoom, 0, true);
 		},
 
 		_onView: function () {
 			if (!this._map || this._removed) { return; }
 			var r = this._chooseRegion();
 			var old = this._region;
-			if (old && old.z === r.z && old.tx0 === r.tx0 && old.ty0 === r.ty0 && old.tx1 === r.tx1 && old.ty1 === r.ty1) { return; }
+			if (old && old.z === r.z) {
+				// Still inside what is loaded: nothing changes (a short pan costs nothing).
+				var v = this._range(r.z, 0, false);
+				if (v.x0 >= old.x0 && v.y0 >= old.y0 && v.x1 <= old.x1 && v.y1 <= old.y1) { return; }
+			}
 			this._region = r;
 			this._finishFade();
 			[this._front, this._back].forEach(function (layer) {
-				layer.detail.width = Math.max(0, (r.tx1 - r.tx0 + 1) * TILE);
-				layer.detail.height = Math.max(0, (r.ty1 - r.ty0 + 1) * TILE);
+				layer.detail.width = r.x1 - r.x0;
+				layer.detail.height = r.y1 - r.y0;
 				layer.stale = true;
 				this._placeDetail(layer);
 			}, this);
@@ -410,26 +428,40 @@
 			if (this._frontIndex >= 0) { this._compose(this._front, this._frontIndex); }
 		},
 
+		// The part of tile tx/ty (tile pixels [x0, y0, x1, y1]) inside the region.
+		_cellCrop: function (r, tx, ty) {
+			return [Math.max(0, r.x0 - tx * TILE), Math.max(0, r.y0 - ty * TILE),
+				Math.min(TILE, r.x1 - tx * TILE), Math.min(TILE, r.y1 - ty * TILE)];
+		},
+
 		_url: function (index, z, x, y) {
 			return this._templates[index].replace('{z}', z).replace('{x}', x).replace('{y}', y);
 		},
 
-		// Rebuilds the needed set from the region and every frame's background state.
+		// Rebuilds the needed set from the region and every frame's background state:
+		// url -> {index, crop (the tile pixels needed), ok (decoded and covering the crop)}.
 		_need: function () {
 			var r = this._region, n = this._frames.length, c = this._coarse;
+			var cbox = {x0: c.x0, y0: c.y0, x1: c.x0 + c.width, y1: c.y0 + c.height};
 			var needed = {}, missing = [], complete = 0;
 			var stamp = ++this._stamp;
 			for (var i = 0; i < n; i++) {
 				var count = 0;
-				var add = function (url) {
-					if (needed[url] !== undefined) { return; }
-					needed[url] = i;
+				var add = function (url, crop) {
+					var need = needed[url];
+					if (need) { need.crop = union(need.crop, crop); } else { need = needed[url] = {index: i, crop: crop, ok: false}; }
 					var e = this._store[url];
 					if (e) { e.used = stamp; }
-					if (!e || !e.bmp) { count++; }
 				};
-				if (!this._bgs[i]) { this._eachTile(c.zoom, this._levelRange(c), i, add); }
-				if (r && r.count) { this._eachTile(r.z, r, i, add); }
+				if (!this._bgs[i]) { this._eachTile(c.zoom, this._levelRange(c), i, cbox, add); }
+				if (r && r.px) { this._eachTile(r.z, r, i, r, add); }
+				for (var url in needed) {
+					var need = needed[url];
+					if (need.index !== i) { continue; }
+					var e = this._store[url];
+					need.ok = !!(e && e.bmp && covers(e.crop, need.crop));
+					if (!need.ok) { count++; }
+				}
 				missing.push(count);
 				if (!count) { complete++; }
 			}
@@ -445,9 +477,12 @@
 				tx1: Math.floor((lv.x0 + lv.width - 1) / TILE), ty1: Math.floor((lv.y0 + lv.height - 1) / TILE)};
 		},
 
-		_eachTile: function (z, r, index, fn) {
+		// fn(url, crop) for each tile of range r, crop: the tile's pixels inside box {x0, y0, x1, y1}.
+		_eachTile: function (z, r, index, box, fn) {
 			for (var ty = r.ty0; ty <= r.ty1; ty++) {
-				for (var tx = r.tx0; tx <= r.tx1; tx++) { fn.call(this, this._url(index, z, tx, ty)); }
+				for (var tx = r.tx0; tx <= r.tx1; tx++) {
+					fn.call(this, this._url(index, z, tx, ty), this._cellCrop(box, tx, ty));
+				}
 			}
 		},
 
@@ -457,10 +492,9 @@
 			if (this._complete === n) { this._queue = []; return; }
 			var byFrame = [];
 			for (var url in this._needed) {
-				var e = this._store[url];
-				if (e) { continue; }
-				var i = this._needed[url];
-				(byFrame[i] = byFrame[i] || []).push(url);
+				var need = this._needed[url];
+				if (need.ok || this._inFlight(url)) { continue; }
+				(byFrame[need.index] = byFrame[need.index] || []).push(url);
 			}
 			var queue = [];
 			for (var k = 0; k < n; k++) {
@@ -471,42 +505,63 @@
 			this._pump();
 		},
 
+		// A request for url is running and will cover what is needed of it.
+		_inFlight: function (url) {
+			var e = this._store[url], need = this._needed[url];
+			return !!(e && e.want && need && covers(e.want, need.crop));
+		},
+
 		_pump: function () {
 			while (this._active < this.options.concurrency && this._queue.length && !this._failed && !this._removed) {
 				var url = this._queue.shift();
-				if (this._store[url] || this._needed[url] === undefined) { continue; }
-				this._fetch(url);
+				var need = this._needed[url];
+				if (!need || need.ok || this._inFlight(url)) { continue; }
+				this._fetch(url, need.crop.slice());
 			}
 		},
 
-		_fetch: function (url) {
+		// Fetches a tile and decodes the part of it that is needed (crop), off the main thread.
+		_fetch: function (url, crop) {
 			var self = this;
-			var entry = this._store[url] = {state: 'loading', bmp: null, used: ++this._stamp};
+			var entry = this._store[url] || (this._store[url] = {bmp: null, crop: null, want: null, used: 0});
+			var token = entry.token = (entry.token || 0) + 1;
+			entry.want = crop;
+			entry.used = ++this._stamp;
 			this._active++;
 			fetch(url, {credentials: 'same-origin'}).then(function (res) {
 				if (!res.ok) { throw new Error('HTTP ' + res.status); }
 				return res.blob();
 			}).then(function (blob) {
-				return createImageBitmap(blob);
+				return createImageBitmap(blob, crop[0], crop[1], crop[2] - crop[0], crop[3] - crop[1]);
 			}).then(function (bmp) {
 				self._active--;
-				if (self._removed || self._store[url] !== entry) { bmp.close(); return; }
-				entry.state = 'ready';
+				if (self._removed || self._store[url] !== entry || entry.token !== token) { bmp.close(); self._pump(); return; }
+				if (entry.bmp) { self._bytes -= bytesOf(entry.crop); entry.bmp.close(); }
 				entry.bmp = bmp;
-				self._ready++;
+				entry.crop = crop;
+				entry.want = null;
+				self._bytes += bytesOf(crop);
 				self._arrived(url);
 				self._pump();
 			}).catch(function (err) {
 				self._active--;
-				if (self._removed || self._store[url] !== entry) { return; }
-				delete self._store[url];
+				if (self._removed || self._store[url] !== entry || entry.token !== token) { return; }
+				entry.want = null;
 				self._fail(url, err && err.message ? err.message : 'error');
 			});
 		},
 
 		_arrived: function (url) {
-			var i = this._needed[url];
-			if (i === undefined) { this._release(); return; }
+			var need = this._needed[url];
+			if (!need || need.ok) { this._release(); return; }
+			var e = this._store[url];
+			if (!covers(e.crop, need.crop)) {
+				// The view moved on while it loaded: ask again for what it needs now.
+				this._prioritize();
+				return;
+			}
+			need.ok = true;
+			var i = need.index;
 			if (!this._bgs[i] && this._coarseDone(i)) { this._composeBackground(i); }
 			if (--this._missing[i] === 0) { this._complete++; }
 			if (i === this._frontIndex) { this._scheduleRedraw(); }
@@ -519,8 +574,8 @@
 			var r = this._levelRange(this._coarse), z = this._coarse.zoom;
 			for (var ty = r.ty0; ty <= r.ty1; ty++) {
 				for (var tx = r.tx0; tx <= r.tx1; tx++) {
-					var e = this._store[this._url(index, z, tx, ty)];
-					if (!e || !e.bmp) { return false; }
+					var need = this._needed[this._url(index, z, tx, ty)];
+					if (need && !need.ok) { return false; }
 				}
 			}
 			return true;
@@ -537,15 +592,18 @@
 			for (var ty = r.ty0; ty <= r.ty1; ty++) {
 				for (var tx = r.tx0; tx <= r.tx1; tx++) {
 					var e = this._store[this._url(index, z, tx, ty)];
-					g.drawImage(e.bmp, (tx * TILE - c.x0) * s, (ty * TILE - c.y0) * s, TILE * s, TILE * s);
+					if (!e || !e.bmp) { continue; }
+					var w = e.crop[2] - e.crop[0], h = e.crop[3] - e.crop[1];
+					g.drawImage(e.bmp, (tx * TILE + e.crop[0] - c.x0) * s, (ty * TILE + e.crop[1] - c.y0) * s, w * s, h * s);
 				}
 			}
 			this._bgs[index] = canvas;
 			// Its tiles are needed now only as detail tiles (when the view uses the coarsest level).
 			var region = this._region;
 			if (!region || region.z !== z) {
-				this._eachTile(z, r, index, function (url) {
-					if (this._needed[url] === index) { delete this._needed[url]; }
+				this._eachTile(z, r, index, {x0: c.x0, y0: c.y0, x1: c.x0 + c.width, y1: c.y0 + c.height}, function (url) {
+					var need = this._needed[url];
+					if (need && need.index === index) { delete this._needed[url]; }
 				});
 			}
 			if (index === this._back.index) { this._back.stale = true; }
@@ -553,25 +611,24 @@
 
 		// Closes decoded tiles the view no longer needs, oldest first, while over the budget.
 		_release: function () {
-			var room = Math.floor(this.options.budget / TILE_BYTES);
-			if (this._ready <= room) { return; }
+			if (this._bytes <= this.options.budget) { return; }
 			var spare = [];
 			for (var url in this._store) {
 				var e = this._store[url];
-				if (e.bmp && this._needed[url] === undefined) { spare.push([e.used, url]); }
+				if (e.bmp && !e.want && !this._needed[url]) { spare.push([e.used, url]); }
 			}
 			spare.sort(function (a, b) { return a[0] - b[0]; });
-			for (var k = 0; k < spare.length && this._ready > room; k++) {
+			for (var k = 0; k < spare.length && this._bytes > this.options.budget; k++) {
 				var entry = this._store[spare[k][1]];
+				this._bytes -= bytesOf(entry.crop);
 				entry.bmp.close();
 				delete this._store[spare[k][1]];
-				this._ready--;
 			}
 		},
 
 		_progressed: function () {
 			var n = this._frames.length;
-			this._container.setAttribute('data-tiles', String(this._ready));
+			this._container.setAttribute('data-bytes', String(this._bytes));
 			this.fire('progress', {loaded: this._complete, total: n});
 			if (this._complete === n) {
 				if (!this._loaded) {
