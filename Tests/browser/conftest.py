@@ -54,9 +54,9 @@ def features_site_dir(tmp_path_factory) -> Path:
     return _build(tmp_path_factory.mktemp("features"), FEATURES_CONFIG)
 
 
-# Until `matsite build` publishes levels itself, Tests/browser/pyramid_standin.py cuts them
-# from a normal build. False: the binary's own `pyramid:` output.
-PYRAMID_STAND_IN = True
+# True: Tests/browser/pyramid_standin.py cuts the levels from a normal build (for a binary
+# without `pyramid:`). False: the binary's own `pyramid:` output.
+PYRAMID_STAND_IN = False
 
 
 def build_pyramid(tmp: Path, config: str) -> Path:
