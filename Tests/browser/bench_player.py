@@ -8,7 +8,8 @@ from a fresh browser context (empty cache):
     frame box the map shows when playable (the issue's yardstick for the above),
   - in `--seconds` of playback: requestAnimationFrame callbacks, gaps over 50 ms,
     the longest gap,
-  - the renderer process's RSS at the end (the largest renderer of the browser).
+  - the renderer process's RSS at the end (the largest renderer of the browser),
+    and the GPU process's (canvases and composited layers may be held there).
 For loops with levels, the same again after zooming to the frames' zoom over the
 middle of the box ("to playable": from the zoom until playback resumes; bytes: those
 fetched in between; share: "-").
@@ -123,8 +124,9 @@ RAF = """async (ms) => {
 }"""
 
 
-def renderer_rss_mb(browser) -> float:
-    """RSS of the browser's largest renderer process (the page's), from /proc."""
+def renderer_rss_mb(browser, kind: str = "renderer") -> float:
+    """RSS of the browser's largest process of a kind ("renderer": the page's; "GPU":
+    where canvases and layers may live), from /proc."""
     cdp = browser.new_browser_cdp_session()
     try:
         info = cdp.send("SystemInfo.getProcessInfo")
@@ -132,7 +134,7 @@ def renderer_rss_mb(browser) -> float:
         cdp.detach()
     best = 0
     for proc in info.get("processInfo", []):
-        if proc.get("type") != "renderer":
+        if proc.get("type") != kind:
             continue
         try:
             with open(f"/proc/{proc['id']}/status", encoding="ascii") as f:
@@ -166,7 +168,7 @@ def measure(browser, server, viewport, seconds, zoom_in=None) -> dict:
     page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.state === 'playing'",
                            timeout=600000)
     r = page.evaluate(RAF, seconds * 1000)
-    rss = renderer_rss_mb(browser)
+    rss = renderer_rss_mb(browser), renderer_rss_mb(browser, "GPU")
     out = {"fit": figures(playable, share, bytes_before, requests, r, rss)}
     if zoom_in is not None:
         # Then at the frames' own detail, over the middle of the box: the view's tiles of every frame.
@@ -179,7 +181,8 @@ def measure(browser, server, viewport, seconds, zoom_in=None) -> dict:
         b0, n0 = page.evaluate(BYTES, t0)
         b1, n1 = page.evaluate(BYTES, t1)
         r = page.evaluate(RAF, seconds * 1000)
-        out["zoomed"] = figures(t1 - t0, None, b1 - b0, n1 - n0, r, renderer_rss_mb(browser))
+        out["zoomed"] = figures(t1 - t0, None, b1 - b0, n1 - n0, r,
+                                (renderer_rss_mb(browser), renderer_rss_mb(browser, "GPU")))
     context.close()
     return out
 
@@ -188,7 +191,7 @@ def figures(playable, share, bytes_before, requests, r, rss) -> dict:
     gaps = [d for d in r["deltas"] if d > 50]
     return {"playable_ms": playable, "bytes": bytes_before, "requests": requests, "share": share,
             "callbacks": r["callbacks"], "gaps50": len(gaps), "longest": max(r["deltas"]) if r["deltas"] else 0,
-            "rss": rss}
+            "rss": rss[0], "gpu": rss[1]}
 
 
 def main() -> int:
@@ -225,14 +228,14 @@ def main() -> int:
         browser.close()
 
     print(f"chromium {args.chromium}, {args.seconds:g} s of playback, median of {args.runs} run(s)")
-    print("| loop | frame size | levels | viewport | rAF callbacks | gaps > 50 ms | longest gap | renderer RSS "
+    print("| loop | frame size | levels | viewport | rAF callbacks | gaps > 50 ms | longest gap | renderer RSS | GPU process RSS "
           "| to playable | bytes before playable (requests) | viewport's share of the frames |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, m, frame_bytes, (w, h), r, share in rows:
         levels = (f"{m['pyramid']['min_zoom']}-{m['pyramid']['max_zoom']}" if m.get("pyramid") else "single image")
         share_bytes = f"{frame_bytes * share / 1e6:.1f} MB" if share is not None else "?"
         print(f"| {label}, {len(m['frames'])} frames | {m['width']} x {m['height']} | {levels} | {w} x {h} "
-              f"| {r['callbacks']:.0f} | {r['gaps50']:.0f} | {r['longest']:.0f} ms | {r['rss']:.0f} MB "
+              f"| {r['callbacks']:.0f} | {r['gaps50']:.0f} | {r['longest']:.0f} ms | {r['rss']:.0f} MB | {r['gpu']:.0f} MB "
               f"| {r['playable_ms']:.0f} ms | {r['bytes'] / 1e6:.1f} MB ({r['requests']:.0f}) | {share_bytes} |")
     return 0
 

@@ -308,3 +308,35 @@ def test_loops_just_under_and_just_over_the_threshold_both_play(tabs, tmp_path):
     assert "pyramid" in read_manifest(str(over))
     _plays(tabs, under, pyramid=False)
     _plays(tabs, over, pyramid=True)
+
+
+CSP_PROBE = """window.__csp = [];
+document.addEventListener('securitypolicyviolation', (e) => window.__csp.push([e.violatedDirective, e.blockedURI].join(' ')));"""
+
+
+def test_frames_in_levels_play_under_a_strict_csp_and_axe_finds_no_violation(tabs, pyramid_site_dir):
+    from axe_playwright_python.sync_playwright import Axe
+    from helpers import STRICT_CSP
+
+    m = read_manifest(str(pyramid_site_dir))
+    fine = fine_level(m)
+    srv = SiteServer(str(pyramid_site_dir), csp=STRICT_CSP)
+    try:
+        for path in ["radar/index.html", "radar/embed.html?autoplay=1"]:
+            tab = tabs.open(viewport={"width": 390, "height": 844})
+            page = tab.page
+            page.add_init_script(CSP_PROBE)
+            logged = []
+            page.on("console", lambda msg: logged.append(msg.text) if "Content Security Policy" in msg.text else None)
+            page.goto(srv.url(path))
+            wait_state(page, "playing")
+            # Panned and zoomed to the finest level: canvases placed and drawn by script, still clean.
+            lat, lng = tile_centre_latlng(page, fine["zoom"], fine["x0"] // 256 + 3, fine["y0"] // 256 + 2)
+            page.evaluate(SET_VIEW, [lat, lng, fine["zoom"]])
+            wait_view_complete(page, fine["zoom"])
+            assert page.evaluate("window.__csp") == [] and not logged, (page.evaluate("window.__csp"), logged)
+            violations = Axe().run(page).response["violations"]
+            assert not violations, [(v["id"], [n["target"] for n in v["nodes"]][:5]) for v in violations]
+            assert not tab.page_errors and not tab.console_errors, (tab.page_errors, tab.console_errors)
+    finally:
+        srv.stop()
