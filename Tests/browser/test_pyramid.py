@@ -340,3 +340,19 @@ def test_frames_in_levels_play_under_a_strict_csp_and_axe_finds_no_violation(tab
             assert not tab.page_errors and not tab.console_errors, (tab.page_errors, tab.console_errors)
     finally:
         srv.stop()
+
+
+def test_a_missing_tile_shows_a_clear_message(tab, pyramid_server, pyramid_site_dir):
+    import json
+
+    m = read_manifest(str(pyramid_site_dir))
+    broken = dict(m, frames=[dict(f) for f in m["frames"]])
+    broken["frames"][1]["tiles"] = "frames/does-not-exist/{z}/{x}/{y}.png"
+    pyramid_server.override("radar/manifest.json", json.dumps(broken).encode(), "application/json")
+    page = tab.page
+    page.goto(pyramid_server.url("radar/index.html"))
+    page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.error", timeout=20000)
+    s = player_state(page)
+    assert s["state"] == "loading"
+    assert s["error"].startswith("Frame 2 of ") and "tile " in s["error"] and "HTTP 404" in s["error"], s["error"]
+    assert "404" in page.locator(".matsite-status").inner_text()
