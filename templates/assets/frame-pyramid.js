@@ -648,7 +648,7 @@
 		_fail: function (url, why) {
 			if (this._failed) { return; }
 			this._failed = true;
-			var i = this._needed[url];
+			var i = this._needed[url] ? this._needed[url].index : undefined;
 			var n = this._frames.length;
 			var where = url.replace(/^.*\/(\d+\/\d+\/\d+)\.[a-z]+$/i, '$1');
 			var message = 'Frame ' + (i === undefined ? '?' : i + 1) + ' of ' + n + ': tile ' + where +
