@@ -26,6 +26,8 @@ templates folder's player files.
 
     python3 Tests/browser/bench_player.py [--loops demo,conus7,conus8] [--work DIR]
         [--viewports 1280x800,390x844] [--seconds 10] [--runs 1] [--stand-in]
+
+--stand-in needs Pillow (pip install Pillow).
 """
 from __future__ import annotations
 

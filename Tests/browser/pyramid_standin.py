@@ -9,7 +9,7 @@ manifest. Coarser levels take the top-left pixel of each 2 x 2 block (nearest),
 not the palette mode the real build uses: the player does not care how a level
 was made, only where its pixels are.
 
-    python3 Tests/browser/pyramid_standin.py SITE [ID]
+    python3 Tests/browser/pyramid_standin.py SITE [ID]     (needs Pillow)
 """
 from __future__ import annotations
 
@@ -17,8 +17,6 @@ import json
 import math
 import sys
 from pathlib import Path
-
-from PIL import Image
 
 TILE = 256
 
@@ -59,6 +57,9 @@ def levels_for(manifest: dict) -> list[dict]:
 
 
 def cut(site: Path, anim: str = "radar") -> dict:
+    # Pillow only here: the tests import frame_box without it.
+    from PIL import Image
+
     folder = site / anim
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     levels = levels_for(manifest)
