@@ -447,9 +447,9 @@
 			var stamp = ++this._stamp;
 			for (var i = 0; i < n; i++) {
 				var count = 0;
-				var add = function (url, crop) {
+				var add = function (url, crop, z) {
 					var need = needed[url];
-					if (need) { need.crop = union(need.crop, crop); } else { need = needed[url] = {index: i, crop: crop, ok: false}; }
+					if (need) { need.crop = union(need.crop, crop); } else { need = needed[url] = {index: i, z: z, crop: crop, ok: false}; }
 					var e = this._store[url];
 					if (e) { e.used = stamp; }
 				};
@@ -481,7 +481,7 @@
 		_eachTile: function (z, r, index, box, fn) {
 			for (var ty = r.ty0; ty <= r.ty1; ty++) {
 				for (var tx = r.tx0; tx <= r.tx1; tx++) {
-					fn.call(this, this._url(index, z, tx, ty), this._cellCrop(box, tx, ty));
+					fn.call(this, this._url(index, z, tx, ty), this._cellCrop(box, tx, ty), z);
 				}
 			}
 		},
@@ -516,14 +516,14 @@
 				var url = this._queue.shift();
 				var need = this._needed[url];
 				if (!need || need.ok || this._inFlight(url)) { continue; }
-				this._fetch(url, need.crop.slice());
+				this._fetch(url, need.crop.slice(), need.z);
 			}
 		},
 
 		// Fetches a tile and decodes the part of it that is needed (crop), off the main thread.
-		_fetch: function (url, crop) {
+		_fetch: function (url, crop, z) {
 			var self = this;
-			var entry = this._store[url] || (this._store[url] = {bmp: null, crop: null, want: null, used: 0});
+			var entry = this._store[url] || (this._store[url] = {bmp: null, crop: null, want: null, used: 0, z: z});
 			var token = entry.token = (entry.token || 0) + 1;
 			entry.want = crop;
 			entry.used = ++this._stamp;
@@ -610,12 +610,23 @@
 		},
 
 		// Closes decoded tiles the view no longer needs, oldest first, while over the budget.
+		// Once every frame is complete, tiles of other levels than the view's go at once:
+		// they only stood in while the view's own loaded.
 		_release: function () {
-			if (this._bytes <= this.options.budget) { return; }
+			var z = this._region ? this._region.z : -1;
+			var settled = this._complete === this._frames.length;
+			if (this._bytes <= this.options.budget && !settled) { return; }
 			var spare = [];
 			for (var url in this._store) {
 				var e = this._store[url];
-				if (e.bmp && !e.want && !this._needed[url]) { spare.push([e.used, url]); }
+				if (!e.bmp || e.want || this._needed[url]) { continue; }
+				if (settled && e.z !== z) {
+					this._bytes -= bytesOf(e.crop);
+					e.bmp.close();
+					delete this._store[url];
+				} else {
+					spare.push([e.used, url]);
+				}
 			}
 			spare.sort(function (a, b) { return a[0] - b[0]; });
 			for (var k = 0; k < spare.length && this._bytes > this.options.budget; k++) {
