@@ -103,8 +103,6 @@
 			this._failed = false;
 			this._region = null;     // {z, x0, y0, x1, y1, tx0..ty1}: the level pixels the detail canvases cover
 			this._frontIndex = -1;
-			this._backIndex = -1;
-			this._token = 0;
 			this._fade = null;
 			this._initDom();
 		},
@@ -178,7 +176,6 @@
 		},
 
 		show: function (index, fadeMs) {
-			++this._token;
 			this._finishFade();
 			if (index === this._frontIndex) { return this; }
 			if (this._back.index !== index || this._back.stale) { this._compose(this._back, index); }
