@@ -20,7 +20,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import sync_playwright
 
-from helpers import DEMO_CONFIG, FEATURES_CONFIG, XSS_CONFIG, BuildFailed, SiteServer, build_site
+from helpers import (DEMO_CONFIG, FEATURES_CONFIG, PYRAMID_CONFIG, XSS_CONFIG, BuildFailed, SiteServer,
+                     build_pyramid_site, build_site)
 
 CHROMIUM = os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium")
 
@@ -53,6 +54,36 @@ def features_site_dir(tmp_path_factory) -> Path:
     return _build(tmp_path_factory.mktemp("features"), FEATURES_CONFIG)
 
 
+# True: Tests/browser/pyramid_standin.py cuts the levels from a normal build (for a binary
+# without `pyramid:`). False: the binary's own `pyramid:` output.
+PYRAMID_STAND_IN = False
+
+
+def build_pyramid(tmp: Path, config: str) -> Path:
+    """A site built from `config` (which has a `pyramid:` key), levels published."""
+    try:
+        return build_pyramid_site(tmp, config, PYRAMID_STAND_IN)
+    except BuildFailed as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def pyramid_site_dir(tmp_path_factory) -> Path:
+    """The site of every pyramid test: frames of two levels (helpers.PYRAMID_CONFIG).
+    MATSITE_TEST_PYRAMID_SITE: such a site already built (development)."""
+    prebuilt = os.environ.get("MATSITE_TEST_PYRAMID_SITE")
+    if prebuilt:
+        return Path(prebuilt)
+    return build_pyramid(tmp_path_factory.mktemp("pyramid"), PYRAMID_CONFIG)
+
+
+@pytest.fixture(scope="session")
+def pyramid_server(pyramid_site_dir):
+    srv = SiteServer(str(pyramid_site_dir))
+    yield srv
+    srv.stop()
+
+
 @pytest.fixture(scope="session")
 def server(site_dir):
     srv = SiteServer(str(site_dir))
@@ -63,8 +94,9 @@ def server(site_dir):
 @pytest.fixture(autouse=True)
 def _fresh_server(request):
     yield
-    if "server" in request.fixturenames:
-        request.getfixturevalue("server").clear()
+    for name in ("server", "pyramid_server"):
+        if name in request.fixturenames:
+            request.getfixturevalue(name).clear()
 
 
 @pytest.fixture(scope="session")

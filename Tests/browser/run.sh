@@ -8,6 +8,9 @@
 #                 embeds templates/, so it must be fresh) and uses .build/debug/matsite.
 # MATSITE_CHROMIUM  chromium to drive (default /usr/bin/chromium).
 # MATSITE_TEST_SITE a prebuilt site to test instead of building one (development).
+# MATSITE_TEST_PYRAMID_SITE likewise for the pyramid tests (test_pyramid.py).
+# MATSITE_TEMPLATES a templates folder whose player files the test sites use instead of
+#                 the ones compiled into the binary (config key templates:).
 # Exits with pytest's exit code.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -6,8 +6,10 @@
  * The root element reflects the state for scripts and tests:
  *   data-state          loading | ready | playing | paused
  *   data-frame          index of the frame shown
- *   data-paused-reason  zoom | bounds | hidden | offscreen, while the player
- *                       holds back playback the viewer asked for
+ *   data-paused-reason  zoom | bounds | tiles | hidden | offscreen, while the
+ *                       player holds back playback the viewer asked for
+ *                       (tiles: frames published as levels lack tiles the
+ *                       view needs; playback resumes once every frame has them)
  *
  * Root attributes read: data-manifest (URL of manifest.json), data-poster,
  * data-embed ("true" on the embed page), data-title.
@@ -21,11 +23,12 @@
 	'use strict';
 
 	// Priority when several reasons hold playback at once.
-	var REASONS = ['zoom', 'bounds', 'hidden', 'offscreen'];
+	var REASONS = ['zoom', 'bounds', 'tiles', 'hidden', 'offscreen'];
 
 	var MESSAGES = {
 		zoom: 'Zoomed in past the animation\u2019s detail: paused, showing this frame as map tiles. Zoom out to resume.',
 		bounds: 'The view has left the animation\u2019s area: paused. Pan back to resume.',
+		tiles: 'Loading the detail of this view for every frame: playback resumes when it is in.',
 		hidden: '',
 		offscreen: ''
 	};
@@ -243,30 +246,39 @@
 			});
 			this._root.setAttribute('data-frame', String(initial));
 
-			// Frames first: the map below takes a while to build and needs none of them.
 			// Known before loading ends, so a player off screen never starts playing first.
 			this._watchVisibility();
-			this._loader = new M.FrameLoader(this._urls, {first: initial});
-			this._loader.on('progress', function (e) {
-				this._progress.textContent = e.loaded + ' / ' + e.total + ' frames';
-				this._root.setAttribute('data-loaded', String(e.loaded));
-			}, this);
-			this._loader.on('error', function (e) { this._fail(e.message); }, this);
-			this._loader.on('load', this._onLoaded, this);
-			this._loader.start();
-			this._say('Loading frames\u2026');
-
-			this._buildMap(m);
-			this._overlay = new M.FrameOverlay(m.frames, this._urls, m.bounds, {
+			var layerOptions = {
 				posterUrl: o.posterUrl ? o.posterUrl : '',
 				alt: typeof m.title === 'string' ? m.title : ''
-			}).addTo(this._map);
-			this._overlay.setOpacity(this._opacity);
-			this._overlay.showInitial(initial);
-			this._frameBounds = this._overlay.getBounds();
-			// Small frames in a large page would otherwise open already "too deep".
-			this._map.fitBounds(this._frameBounds, {animate: false, maxZoom: m.zoom + 1});
-			this._map.setMinZoom(Math.max(0, this._map.getZoom() - 3));
+			};
+			this._pyramid = !!(M.FramePyramid && M.FramePyramid.usable(m));
+			if (this._pyramid) {
+				// Frames published as levels: what loads depends on the view, so the map comes first,
+				// and the layer is its own loader.
+				this._buildMap(m);
+				this._overlay = new M.FramePyramid(m, m.frames.map(function (f) { return self._resolve(f.tiles); }), layerOptions);
+				this._fitMap(m);
+				this._loader = this._overlay;
+				this._watchLoader();
+				this._overlay.on('hold', function (e) {
+					this._progress.textContent = e.on ? this._loader.loaded() + ' / ' + this._loader.total() + ' frames' : '';
+					this._hold('tiles', e.on);
+				}, this);
+				this._overlay.addTo(this._map);
+				this._overlay.setOpacity(this._opacity);
+				this._overlay.showInitial(initial);
+			} else {
+				// Frames first: the map below takes a while to build and needs none of them.
+				this._loader = new M.FrameLoader(this._urls, {first: initial});
+				this._watchLoader();
+				this._loader.start();
+				this._buildMap(m);
+				this._overlay = new M.FrameOverlay(m.frames, this._urls, m.bounds, layerOptions).addTo(this._map);
+				this._overlay.setOpacity(this._opacity);
+				this._overlay.showInitial(initial);
+				this._fitMap(m);
+			}
 
 			this._control = new M.PlayerControl(this._root, {
 				count: n,
@@ -300,6 +312,24 @@
 			if (this._api) {
 				this._api.setAllowedOrigins(m.embed && Array.isArray(m.embed.allowed_origins) ? m.embed.allowed_origins : ['*']);
 			}
+		},
+
+		_watchLoader: function () {
+			this._loader.on('progress', function (e) {
+				this._root.setAttribute('data-loaded', String(e.loaded));
+				// After the first load only a pyramid reports progress, and only a hold shows it.
+				if (!this._clock || this._holds.tiles) { this._progress.textContent = e.loaded + ' / ' + e.total + ' frames'; }
+			}, this);
+			this._loader.on('error', function (e) { this._fail(e.message); }, this);
+			this._loader.on('load', this._onLoaded, this);
+			this._say('Loading frames\u2026');
+		},
+
+		_fitMap: function (m) {
+			this._frameBounds = this._overlay.getBounds();
+			// Small frames in a large page would otherwise open already "too deep".
+			this._map.fitBounds(this._frameBounds, {animate: false, maxZoom: m.zoom + 1});
+			this._map.setMinZoom(Math.max(0, this._map.getZoom() - 3));
 		},
 
 		// addEventListener, undone by remove().
@@ -363,7 +393,9 @@
 			var autoplay = o.autoplay && !o.reducedMotion;
 			if ('play' in this._pending) { autoplay = this._pending.play; }
 			this._wantPlay = !!autoplay;
-			this._range = new M.ViewRange(this._frameBounds, {zoom: m.zoom, slack: 1});
+			// The finest level is the frames' own detail (its zoom counts 256 px tiles, as the map's does).
+			var detail = this._pyramid ? m.pyramid.max_zoom : m.zoom;
+			this._range = new M.ViewRange(this._frameBounds, {zoom: isNum(detail) ? detail : m.zoom, slack: 1});
 			this._range.on('change', this._onRange, this);
 			this._range.addTo(this._map);
 			this._update();
@@ -409,7 +441,7 @@
 			}
 			this._control.update({playing: running});
 			var range = this._range ? this._range.reason() : null;
-			this._say(range ? MESSAGES[range] : '');
+			this._say(range ? MESSAGES[range] : this._holds.tiles && this._wantPlay ? MESSAGES.tiles : '');
 			this._setState(running ? 'playing' : (this._everPlayed || this._wantPlay ? 'paused' : 'ready'));
 		},
 

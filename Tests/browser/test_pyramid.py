@@ -1,0 +1,358 @@
+"""Issue 12: frames published as levels play from the tiles the view needs.
+
+Every test gets its site from conftest's `pyramid_site_dir` / `build_pyramid`
+(helpers.PYRAMID_CONFIG: five frames of 1820 x 1581 px at zoom 7, levels 6 and 7).
+"""
+from __future__ import annotations
+
+import time
+
+from helpers import PYRAMID_CONFIG, SiteServer, player_state, read_manifest, wait_state
+
+from conftest import build_pyramid
+from pyramid_standin import frame_box
+
+SET_VIEW = """([lat, lng, z]) => Matsite.players[0].getMap().setView([lat, lng], z, {animate: false})"""
+
+LAYER = """() => { const c = document.querySelector('.matsite-pyramid');
+    const f = c && c.querySelector('.matsite-pyramid-frame.matsite-front');
+    return c && {level: Number(c.dataset.level), front: f && Number(f.dataset.index),
+                 complete: f && f.dataset.complete === 'true'}; }"""
+
+
+def fine_level(m):
+    return m["pyramid"]["levels"][-1]
+
+
+def tile_centre_latlng(page, z, x, y):
+    """The lat/lng of the centre of tile x/y at zoom z (Leaflet's own projection)."""
+    return page.evaluate("""([z, x, y]) => { const ll = L.CRS.EPSG3857.pointToLatLng(L.point((x + 0.5) * 256, (y + 0.5) * 256), z);
+        return [ll.lat, ll.lng]; }""", [z, x, y])
+
+
+def tile_url(m, index, z, x, y):
+    return "radar/" + m["frames"][index]["tiles"].replace("{z}", str(z)).replace("{x}", str(x)).replace("{y}", str(y))
+
+
+def wait_view_complete(page, level, timeout=20000):
+    page.wait_for_function(
+        """(z) => { const c = document.querySelector('.matsite-pyramid');
+            const f = c && c.querySelector('.matsite-pyramid-frame.matsite-front');
+            return c && Number(c.dataset.level) === z && f && f.dataset.complete === 'true'; }""",
+        arg=level, timeout=timeout)
+
+
+def test_the_manifest_publishes_levels_and_the_page_uses_the_pyramid_layer(tab, pyramid_server, pyramid_site_dir):
+    m = read_manifest(str(pyramid_site_dir))
+    levels = m["pyramid"]["levels"]
+    assert [lv["zoom"] for lv in levels] == [6, 7], levels
+    assert (fine_level(m)["width"], fine_level(m)["height"]) == (m["width"], m["height"])
+    page = tab.page
+    page.goto(pyramid_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    assert page.locator("img.matsite-frame").count() == 0
+    assert page.locator(".matsite-pyramid .matsite-pyramid-frame").count() == 2
+    # No whole frame is ever fetched: only tiles.
+    assert not any(pyramid_server.requested(f["url"]) for f in m["frames"])
+    assert not tab.page_errors and not tab.console_errors
+
+
+SEAMS = """async ([frameUrl, fx0, fy0]) => {
+    const p = Matsite.players[0];
+    const front = document.querySelector('.matsite-pyramid-frame.matsite-front');
+    const canvas = front.querySelector('canvas.matsite-pyramid-detail');
+    const r = p._overlay._region;
+    const got = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    // The stitched frame, decoded the same way (a canvas), so both went through the same premultiplication.
+    const img = new Image(); img.src = frameUrl; await img.decode();
+    const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
+    const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+    const want = g.getImageData(0, 0, c.width, c.height).data;
+    const gx0 = r.x0, gy0 = r.y0;
+    let compared = 0, opaque = 0, differ = [];
+    const check = (cx, cy) => {
+        const fx = gx0 + cx - fx0, fy = gy0 + cy - fy0;
+        if (fx < 0 || fy < 0 || fx >= c.width || fy >= c.height || cx >= canvas.width || cy >= canvas.height) return;
+        const a = (cy * canvas.width + cx) * 4, b = (fy * c.width + fx) * 4;
+        compared++;
+        if (want[b + 3] > 0) opaque++;
+        const same = got[a + 3] === want[b + 3] && (want[b + 3] === 0 ||
+            (got[a] === want[b] && got[a + 1] === want[b + 1] && got[a + 2] === want[b + 2]));
+        if (!same && differ.length < 10) differ.push([fx, fy, [...got.slice(a, a + 4)], [...want.slice(b, b + 4)]]);
+    };
+    // Both sides of every tile boundary inside the canvas, all along it.
+    for (let bx = 256 - gx0 % 256; bx < canvas.width; bx += 256)
+        for (let cy = 0; cy < canvas.height; cy++) { check(bx - 1, cy); check(bx, cy); }
+    for (let by = 256 - gy0 % 256; by < canvas.height; by += 256)
+        for (let cx = 0; cx < canvas.width; cx++) { check(cx, by - 1); check(cx, by); }
+    const box = canvas.getBoundingClientRect();
+    const map = p.getMap();
+    const nw = map.latLngToContainerPoint(L.CRS.EPSG3857.pointToLatLng(L.point(gx0, gy0), r.z));
+    const mapBox = map.getContainer().getBoundingClientRect();
+    return {compared, opaque, differ, tiles: (r.tx1 - r.tx0 + 1) * (r.ty1 - r.ty0 + 1),
+            placed: [box.left - mapBox.left - nw.x, box.top - mapBox.top - nw.y, box.width - canvas.width]};
+}"""
+
+
+def test_seams_the_composed_frame_equals_the_stitched_frame_across_tile_boundaries(tab, pyramid_server, pyramid_site_dir):
+    m = read_manifest(str(pyramid_site_dir))
+    fine = fine_level(m)
+    page = tab.page
+    page.goto(pyramid_server.url("radar/index.html?autoplay=0&frame=2"))
+    wait_state(page, "ready")
+    # The corner of four tiles of the finest level where the frame has rain, at the finest zoom.
+    tx, ty = fine["x0"] // 256 + 5, fine["y0"] // 256 + 1
+    lat, lng = tile_centre_latlng(page, fine["zoom"], tx + 0.5, ty + 0.5)
+    page.evaluate(SET_VIEW, [lat, lng, fine["zoom"]])
+    wait_view_complete(page, fine["zoom"])
+    r = page.evaluate(SEAMS, [pyramid_server.url("radar/" + m["frames"][2]["url"]), fine["x0"], fine["y0"]])
+    assert r["tiles"] >= 4 and r["compared"] > 4 * 256, r
+    assert r["opaque"] > 50, f"too few rain pixels on the boundaries to tell anything: {r}"
+    assert not r["differ"], f"pixels (frame x, y, composed, stitched) differ at tile boundaries: {r['differ']}"
+    # And the canvas sits where its tiles belong on the map, at 1:1.
+    dx, dy, dw = r["placed"]
+    assert abs(dx) < 1 and abs(dy) < 1 and abs(dw) < 1, r["placed"]
+    assert not tab.page_errors
+
+
+COVERAGE = """async ([ms, moves]) => {
+    const root = document.querySelector('[data-matsite-player]');
+    const map = Matsite.players[0].getMap();
+    const layers = [...root.querySelectorAll('.matsite-pyramid-frame')];
+    const changes = [];
+    const mo = new MutationObserver(() => changes.push([Number(root.dataset.frame), root.dataset.pausedReason || null]));
+    mo.observe(root, {attributes: true, attributeFilter: ['data-frame']});
+    let minCov = 1, worst = null, samples = 0, undrawn = 0, both = 0, held = 0;
+    const t0 = performance.now();
+    // Pans and zooms, animated, while the player plays.
+    moves.forEach(([at, kind, a, b]) => setTimeout(() => {
+        if (kind === 'pan') map.panBy([a, b], {animate: true, duration: 0.4});
+        else map.setZoomAround(map.getCenter(), map.getZoom() + a, {animate: true});
+    }, at));
+    await new Promise((done) => {
+        const tick = (ts) => {
+            const o = layers.map((l) => Number(getComputedStyle(l).opacity));
+            const cov = 1 - (1 - o[0]) * (1 - o[1]);
+            samples++;
+            if (cov < minCov) { minCov = cov; worst = {o, t: ts - t0}; }
+            // The layer that gives the coverage holds a drawn frame.
+            const full = layers.filter((l, i) => o[i] >= 0.99);
+            if (!full.some((l) => l.dataset.index !== undefined)) undrawn++;
+            const fading = layers.some((l) => l.getAnimations().length > 0);
+            if (!fading && o.filter((v) => v > 0.01).length > 1) both++;
+            if (root.dataset.pausedReason === 'tiles') held++;
+            if (performance.now() - t0 < ms) requestAnimationFrame(tick); else done();
+        };
+        requestAnimationFrame(tick);
+    });
+    mo.disconnect();
+    return {minCov, worst, samples, undrawn, both, held, changes};
+}"""
+
+
+def test_coverage_stays_full_while_panning_and_zooming_during_playback(tab, pyramid_server, pyramid_site_dir):
+    m = read_manifest(str(pyramid_site_dir))
+    page = tab.page
+    page.goto(pyramid_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    moves = [[300, "zoom", 1, 0], [1200, "pan", 300, 150], [2000, "pan", -500, -200], [2800, "zoom", 0.5, 0],
+             [3600, "pan", 400, 300], [4400, "zoom", -1, 0], [5200, "pan", -300, 100]]
+    r = page.evaluate(COVERAGE, [7000, moves])
+    assert r["samples"] > 50
+    assert r["minCov"] >= 0.99, f"coverage dipped to {r['minCov']}: {r['worst']}"
+    assert r["undrawn"] == 0, f"{r['undrawn']} samples had no drawn frame at full opacity"
+    assert r["both"] == 0, f"{r['both']} samples showed both frames at rest"
+    # No frame change while the player held for tiles; and it played between the moves.
+    assert all(reason != "tiles" for _, reason in r["changes"]), r["changes"]
+    assert len(r["changes"]) >= 5, r
+    n = len(m["frames"])
+    for (a, _), (b, _) in zip(r["changes"], r["changes"][1:]):
+        assert b == (a + 1) % n, f"frame {b} followed frame {a}"
+    wait_state(page, "playing")
+    assert not tab.page_errors
+
+
+def test_a_held_back_visible_tile_blocks_playback(tabs, pyramid_server, pyramid_site_dir):
+    m = read_manifest(str(pyramid_site_dir))
+    n = len(m["frames"])
+    fine = fine_level(m)
+    # At three times the pixel density the fitted view uses the finest level: every tile of it is visible.
+    tx, ty = fine["x0"] // 256 + 3, fine["y0"] // 256 + 3
+    held = tile_url(m, 1, fine["zoom"], tx, ty)
+    release = pyramid_server.hold(held)
+    tab = tabs.open(device_scale_factor=3)
+    page = tab.page
+    page.goto(pyramid_server.url("radar/index.html"))
+    page.wait_for_function("(t) => (document.querySelector('.matsite-progress') || {}).textContent === t",
+                           arg=f"{n - 1} / {n} frames", timeout=20000)
+    assert page.evaluate(LAYER)["level"] == fine["zoom"]
+    page.focus("[data-matsite-player]")
+    page.keyboard.press("Space")
+    seen = set()
+    for _ in range(8):
+        s = player_state(page)
+        seen.add((s["state"], s["frame"]))
+        time.sleep(0.1)
+    assert seen == {("loading", 0)}, seen
+    assert pyramid_server.requested(held) == 1
+    release.set()
+    wait_state(page, "playing")
+    page.wait_for_function("() => Number(document.querySelector('[data-matsite-player]').dataset.frame) !== 0",
+                           timeout=5000)
+    assert not tab.page_errors
+
+
+def test_zooming_in_holds_for_visible_tiles_but_not_for_off_screen_ones(tab, pyramid_server, pyramid_site_dir):
+    m = read_manifest(str(pyramid_site_dir))
+    n = len(m["frames"])
+    fine = fine_level(m)
+    x0, y0 = fine["x0"] // 256, fine["y0"] // 256
+    x1, y1 = (fine["x0"] + fine["width"] - 1) // 256, (fine["y0"] + fine["height"] - 1) // 256
+    page = tab.page
+    page.goto(pyramid_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    assert page.evaluate(LAYER)["level"] < fine["zoom"]
+
+    # The view at the finest level over the north-east corner: the south-west corner tile is far off screen.
+    off = tile_url(m, 2, fine["zoom"], x0, y1)
+    off_release = pyramid_server.hold(off)
+    lat, lng = tile_centre_latlng(page, fine["zoom"], x1 - 1, y0 + 1)
+    page.evaluate(SET_VIEW, [lat, lng, fine["zoom"]])
+    wait_view_complete(page, fine["zoom"])
+    wait_state(page, "playing")
+    page.wait_for_function("() => !document.querySelector('[data-matsite-player]').dataset.pausedReason", timeout=20000)
+    assert pyramid_server.requested(off) == 0
+    off_release.set()
+
+    # Back out, then in over the south-west corner with one visible tile of one frame held back.
+    page.evaluate(SET_VIEW, [lat, lng, fine["zoom"] - 2])
+    wait_state(page, "playing")
+    visible = tile_url(m, 3, fine["zoom"], x0 + 1, y1 - 1)
+    release = pyramid_server.hold(visible)
+    lat, lng = tile_centre_latlng(page, fine["zoom"], x0 + 1, y1 - 1)
+    page.evaluate(SET_VIEW, [lat, lng, fine["zoom"]])
+    page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.pausedReason === 'tiles'",
+                           timeout=20000)
+    page.wait_for_function("(t) => (document.querySelector('.matsite-progress') || {}).textContent === t",
+                           arg=f"{n - 1} / {n} frames", timeout=20000)
+    s = player_state(page)
+    assert s["state"] == "paused" and s["reason"] == "tiles"
+    assert "Loading" in page.locator(".matsite-status").inner_text()
+    frames = set()
+    for _ in range(6):
+        frames.add(player_state(page)["frame"])
+        time.sleep(0.1)
+    assert len(frames) == 1, f"frames advanced while held: {frames}"
+    # It holds on a drawn frame: the front layer is the frame shown.
+    assert page.evaluate(LAYER)["front"] == s["frame"]
+    release.set()
+    wait_state(page, "playing")
+    assert player_state(page)["reason"] is None
+    assert player_state(page)["progress"] == ""
+    assert not tab.page_errors
+
+
+def test_zooming_past_the_finest_level_pauses_on_fallback_tiles(tab, pyramid_server, pyramid_site_dir):
+    m = read_manifest(str(pyramid_site_dir))
+    fine = fine_level(m)
+    page = tab.page
+    page.goto(pyramid_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    lat, lng = tile_centre_latlng(page, fine["zoom"], fine["x0"] // 256 + 3, fine["y0"] // 256 + 3)
+    # One level past the frames: the finest level, scaled up, still plays.
+    page.evaluate(SET_VIEW, [lat, lng, fine["zoom"] + 1])
+    wait_view_complete(page, fine["zoom"])
+    # (after the finest level's new tiles are in)
+    page.wait_for_function("() => !document.querySelector('[data-matsite-player]').dataset.pausedReason", timeout=20000)
+    page.wait_for_timeout(400)
+    assert player_state(page)["state"] == "playing"
+    page.evaluate(SET_VIEW, [lat, lng, fine["zoom"] + 2])
+    page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.pausedReason === 'zoom'")
+    page.wait_for_function("() => document.querySelectorAll('.matsite-fallback img.leaflet-tile-loaded').length > 0",
+                           timeout=10000)
+    assert page.locator(".matsite-frames.matsite-hidden").count() == 1
+    page.evaluate(SET_VIEW, [lat, lng, fine["zoom"]])
+    wait_state(page, "playing")
+    assert page.locator(".matsite-frames.matsite-hidden").count() == 0
+    assert not tab.page_errors
+
+
+def _plays(tabs, site, pyramid: bool):
+    srv = SiteServer(str(site))
+    try:
+        tab = tabs.open()
+        page = tab.page
+        page.goto(srv.url("radar/index.html"))
+        wait_state(page, "playing")
+        first = player_state(page)["frame"]
+        page.wait_for_function("(f) => Number(document.querySelector('[data-matsite-player]').dataset.frame) !== f",
+                               arg=first, timeout=5000)
+        assert page.locator(".matsite-pyramid").count() == (1 if pyramid else 0)
+        assert page.locator("img.matsite-frame").count() == (0 if pyramid else 2)
+        assert not tab.page_errors
+    finally:
+        srv.stop()
+
+
+def test_loops_just_under_and_just_over_the_threshold_both_play(tabs, tmp_path):
+    config = PYRAMID_CONFIG.replace("zoom: 7", "zoom: 6").replace("frames: { count: 5 }", "frames: { count: 3 }")
+    x0, y0, w, h = frame_box({"bounds": {"west": -10.0, "south": 40.0, "east": 10.0, "north": 52.0}, "zoom": 6})
+    pixels = w * h
+    # Exactly at the threshold is not above it: a single image.
+    under = build_pyramid(tmp_path / "under", config.replace("pyramid: { publish: always }",
+                                                             f"pyramid: {{ publish: auto, above_px: {pixels} }}"))
+    m = read_manifest(str(under))
+    assert m["width"] * m["height"] == pixels and "pyramid" not in m, (m["width"], m["height"], m.get("pyramid"))
+    over = build_pyramid(tmp_path / "over", config.replace("pyramid: { publish: always }",
+                                                           f"pyramid: {{ publish: auto, above_px: {pixels - 1} }}"))
+    assert "pyramid" in read_manifest(str(over))
+    _plays(tabs, under, pyramid=False)
+    _plays(tabs, over, pyramid=True)
+
+
+CSP_PROBE = """window.__csp = [];
+document.addEventListener('securitypolicyviolation', (e) => window.__csp.push([e.violatedDirective, e.blockedURI].join(' ')));"""
+
+
+def test_frames_in_levels_play_under_a_strict_csp_and_axe_finds_no_violation(tabs, pyramid_site_dir):
+    from axe_playwright_python.sync_playwright import Axe
+    from helpers import STRICT_CSP
+
+    m = read_manifest(str(pyramid_site_dir))
+    fine = fine_level(m)
+    srv = SiteServer(str(pyramid_site_dir), csp=STRICT_CSP)
+    try:
+        for path in ["radar/index.html", "radar/embed.html?autoplay=1"]:
+            tab = tabs.open(viewport={"width": 390, "height": 844})
+            page = tab.page
+            page.add_init_script(CSP_PROBE)
+            logged = []
+            page.on("console", lambda msg: logged.append(msg.text) if "Content Security Policy" in msg.text else None)
+            page.goto(srv.url(path))
+            wait_state(page, "playing")
+            # Panned and zoomed to the finest level: canvases placed and drawn by script, still clean.
+            lat, lng = tile_centre_latlng(page, fine["zoom"], fine["x0"] // 256 + 3, fine["y0"] // 256 + 2)
+            page.evaluate(SET_VIEW, [lat, lng, fine["zoom"]])
+            wait_view_complete(page, fine["zoom"])
+            assert page.evaluate("window.__csp") == [] and not logged, (page.evaluate("window.__csp"), logged)
+            violations = Axe().run(page).response["violations"]
+            assert not violations, [(v["id"], [n["target"] for n in v["nodes"]][:5]) for v in violations]
+            assert not tab.page_errors and not tab.console_errors, (tab.page_errors, tab.console_errors)
+    finally:
+        srv.stop()
+
+
+def test_a_missing_tile_shows_a_clear_message(tab, pyramid_server, pyramid_site_dir):
+    import json
+
+    m = read_manifest(str(pyramid_site_dir))
+    broken = dict(m, frames=[dict(f) for f in m["frames"]])
+    broken["frames"][1]["tiles"] = "frames/does-not-exist/{z}/{x}/{y}.png"
+    pyramid_server.override("radar/manifest.json", json.dumps(broken).encode(), "application/json")
+    page = tab.page
+    page.goto(pyramid_server.url("radar/index.html"))
+    page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.error", timeout=20000)
+    s = player_state(page)
+    assert s["state"] == "loading"
+    assert s["error"].startswith("Frame 2 of ") and "tile " in s["error"] and "HTTP 404" in s["error"], s["error"]
+    assert "404" in page.locator(".matsite-status").inner_text()
