@@ -159,6 +159,8 @@ public struct AnimationConfig: Sendable {
     public var legend: AnimationManifest.Legend?
     public var timeZone: String?
     public var timeLabel: String?
+    /// Point layers drawn over the frames, clustered at build time.
+    public var points: [PointLayerConfig] = []
     /// Line of the animation's entry in the config, for messages.
     public var line: Int?
     /// Position in the config's `animations` list.

@@ -48,6 +48,8 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     public var timeZone: String? = nil
     /// What the time label shows: `absolute`, `relative` ("12 min ago") or `both`.
     public var timeLabel: String? = nil
+    /// Point layers drawn over the frames, clustered at build time.
+    public var points: [PointLayer]? = nil
 
     /// A colour key: stops of value and colour, and the values' unit.
     public struct Legend: Codable, Sendable, Equatable {
