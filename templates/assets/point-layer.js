@@ -179,12 +179,13 @@
 			var map = this._map;
 			var d = this._data[z];
 			var move = from !== null && !this.options.reducedMotion;
-			var bounds = map.getBounds().pad(0.25);
+			var bounds = map.getBounds().pad(0.1);
 			var south = bounds.getSouth(), north = bounds.getNorth(), west = bounds.getWest(), east = bounds.getEast();
 			var old = this._shown, oldLevel = this._level, oldData = oldLevel === null ? null : this._data[oldLevel];
 			this._finishLeaving();
 			var shown = {};
 			var self = this;
+			var moves = [];
 			this._drawn = 0;
 			for (var i = 0; i < d.lat.length; i++) {
 				var lat = d.lat[i], lon = d.lon[i];
@@ -206,7 +207,7 @@
 						var a = this._ancestor(z, i, from);
 						var src = this._data[from];
 						var start = a >= 0 && src ? map.latLngToLayerPoint([src.lat[a], src.lon[a]]) : target;
-						this._animate(el, start, target);
+						moves.push([el, start, target]);
 					} else {
 						L.DomUtil.setPosition(el, target);
 						if (!this.options.reducedMotion) { L.DomUtil.addClass(el, 'matsite-point-enter'); }
@@ -222,7 +223,7 @@
 					var a = self._ancestor(from, +key, z);
 					if (a >= 0) {
 						var to = map.latLngToLayerPoint([d.lat[a], d.lon[a]]);
-						self._animate(gone, map.latLngToLayerPoint([oldData.lat[+key], oldData.lon[+key]]), to);
+						moves.push([gone, map.latLngToLayerPoint([oldData.lat[+key], oldData.lon[+key]]), to]);
 						L.DomUtil.addClass(gone, 'matsite-point-leaving');
 						gone.setAttribute('aria-hidden', 'true');
 						gone.tabIndex = -1;
@@ -233,12 +234,20 @@
 				self._still(gone);
 				L.DomUtil.remove(gone);
 			});
+			this._animate(moves);
 			if (this._leaving.length) {
 				this._timers.push(setTimeout(function () { self._finishLeaving(); }, this.options.duration + 50));
 			}
 			this._shown = shown;
 			this._level = z;
 			this.fire('drawn', {zoom: z, shown: this._drawn});
+			// The levels one zoom away, fetched and parsed now, so a zoom does not wait for them.
+			var prefetch = function () {
+				[z - 1, z + 1].forEach(function (k) {
+					if (k >= self._min && k <= self._max) { self._load(k).catch(function () {}); }
+				});
+			};
+			if (window.requestIdleCallback) { window.requestIdleCallback(prefetch, {timeout: 2000}); } else { setTimeout(prefetch, 200); }
 		},
 
 		_finishLeaving: function () {
@@ -247,22 +256,34 @@
 			this._leaving = [];
 		},
 
-		// Moves el from `start` (or where it is) to `end` with a transition.
-		_animate: function (el, start, end) {
-			this._still(el);
-			if (start) { L.DomUtil.setPosition(el, start); }
-			// Reading layout commits the start position, so the change below transitions.
-			void el.offsetWidth;
-			el.style.transitionDuration = this.options.duration + 'ms';
-			L.DomUtil.addClass(el, 'matsite-point-moving');
-			L.DomUtil.setPosition(el, end);
+		// Moves each [el, start, end] from start to end with a transition. All starts are
+		// set before one layout, then all ends: a layout per element would cost thousands.
+		_animate: function (moves) {
+			if (!moves.length) { return; }
 			var self = this;
-			el._matsiteMove = setTimeout(function () { self._still(el); }, this.options.duration + 50);
+			moves.forEach(function (m) {
+				self._still(m[0]);
+				L.DomUtil.setPosition(m[0], m[1]);
+			});
+			// Reading layout commits the start positions, so the changes below transition.
+			void this._pane.offsetWidth;
+			var batch = (this._batch || 0) + 1;
+			this._batch = batch;
+			var duration = this.options.duration + 'ms';
+			moves.forEach(function (m) {
+				m[0].style.transitionDuration = duration;
+				m[0]._matsiteBatch = batch;
+				L.DomUtil.addClass(m[0], 'matsite-point-moving');
+				L.DomUtil.setPosition(m[0], m[2]);
+			});
+			this._timers.push(setTimeout(function () {
+				moves.forEach(function (m) { if (m[0]._matsiteBatch === batch) { self._still(m[0]); } });
+			}, this.options.duration + 50));
 		},
 
 		// Ends a move at once (a new one, or a position in another zoom's coordinates, follows).
 		_still: function (el) {
-			clearTimeout(el._matsiteMove);
+			el._matsiteBatch = 0;
 			L.DomUtil.removeClass(el, 'matsite-point-moving');
 			el.style.transitionDuration = '';
 		},
@@ -275,6 +296,7 @@
 		},
 
 		_leaf: function (d, i) {
+			if (d.points === true) { return i; }
 			return Array.isArray(d.leaf) && isNum(d.leaf[i]) ? d.leaf[i] : -1;
 		},
 

@@ -104,7 +104,9 @@ extension PointPublisher {
     /// One level as JSON columns: `lat`, `lon`, `count`, `parent`, `split` and `leaf` (the
     /// point's index for an item holding one point, else -1), and for a timed layer
     /// `frames`: per item, change points `[frame, count, frame, count, ...]` (the count
-    /// from that frame on; 0 before the first).
+    /// from that frame on; 0 before the first). The points' own level says `"points": true`
+    /// instead of `count`, `split` and `leaf` (1, -1 and the item's own index): it is the
+    /// largest level, and those columns would only repeat what is known.
     static func encode(
         _ level: ClusterLevel, leaves: Bool, owner: [Int32]?, ranges: (start: [Int32], end: [Int32])?, frames: Int,
         points: PointSet
@@ -118,20 +120,22 @@ extension PointPublisher {
         json.raw(",")
         json.column("lon", 0..<n) { $0.fixed(leaves ? points.lon[$1] : PointClusterer.longitude(level.x[$1])) }
         json.raw(",")
-        json.column("count", level.count) { $0.int(Int($1)) }
-        json.raw(",")
         json.column("parent", level.parent) { $0.int(Int($1)) }
-        json.raw(",")
-        json.column("split", level.split) { $0.int(Int($1)) }
-        // Which point an item of one point is: its label and popup are the point's.
-        var leaf = [Int32](repeating: -1, count: n)
-        if let owner {
-            for (i, item) in owner.enumerated() where level.count[Int(item)] == 1 { leaf[Int(item)] = Int32(i) }
+        if leaves {
+            json.raw(",\"points\":true")
         } else {
-            leaf = (0..<Int32(n)).map { $0 }
+            json.raw(",")
+            json.column("count", level.count) { $0.int(Int($1)) }
+            json.raw(",")
+            json.column("split", level.split) { $0.int(Int($1)) }
+            // Which point an item of one point is: its label and popup are the point's.
+            var leaf = [Int32](repeating: -1, count: n)
+            if let owner {
+                for (i, item) in owner.enumerated() where level.count[Int(item)] == 1 { leaf[Int(item)] = Int32(i) }
+            }
+            json.raw(",")
+            json.column("leaf", leaf) { $0.int(Int($1)) }
         }
-        json.raw(",")
-        json.column("leaf", leaf) { $0.int(Int($1)) }
         if let ranges {
             json.raw(",")
             json.column("frames", frameCounts(owner: owner, items: n, ranges: ranges, frames: frames)) { json, changes in

@@ -72,8 +72,10 @@ struct PointLayerBuildTests {
             let url = try #require(entry["url"] as? String)
             #expect(url.wholeMatch(of: /points\/reports\/z[0-9]{2}-[0-9a-f]{12}\.json/) != nil, "\(url)")
             let data = try level(site, entry)
-            let counts = try #require(data["count"] as? [Int])
+            let lat = try #require(data["lat"] as? [Double])
+            let counts = data["points"] as? Bool == true ? Array(repeating: 1, count: lat.count) : try #require(data["count"] as? [Int])
             #expect(counts.reduce(0, +) == 41)
+            #expect((data["parent"] as? [Int])?.count == lat.count)
             // Per frame: the 40 points split over the three frames; the early point (09:55,
             // window 10 min) shows in frame 0 only.
             let frames = try #require(data["frames"] as? [[Int]])
