@@ -6,7 +6,8 @@ groups, seeded), serves it from 127.0.0.1 and, in headless Debian chromium:
   - time from navigation start to the first cluster drawn in the marker pane,
   - a zoom-in by one level (Leaflet's zoom animation, then the split): frame gaps over
     50 ms and long tasks while it runs, at three places,
-  - bytes fetched for the points.
+  - the same zoom-ins with the layer toggled off, as a baseline (the map's own zoom),
+  - bytes published for the points.
 
     python3 bench/points_browser.py [--points 100000] [--runs 5]
 """
@@ -55,8 +56,12 @@ try {
 } catch (e) { /* longtask timing unsupported */ }
 """
 
-ZOOM_IN = """async ([lat, lon, z]) => {
+ZOOM_IN = """async ([lat, lon, z, points]) => {
     const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+    // Without points: the same zoom-in with the layer toggled off, for a baseline.
+    document.querySelectorAll('.matsite-point-toggle input').forEach((box) => {
+        if (box.checked !== points) box.click();
+    });
     map.setView([lat, lon], z, {animate: false});
     await new Promise((r) => setTimeout(r, 1500));
     const deltas = [];
@@ -104,6 +109,7 @@ def main() -> int:
     layer = read_manifest(str(site))["points"][0]
     server = SiteServer(str(site))
     first, gaps, worst, longtasks, shown = [], [], [], [], []
+    base_gaps, base_worst = [], []
     places = [(46.0, 0.0, 6), (44.5, -4.0, 8), (49.0, 5.0, 10)]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=args.chromium)
@@ -115,7 +121,11 @@ def main() -> int:
             page.wait_for_function("() => window.__bench.first !== null", timeout=60000)
             first.append(page.evaluate("window.__bench.first"))
             for lat, lon, z in places:
-                r = page.evaluate(ZOOM_IN, [lat, lon, z])
+                r = page.evaluate(ZOOM_IN, [lat, lon, z, False])
+                base_gaps.append(sum(1 for d in r["deltas"] if d > 50))
+                base_worst.append(max(r["deltas"]) if r["deltas"] else 0)
+            for lat, lon, z in places:
+                r = page.evaluate(ZOOM_IN, [lat, lon, z, True])
                 gaps.append(sum(1 for d in r["deltas"] if d > 50))
                 worst.append(max(r["deltas"]) if r["deltas"] else 0)
                 longtasks.append(r["longtasks"])
@@ -136,6 +146,7 @@ def main() -> int:
     print(f"longest frame gap during a zoom-in: {fig(worst, ' ms')}")
     print(f"long tasks (> 50 ms) per zoom-in: {fig(longtasks)}")
     print(f"elements drawn after a zoom-in: {fig(shown)}")
+    print(f"baseline, the same zoom-ins with the layer off: gaps over 50 ms {fig(base_gaps)}; longest {fig(base_worst, ' ms')}")
     return 0
 
 
