@@ -30,7 +30,8 @@ extension ConfigLoader {
         }
         let kinds = f.present(["geojson", "csv", "url"])
         guard kinds.count == 1, let kind = kinds.first, let kindNode = f[kind] else {
-            throw r.error(node, path, "give exactly one of geojson: FILE, csv: FILE or url: URL (found \(kinds.isEmpty ? "none" : kinds.joined(separator: ", ")))")
+            throw r.error(
+                node, path, "give exactly one of geojson: FILE, csv: FILE or url: URL (found \(kinds.isEmpty ? "none" : kinds.joined(separator: ", ")))")
         }
         let location = try nonEmpty(r.string(kindNode, f.path(kind)), kindNode, f.path(kind), r)
         let source: PointLayerConfig.Source

@@ -21,18 +21,14 @@ struct JSONBytes {
             bytes.append(0x30 + UInt8(value))
             return
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
+        // Digits come out last first: write them, then turn them around in place.
+        let first = bytes.count
         var v = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while v > 0 {
-                buffer[count] = 0x30 + UInt8(v % 10)
-                v /= 10
-                count += 1
-            }
-            for i in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[i]) }
+        while v > 0 {
+            bytes.append(0x30 + UInt8(v % 10))
+            v /= 10
         }
+        bytes[first...].reverse()
     }
 
     /// A number with at most `places` decimals, trailing zeros dropped (degrees to 1e-5 are

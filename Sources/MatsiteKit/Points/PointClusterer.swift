@@ -67,8 +67,9 @@ struct PointClusterer: Sendable {
     /// multiple of the points' count whatever the number of zooms.
     func run(x: [Double], y: [Double], emit: (ClusterLevel, [Int32]?) throws -> Void) rethrows {
         let n = x.count
-        var lower = ClusterLevel(zoom: maxZoom + 1, x: x, y: y, count: Array(repeating: 1, count: n),
-                                 parent: [], split: Array(repeating: -1, count: n), radius: Array(repeating: 0, count: n))
+        var lower = ClusterLevel(
+            zoom: maxZoom + 1, x: x, y: y, count: Array(repeating: 1, count: n),
+            parent: [], split: Array(repeating: -1, count: n), radius: Array(repeating: 0, count: n))
         var owner: [Int32]? = nil
         var zoom = maxZoom
         while zoom >= minZoom {

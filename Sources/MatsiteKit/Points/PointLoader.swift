@@ -34,15 +34,12 @@ struct PointLoader {
         case .url(let url, let format):
             guard let fetcher else { throw fail("no HTTP client (this is a bug: point URLs need one)") }
             let accept = format == .csv ? "text/csv,*/*;q=0.1" : "application/geo+json,application/json,*/*;q=0.1"
-            let result: Result<HTTPResponseData, FetchFailure>
+            let response: HTTPResponseData
             do {
-                result = .success(try await fetcher.get(url, accept: accept, maxBytes: PointReader.maxBytes))
+                response = try await fetcher.get(url, accept: accept, maxBytes: PointReader.maxBytes)
             } catch {
-                result = .failure(error)
-            }
-            guard case .success(let response) = result else {
-                if case .failure(let failure) = result { throw fail("cannot be fetched: \(failure.reason)") }
-                return []
+                // `get` throws only FetchFailure (typed throws).
+                throw fail("cannot be fetched: \(error.reason)")
             }
             guard response.status == 200 else { throw fail("HTTP \(response.status) (expected 200 and the points)") }
             return response.body

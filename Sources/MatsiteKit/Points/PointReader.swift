@@ -62,7 +62,9 @@ private extension PointReader {
         }
         guard case .object(let geometry)? = object["geometry"] else { throw fail("\(place).geometry", "missing: a point needs a Point geometry") }
         guard case .string(let kind)? = geometry["type"], kind == "Point" else {
-            throw fail("\(place).geometry.type", "a \(geometry["type"].flatMap(Self.text) ?? "geometry without type"), not a Point: only Point features can be drawn as points")
+            throw fail(
+                "\(place).geometry.type",
+                "a \(geometry["type"].flatMap(Self.text) ?? "geometry without type"), not a Point: only Point features can be drawn as points")
         }
         guard case .array(let coordinates)? = geometry["coordinates"], coordinates.count >= 2,
             case .number(let lon) = coordinates[0], case .number(let lat) = coordinates[1]
@@ -120,8 +122,12 @@ private extension PointReader {
                 }
                 let latText = row.fields[latIndex].trimmingCharacters(in: .whitespaces)
                 let lonText = row.fields[lonIndex].trimmingCharacters(in: .whitespaces)
-                guard let lat = Double(latText) else { throw fail("\(place), column \(layer.latColumn)", "expected a latitude in degrees, found \"\(latText)\"") }
-                guard let lon = Double(lonText) else { throw fail("\(place), column \(layer.lonColumn)", "expected a longitude in degrees, found \"\(lonText)\"") }
+                guard let lat = Double(latText) else {
+                    throw fail("\(place), column \(layer.latColumn)", "expected a latitude in degrees, found \"\(latText)\"")
+                }
+                guard let lon = Double(lonText) else {
+                    throw fail("\(place), column \(layer.lonColumn)", "expected a longitude in degrees, found \"\(lonText)\"")
+                }
                 try append(
                     lat: lat, lon: lon, place: "\(place), columns \(layer.latColumn)/\(layer.lonColumn)", to: &set,
                     property: { name in columns[name].map { row.fields[$0] } },

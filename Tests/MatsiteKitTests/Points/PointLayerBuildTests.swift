@@ -50,15 +50,15 @@ struct PointLayerBuildTests {
         let yaml = site.yaml(
             Self.animation(
                 points: """
-                      - id: reports
-                        title: Storm reports
-                        geojson: data/r.geojson
-                        time: time
-                        window: PT10M
-                        label: name
-                        popup: [name]
-                        cluster: { radius_px: 40, max_zoom: 12, min_zoom: 2 }
-                """))
+                          - id: reports
+                            title: Storm reports
+                            geojson: data/r.geojson
+                            time: time
+                            window: PT10M
+                            label: name
+                            popup: [name]
+                            cluster: { radius_px: 40, max_zoom: 12, min_zoom: 2 }
+                    """))
         try await site.build(yaml)
         let manifest = try site.manifest("demo")
         let layers = try #require(manifest["points"] as? [[String: Any]])

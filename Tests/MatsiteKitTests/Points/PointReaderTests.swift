@@ -83,7 +83,8 @@ struct PointReaderTests {
     @Test("skip_invalid leaves bad features out and counts them")
     func skipInvalid() throws {
         let l = layer(.geojson("p.json")) { $0.skipInvalid = true }
-        let set = try read(Self.collection([Self.feature("1", "2"), Self.feature("1", "2", type: "Polygon"), "42", Self.feature("1", "99"), Self.feature("3", "4")]), l)
+        let set = try read(
+            Self.collection([Self.feature("1", "2"), Self.feature("1", "2", type: "Polygon"), "42", Self.feature("1", "99"), Self.feature("3", "4")]), l)
         #expect(set.count == 2 && set.skipped == 3)
         #expect(set.lon == [1, 3])
     }
@@ -96,7 +97,8 @@ struct PointReaderTests {
             $0.popup = ["remarks"]
             $0.label = "type"
         }
-        let text = "\u{FEFF}when,latitude,lon,type,remarks\r\n2026-11-21T10:00:00Z,35.5,-97,hail,\"big, \"\"very\"\" big\"\r\n1795255260,36,-96,wind,\"two\nlines\"\n"
+        let text =
+            "\u{FEFF}when,latitude,lon,type,remarks\r\n2026-11-21T10:00:00Z,35.5,-97,hail,\"big, \"\"very\"\" big\"\r\n1795255260,36,-96,wind,\"two\nlines\"\n"
         let set = try read(text, l)
         #expect(set.lat == [35.5, 36] && set.lon == [-97, -96])
         #expect(set.time == [1_795_255_200_000, 1_795_255_260_000])
