@@ -146,7 +146,7 @@
 			if (i >= 0) { M.players.splice(i, 1); }
 			this.fire('remove');
 			this.off();
-			this._clock = this._loader = this._overlay = this._control = this._map = this._range = null;
+			this._clock = this._loader = this._overlay = this._control = this._map = this._range = this._points = null;
 			return this;
 		},
 
@@ -289,6 +289,12 @@
 			this._legend = new M.Legend(m.legend, m.skipped, this._timeWords.format.bind(this._timeWords), this._resolve.bind(this))
 				.addTo(this._root, this._control.getContainer());
 			this._control.update({index: initial, playing: false, speed: o.speed, loop: o.loop, opacity: this._opacity});
+			if (M.PointLayers && Array.isArray(m.points) && m.points.length) {
+				// Point layers follow the frame shown (point-layer.js).
+				this._points = new M.PointLayers(m.points, this._resolve.bind(this), {frame: initial, reducedMotion: o.reducedMotion})
+					.addTo(this._map);
+				this.on('frame', function (e) { this._points.setFrame(e.index); }, this);
+			}
 			this._control.on('toggle', this.toggle, this);
 			this._control.on('step', function (e) { if (this._clock) { this._clock.step(e.delta); } }, this);
 			this._control.on('seek', function (e) { this.seek(e.index); }, this);

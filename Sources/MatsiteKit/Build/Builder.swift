@@ -92,6 +92,7 @@ private extension Builder {
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
         var (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
         for i in plans.indices { plans[i].legendImage = legendImages[plans[i].config.id] }
+        let points = try await step(.plan) { try await PointLoader(config: config, fetcher: fetcher).loadAll() }
 
         let staging = try await step(.publish) { try Staging.create(beside: output) }
         do {
@@ -109,7 +110,7 @@ private extension Builder {
             var failures: [FailedTile] = []
             var reused = 0
             for plan in plans {
-                let result = try await render(plan, loader: loader, writer: writer)
+                let result = try await render(plan, loader: loader, writer: writer, points: points[plan.config.id] ?? [])
                 failures += result.failures
                 reused += result.reused
                 if let manifest = result.manifest { manifests.append(manifest) }
@@ -212,7 +213,7 @@ private extension Builder {
 
     /// One animation: its frames fetched, kept or stitched; then its poster, fallback
     /// tiles and manifest, into the staged site.
-    func render(_ plan: AnimationPlan, loader: any TileLoader, writer: SiteWriter) async throws -> Rendered {
+    func render(_ plan: AnimationPlan, loader: any TileLoader, writer: SiteWriter, points: [PointSet]) async throws -> Rendered {
         let animation = plan.config
         let folder = writer.root.appendingPathComponent(animation.id)
         let timings = StageTimings()
@@ -266,6 +267,24 @@ private extension Builder {
             manifest.legend?.image = image.name
         }
         manifest.pyramid = pyramid
+        if !points.isEmpty {
+            var layers: [AnimationManifest.PointLayer] = []
+            for (config, set) in zip(animation.points, points) {
+                let started = ContinuousClock.now
+                let layer = try await step(.publish) {
+                    try PointPublisher(animation: animation.id, layer: config, frameTimes: plan.frames.map(\.time)).publish(set, with: writer)
+                }
+                if let skipped = layer.skipped {
+                    reporter.warning("\(animation.id): points \(layer.id): \(skipped) invalid feature(s) or row(s) skipped (skip_invalid: true)")
+                }
+                let elapsed = started.duration(to: .now)
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                reporter.detail(
+                    "\(animation.id): points \(layer.id): \(layer.count) points clustered and written in \(String(format: "%.2f", seconds)) s, \(layer.levels.count) levels, \(layer.levels.reduce(0) { $0 + $1.bytes }) bytes")
+                layers.append(layer)
+            }
+            manifest.points = layers
+        }
         try await step(.publish) { try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.id)/manifest.json") }
         return Rendered(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)
     }
@@ -296,6 +315,7 @@ private extension Builder {
     var needsHTTP: Bool {
         config.animations.contains { animation in
             if case .index(let index) = animation.frames, case .url = index.location { return true }
+            if animation.points.contains(where: { if case .url = $0.source { true } else { false } }) { return true }
             switch animation.source.kind {
             case .url, .wmts, .wms: return true
             case .perFrame:

@@ -163,6 +163,8 @@ public struct AnimationConfig: Sendable {
     public var timeLabel: String?
     /// Line of `legend.image` in the config, for messages about the file.
     public var legendImageLine: Int?
+    /// Point layers drawn over the frames, clustered at build time.
+    public var points: [PointLayerConfig] = []
     /// Line of the animation's entry in the config, for messages.
     public var line: Int?
     /// Position in the config's `animations` list.

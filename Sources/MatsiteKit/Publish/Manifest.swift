@@ -72,6 +72,9 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         }
     }
 
+    /// Point layers drawn over the frames, clustered at build time.
+    public var points: [PointLayer]? = nil
+
     /// A colour key: stops of value and colour, and the values' unit.
     public struct Legend: Codable, Sendable, Equatable {
         public var unit: String

@@ -1,0 +1,28 @@
+import Foundation
+
+/// A layer's points as columns: positions, times and the text the player shows. Columns
+/// rather than one struct per point keep a million points in a few tens of megabytes.
+struct PointSet: Sendable, Equatable {
+    /// Latitude and longitude in degrees.
+    var lat: [Double] = []
+    var lon: [Double] = []
+    /// Milliseconds since the Unix epoch, when the layer has `time:`.
+    var time: [Int64]? = nil
+    /// The `label:` property's text per point (nil where a point lacks it).
+    var label: [String?]? = nil
+    /// The `popup:` properties' texts, `popupKeys.count` per point.
+    var popup: [String?] = []
+    /// The popup's property names.
+    var popupKeys: [String] = []
+    /// Invalid features or rows skipped (`skip_invalid: true`).
+    var skipped = 0
+
+    /// How many points there are.
+    var count: Int { lat.count }
+
+    /// The popup values of point `i`.
+    func popupValues(_ i: Int) -> ArraySlice<String?> {
+        let width = popupKeys.count
+        return popup[(i * width)..<((i + 1) * width)]
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+
+@testable import MatsiteKit
+
+/// Point layers through a whole build: files and URLs (over a real loopback server), the
+/// published levels and manifest entry, frame counts, and bad data leaving the site as it was.
+@Suite("PointLayerBuild")
+struct PointLayerBuildTests {
+    static let times = ["2026-11-21T10:00:00Z", "2026-11-21T10:10:00Z", "2026-11-21T10:20:00Z"]
+
+    static func animation(points: String) -> String {
+        """
+          - id: demo
+            bbox: [-10.0, 40.0, 10.0, 52.0]
+            zoom: 4
+            source: { demo: radar }
+            frames: { times: [\(times.joined(separator: ", "))] }
+            points:
+        \(points)
+        """
+    }
+
+    static func geojson(_ points: [(lon: Double, lat: Double, time: String)]) -> String {
+        let features = points.enumerated().map { i, p in
+            "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(p.lon),\(p.lat)]},\"properties\":{\"time\":\"\(p.time)\",\"name\":\"p\(i) <img src=x>\"}}"
+        }
+        return "{\"type\":\"FeatureCollection\",\"features\":[\(features.joined(separator: ","))]}"
+    }
+
+    func level(_ site: TestSite, _ entry: [String: Any]) throws -> [String: Any] {
+        let url = try #require(entry["url"] as? String)
+        let data = try Data(contentsOf: site.output.appendingPathComponent("demo").appendingPathComponent(url))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test("a GeoJSON layer is clustered into one content-hashed file per zoom, listed in the manifest, with counts per frame")
+    func publishesLevels() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        var points: [(lon: Double, lat: Double, time: String)] = []
+        for i in 0..<40 {
+            let lon = Double(i % 8) * 0.001
+            let lat = 45 + Double(i / 8) * 0.001
+            points.append((lon, lat, Self.times[i % 3]))
+        }
+        points.append((5, 50, "2026-11-21T09:55:00Z"))
+        try FileManager.default.createDirectory(at: site.root.appendingPathComponent("data"), withIntermediateDirectories: true)
+        try Self.geojson(points).write(to: site.root.appendingPathComponent("data/r.geojson"), atomically: true, encoding: .utf8)
+        let yaml = site.yaml(
+            Self.animation(
+                points: """
+                          - id: reports
+                            title: Storm reports
+                            geojson: data/r.geojson
+                            time: time
+                            window: PT10M
+                            label: name
+                            popup: [name]
+                            cluster: { radius_px: 40, max_zoom: 12, min_zoom: 2 }
+                    """))
+        try await site.build(yaml)
+        let manifest = try site.manifest("demo")
+        let layers = try #require(manifest["points"] as? [[String: Any]])
+        try #require(layers.count == 1)
+        let layer = layers[0]
+        #expect(layer["id"] as? String == "reports" && layer["title"] as? String == "Storm reports")
+        #expect(layer["count"] as? Int == 41 && layer["timed"] as? Bool == true && layer["labeled"] as? Bool == true)
+        let levels = try #require(layer["levels"] as? [[String: Any]])
+        #expect(levels.compactMap { $0["zoom"] as? Int } == Array(2...13))
+        for entry in levels {
+            let url = try #require(entry["url"] as? String)
+            #expect(url.wholeMatch(of: /points\/reports\/z[0-9]{2}-[0-9a-f]{12}\.json/) != nil, "\(url)")
+            let data = try level(site, entry)
+            let lat = try #require(data["lat"] as? [Double])
+            let counts = data["points"] as? Bool == true ? Array(repeating: 1, count: lat.count) : try #require(data["count"] as? [Int])
+            #expect(counts.reduce(0, +) == 41)
+            #expect((data["parent"] as? [Int])?.count == lat.count)
+            // Per frame: the 40 points split over the three frames; the early point (09:55,
+            // window 10 min) shows in frame 0 only.
+            let frames = try #require(data["frames"] as? [[Int]])
+            var perFrame = [0, 0, 0]
+            for changes in frames {
+                var count = 0
+                var k = 0
+                for f in 0..<3 {
+                    while k < changes.count, changes[k] == f {
+                        count = changes[k + 1]
+                        k += 2
+                    }
+                    perFrame[f] += count
+                }
+            }
+            #expect(perFrame == [15, 13, 13], "z\(entry["zoom"] ?? "?")")
+        }
+        // At zoom 2 the 40 nearby points are one cluster; the far one is alone.
+        let top = try level(site, levels[0])
+        #expect((top["count"] as? [Int])?.sorted() == [1, 40])
+        let props = try #require(layer["properties"] as? String)
+        let text = try String(contentsOf: site.output.appendingPathComponent("demo").appendingPathComponent(props), encoding: .utf8)
+        #expect(text.contains("p3 \\u003cimg src=x\\u003e"))
+
+        // An unchanged rebuild publishes the same names.
+        try await site.build(yaml)
+        let again = try #require((try site.manifest("demo")["points"] as? [[String: Any]])?.first?["levels"] as? [[String: Any]])
+        #expect(again.compactMap { $0["url"] as? String } == levels.compactMap { $0["url"] as? String })
+    }
+
+    @Test("a CSV layer from a URL is fetched over HTTP; bad data fails the build naming row and column, and the site stays as it was")
+    func urlAndFailure() async throws {
+        try await withTestServer { server in
+            let site = try TestSite()
+            defer { site.remove() }
+            server.route("/reports.csv", .text("lat,lon,kind\n45,1,hail\n45.0001,1.0001,wind\n", contentType: "text/csv"))
+            server.route("/bad.csv", .text("lat,lon,kind\n45,1,hail\n45,,wind\n", contentType: "text/csv"))
+            let layer = { (path: String) in
+                """
+                      - id: reports
+                        url: \(server.url(path))
+                        popup: [kind]
+                """
+            }
+            try await site.build(site.yaml(Self.animation(points: layer("/reports.csv"))))
+            #expect(server.requestCount("/reports.csv") == 1)
+            let before = try site.fileHashes()
+            let entry = try #require((try site.manifest("demo")["points"] as? [[String: Any]])?.first)
+            #expect(entry["count"] as? Int == 2 && entry["timed"] as? Bool == false)
+            let error = await #expect(throws: BuildError.self) { try await site.build(site.yaml(Self.animation(points: layer("/bad.csv")))) }
+            let text = try #require(error).description
+            #expect(text.contains("animations[0].points[0]") && text.contains("bad.csv") && text.contains("row 3, column lon"), "\(text)")
+            #expect(try site.fileHashes() == before)
+        }
+    }
+
+    @Test("time: needs frames with times")
+    func timeNeedsTimedFrames() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try "lat,lon,t\n45,1,2026-11-21T10:00:00Z\n".write(to: site.root.appendingPathComponent("p.csv"), atomically: true, encoding: .utf8)
+        let yaml = site.yaml(
+            """
+              - id: demo
+                bbox: [-10.0, 40.0, 10.0, 52.0]
+                zoom: 4
+                source: { demo: radar }
+                frames: { count: 2 }
+                points:
+                  - { id: p, csv: p.csv, time: t }
+            """)
+        let error = await #expect(throws: BuildError.self) { try await site.build(yaml) }
+        #expect(error?.description.contains("frames have no times") == true)
+    }
+}

@@ -1,0 +1,344 @@
+"""Issue 13, item 3: point layers in a real browser. The site is built by the real
+binary from a GeoJSON file of points around five centres, with times, labels and
+popups holding hostile strings. Clusters are checked against the published level
+files (what the build wrote is the truth), not against numbers written here."""
+import json
+import math
+import random
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from helpers import STRICT_CSP, BuildFailed, SiteServer, build_site, read_manifest, wait_state
+
+HOSTILE = '<img src=x onerror="alert(1)">'
+HOSTILE_POPUP = "</script><script>alert(2)</script>&amp;"
+TIMES = ["2026-11-21T10:00:00Z", "2026-11-21T10:10:00Z", "2026-11-21T10:20:00Z"]
+POINT_TIMES = ["2026-11-21T09:55:00Z", "2026-11-21T10:00:00Z", "2026-11-21T10:05:00Z",
+               "2026-11-21T10:10:00Z", "2026-11-21T10:15:00Z", "2026-11-21T10:20:00Z"]
+
+CONFIG = """\
+title: Points
+base_map: {{ demo: true }}
+animations:
+  - id: radar
+    title: Radar with reports
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 5
+    frame_duration_ms: 200
+    crossfade_ms: 0
+    source: {{ demo: radar }}
+    frames: {{ times: [{times}] }}
+    points:
+      - id: reports
+        title: Storm reports
+        geojson: reports.geojson
+        time: time
+        window: PT10M
+        label: name
+        popup: [name, remarks]
+        cluster: {{ radius_px: 40, min_zoom: 2, max_zoom: 9 }}
+""".format(times=", ".join(TIMES))
+
+
+def features():
+    rng = random.Random(13)
+    centres = [(-5.0, 44.0), (0.0, 46.0), (4.0, 49.0), (7.5, 42.5), (-7.0, 50.0)]
+    out = []
+    for n in range(320):
+        if n < 300:
+            cx, cy = centres[n % len(centres)]
+            lon, lat = cx + rng.uniform(-0.4, 0.4), cy + rng.uniform(-0.3, 0.3)
+        else:
+            lon, lat = rng.uniform(-9.5, 9.5), rng.uniform(40.5, 51.5)
+        name = HOSTILE if n % 7 == 0 else f"report {n}"
+        out.append({"type": "Feature", "geometry": {"type": "Point", "coordinates": [round(lon, 5), round(lat, 5)]},
+                    "properties": {"time": POINT_TIMES[n % len(POINT_TIMES)], "name": name, "remarks": HOSTILE_POPUP}})
+    return {"type": "FeatureCollection", "features": out}
+
+
+@pytest.fixture(scope="session")
+def points_site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("points")
+    (folder / "reports.geojson").write_text(json.dumps(features()), encoding="utf-8")
+    try:
+        return build_site(folder, CONFIG)
+    except BuildFailed as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+@pytest.fixture
+def points(points_site):
+    srv = SiteServer(str(points_site))
+    yield srv, points_site
+    srv.stop()
+
+
+def layer_entry(site):
+    m = read_manifest(str(site))
+    return m["points"][0]
+
+
+def level(site, entry, zoom):
+    lv = [l for l in entry["levels"] if l["zoom"] == zoom][0]
+    with open(site / "radar" / lv["url"], encoding="utf-8") as f:
+        return json.load(f)
+
+
+def count_at(data, i, frame):
+    ch = data["frames"][i]
+    c = 0
+    for k in range(0, len(ch) - 1, 2):
+        if ch[k] > frame:
+            break
+        c = ch[k + 1]
+    return c
+
+
+def open_player(page, srv, slow=False):
+    if slow:
+        # Long transitions, so a sample lands mid-way whatever the machine's load.
+        page.add_init_script("window.addEventListener('DOMContentLoaded', () => {"
+                             " if (window.Matsite && Matsite.PointLayer) Matsite.PointLayer.prototype.options.duration = 30000; });")
+    page.goto(srv.url("radar/index.html?autoplay=0"))
+    wait_state(page, "ready")
+    page.wait_for_selector(".leaflet-marker-pane [data-count]")
+
+
+def set_view(page, lat, lon, zoom):
+    page.evaluate("([a, o, z]) => document.querySelector('[data-matsite-player]')._matsitePlayer.getMap().setView([a, o], z, {animate: false})",
+                  [lat, lon, zoom])
+
+
+def wait_level(page, zoom):
+    page.wait_for_function(
+        "(z) => { const els = [...document.querySelectorAll('.leaflet-marker-pane [data-count]:not(.matsite-point-leaving)')];"
+        " return els.length > 0 && els.every((e) => e.dataset.zoom === String(z)); }", arg=zoom, timeout=20000)
+
+
+def drawn(page):
+    """Every point element: its level, index, count, and centre in map container pixels,
+    with where the map projects the published position of (lat, lon) pairs to."""
+    return page.evaluate(
+        """() => {
+            const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+            const box = map.getContainer().getBoundingClientRect();
+            return [...document.querySelectorAll('.leaflet-marker-pane [data-count]')].map((e) => {
+                const r = e.getBoundingClientRect();
+                return {zoom: +e.dataset.zoom, index: +e.dataset.index, count: +e.dataset.count,
+                        x: r.left + r.width / 2 - box.left, y: r.top + r.height / 2 - box.top,
+                        label: e.getAttribute('aria-label'), leaving: e.classList.contains('matsite-point-leaving')};
+            });
+        }""")
+
+
+def project(page, pairs):
+    return page.evaluate(
+        """(pairs) => { const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+            return pairs.map(([a, o]) => { const p = map.latLngToContainerPoint([a, o]); return [p.x, p.y]; }); }""", pairs)
+
+
+def view(page):
+    return page.evaluate(
+        """() => { const m = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+            const b = m.getBounds(); const s = m.getSize();
+            return {south: b.getSouth(), north: b.getNorth(), west: b.getWest(), east: b.getEast(), w: s.x, h: s.y}; }""")
+
+
+def test_clusters_and_counts_match_the_published_data_at_three_zooms(tab, points):
+    srv, site = points
+    entry = layer_entry(site)
+    assert entry["count"] == 320 and entry["timed"] and entry["labeled"]
+    page = tab.page
+    open_player(page, srv)
+    frame = int(page.evaluate("() => document.querySelector('[data-matsite-player]').dataset.frame"))
+    for zoom, centre in [(4, (46.0, 0.0)), (6, (46.0, 0.0)), (8, (44.0, -5.0))]:
+        set_view(page, centre[0], centre[1], zoom)
+        wait_level(page, zoom)
+        page.wait_for_timeout(400)  # fades end; positions do not depend on it
+        data = level(site, entry, zoom)
+        v = view(page)
+        els = {e["index"]: e for e in drawn(page) if not e["leaving"]}
+        expected = {}
+        for i, (lat, lon) in enumerate(zip(data["lat"], data["lon"])):
+            c = count_at(data, i, frame)
+            if c > 0 and v["south"] < lat < v["north"] and v["west"] < lon < v["east"]:
+                expected[i] = c
+        assert expected, f"zoom {zoom}: the published level has nothing in view"
+        # Every published item in view is drawn with its count for this frame, and nothing else is drawn.
+        assert {i: els[i]["count"] for i in expected if i in els} == expected, f"zoom {zoom}"
+        for i, e in els.items():
+            assert e["count"] == count_at(data, i, frame), f"zoom {zoom} item {i}"
+        where = project(page, [[data["lat"][i], data["lon"][i]] for i in expected])
+        for (i, _), (x, y) in zip(expected.items(), where):
+            assert abs(els[i]["x"] - x) < 1.5 and abs(els[i]["y"] - y) < 1.5, (zoom, i, els[i], x, y)
+        # Counts add up: what is drawn at zoom 4 (everything in view) is the frame's total.
+        if zoom == 4:
+            total = sum(count_at(data, i, frame) for i in range(len(data["lat"])))
+            toggle = page.get_by_role("group", name="Point layers").inner_text()
+            assert f"({total} points)" in toggle, toggle
+
+
+def test_a_zoom_in_sampled_mid_transition_shows_members_between_cluster_and_own_place(tab, points):
+    srv, site = points
+    entry = layer_entry(site)
+    page = tab.page
+    open_player(page, srv, slow=True)
+    assert page.evaluate("() => Matsite.PointLayer.prototype.options.duration") == 30000
+    set_view(page, 46.0, 0.0, 5)
+    wait_level(page, 5)
+    set_view(page, 46.0, 0.0, 6)
+    wait_level(page, 6)
+    page.wait_for_timeout(1500)
+    upper, lower = level(site, entry, 5), level(site, entry, 6)
+    els = [e for e in drawn(page) if not e["leaving"]]
+    own = project(page, [[lower["lat"][e["index"]], lower["lon"][e["index"]]] for e in els])
+    anc = project(page, [[upper["lat"][lower["parent"][e["index"]]], upper["lon"][lower["parent"][e["index"]]]] for e in els])
+    between = 0
+    for e, (ox, oy), (ax, ay) in zip(els, own, anc):
+        span = math.hypot(ox - ax, oy - ay)
+        if span < 6:
+            continue
+        to_own, to_anc = math.hypot(e["x"] - ox, e["y"] - oy), math.hypot(e["x"] - ax, e["y"] - ay)
+        # On the segment from the ancestor to its own place, and at neither end.
+        assert abs(to_own + to_anc - span) < 1.5, (e, (ox, oy), (ax, ay))
+        assert to_own > 0.5 and to_anc > 0.5, (e, (ox, oy), (ax, ay))
+        between += 1
+    assert between > 0, "no member moved out of a cluster"
+    # Finished, every member stands on its own place.
+    page.evaluate("() => document.getAnimations().forEach((a) => a.finish())")
+    els = [e for e in drawn(page) if not e["leaving"]]
+    own = project(page, [[lower["lat"][e["index"]], lower["lon"][e["index"]]] for e in els])
+    for e, (ox, oy) in zip(els, own):
+        assert abs(e["x"] - ox) < 1.5 and abs(e["y"] - oy) < 1.5
+
+
+def test_a_zoom_out_merges_members_into_their_parent(tab, points):
+    srv, site = points
+    entry = layer_entry(site)
+    page = tab.page
+    open_player(page, srv, slow=True)
+    set_view(page, 46.0, 0.0, 6)
+    wait_level(page, 6)
+    page.wait_for_timeout(300)
+    set_view(page, 46.0, 0.0, 5)
+    page.wait_for_function("() => document.querySelectorAll('.matsite-point-leaving').length > 0")
+    page.wait_for_timeout(1500)
+    upper, lower = level(site, entry, 5), level(site, entry, 6)
+    leaving = [e for e in drawn(page) if e["leaving"]]
+    assert all(e["zoom"] == 6 for e in leaving)
+    own = project(page, [[lower["lat"][e["index"]], lower["lon"][e["index"]]] for e in leaving])
+    parent = project(page, [[upper["lat"][lower["parent"][e["index"]]], upper["lon"][lower["parent"][e["index"]]]] for e in leaving])
+    moved = 0
+    for e, (ox, oy), (px, py) in zip(leaving, own, parent):
+        span = math.hypot(ox - px, oy - py)
+        if span < 6:
+            continue
+        assert abs(math.hypot(e["x"] - ox, e["y"] - oy) + math.hypot(e["x"] - px, e["y"] - py) - span) < 1.5
+        moved += 1
+    assert moved > 0
+
+
+def test_frame_changes_change_counts_as_published(tab, points):
+    srv, site = points
+    entry = layer_entry(site)
+    page = tab.page
+    open_player(page, srv)
+    set_view(page, 46.0, 0.0, 3)
+    wait_level(page, 3)
+    data = level(site, entry, 3)
+    totals = []
+    for frame in range(len(TIMES)):
+        page.evaluate("(f) => document.querySelector('[data-matsite-player]')._matsitePlayer.seek(f)", frame)
+        page.wait_for_function("(f) => document.querySelector('[data-matsite-player]').dataset.frame === String(f)", arg=frame)
+        expected = {i: count_at(data, i, frame) for i in range(len(data["lat"])) if count_at(data, i, frame) > 0}
+        page.wait_for_function(
+            "(exp) => { const els = [...document.querySelectorAll('.leaflet-marker-pane [data-count]:not(.matsite-point-leaving)')];"
+            " return els.length === Object.keys(exp).length && els.every((e) => exp[e.dataset.index] === +e.dataset.count); }",
+            arg={str(k): v for k, v in expected.items()}, timeout=10000)
+        total = sum(expected.values())
+        totals.append(total)
+        assert f"({total} points)" in page.get_by_role("group", name="Point layers").inner_text()
+    assert len(set(totals)) > 1, f"the frames' counts should differ: {totals}"
+
+
+def test_hostile_property_strings_stay_text(tab, points):
+    srv, site = points
+    page = tab.page
+    open_player(page, srv)
+    # Deeper than max_zoom: every point on its own, labels shown.
+    set_view(page, 44.0, -5.0, 10)
+    wait_level(page, 10)
+    hostile = page.locator(".leaflet-marker-pane .matsite-point-label", has_text="onerror")
+    assert hostile.count() > 0
+    assert hostile.first.inner_text() == HOSTILE
+    assert page.locator(".leaflet-marker-pane img").count() == 0
+    point = page.locator(".leaflet-marker-pane button.matsite-point").first
+    point.focus()
+    page.keyboard.press("Enter")
+    popup = page.locator(".leaflet-popup-content")
+    popup.wait_for()
+    assert HOSTILE_POPUP in popup.inner_text()
+    assert popup.locator("script, img").count() == 0
+    # Keyboard: the popup's close button has focus; Enter closes and focus returns to the point.
+    assert page.evaluate("() => document.activeElement.classList.contains('leaflet-popup-close-button')")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !document.querySelector('.leaflet-popup')")
+    assert page.evaluate("() => document.activeElement.classList.contains('matsite-point')")
+    assert not tab.dialogs and not tab.page_errors
+
+
+def test_the_toggle_hides_and_shows_a_layer(tab, points):
+    srv, _ = points
+    page = tab.page
+    open_player(page, srv)
+    box = page.get_by_role("checkbox", name="Storm reports")
+    assert box.is_checked()
+    box.uncheck()
+    page.wait_for_function("() => !document.querySelector('.leaflet-marker-pane [data-count]')")
+    box.check()
+    page.wait_for_selector(".leaflet-marker-pane [data-count]")
+
+
+def test_reduced_motion_moves_nothing(tabs, points):
+    srv, site = points
+    tab = tabs.open(reduced_motion="reduce")
+    page = tab.page
+    open_player(page, srv)
+    set_view(page, 46.0, 0.0, 5)
+    wait_level(page, 5)
+    set_view(page, 46.0, 0.0, 6)
+    wait_level(page, 6)
+    assert page.evaluate("() => document.querySelectorAll('.matsite-point-moving, .matsite-point-enter, .matsite-point-leaving').length") == 0
+    lower = level(site, layer_entry(site), 6)
+    els = drawn(page)
+    own = project(page, [[lower["lat"][e["index"]], lower["lon"][e["index"]]] for e in els])
+    for e, (ox, oy) in zip(els, own):
+        assert abs(e["x"] - ox) < 1.5 and abs(e["y"] - oy) < 1.5
+
+
+def test_points_are_csp_clean_and_axe_clean(tabs, points_site):
+    srv = SiteServer(str(points_site), csp=STRICT_CSP)
+    try:
+        tab = tabs.open()
+        page = tab.page
+        page.add_init_script("window.__csp = []; document.addEventListener('securitypolicyviolation',"
+                             " (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));")
+        open_player(page, srv)
+        set_view(page, 46.0, 0.0, 5)
+        wait_level(page, 5)
+        set_view(page, 46.0, 0.0, 6)
+        wait_level(page, 6)
+        set_view(page, 44.0, -5.0, 10)
+        wait_level(page, 10)
+        page.locator(".leaflet-marker-pane button.matsite-point").first.click()
+        page.locator(".leaflet-popup-content").wait_for()
+        # Leaflet fades a popup in: check its colours once it is opaque.
+        page.wait_for_function("() => getComputedStyle(document.querySelector('.leaflet-popup')).opacity === '1'")
+        assert page.evaluate("() => window.__csp") == []
+        assert not tab.console_errors and not tab.page_errors
+        results = Axe().run(page)
+        violations = [(v["id"], [(n["target"], n.get("failureSummary")) for n in v["nodes"]][:5]) for v in results.response["violations"]]
+        assert not violations, violations
+    finally:
+        srv.stop()
