@@ -103,7 +103,11 @@ private extension Builder {
                 reused += result.reused
                 if let manifest = result.manifest { manifests.append(manifest) }
             }
-            guard failures.isEmpty else { throw BuildError.tilesFailed(failures) }
+            guard failures.isEmpty else {
+                // The error groups them by cause; --verbose lists each first.
+                for tile in failures { reporter.detail("failed: \(tile)") }
+                throw BuildError.tilesFailed(failures)
+            }
             // Pages and manifests.
             try await step(.pages) { try SitePages(config: config, pages: pages, assets: assets).write(manifests, with: writer) }
             // Publish.
@@ -195,13 +199,18 @@ private extension Builder {
             reporter: reporter, timings: timings)
         let outcomes = try await step(.stitch) { try await pipeline.run(into: folder.appendingPathComponent("frames")) }
         reporter.detail("\(animation.id): \(timings.summary(frames: plan.frames.count))")
+        // Tiles drawn transparent: one warning per cause (a gap is never silent), each tile
+        // with --verbose.
+        let transparent = outcomes.flatMap(\.transparent)
+        for tile in transparent { reporter.detail("drawn transparent: \(tile)") }
+        for line in TileProblemGroups(transparent).transparentWarnings() { reporter.warning(line) }
         let failures = outcomes.flatMap(\.failures)
         guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }
 
         try await step(.stitch) { try Poster.write(outcomes.last?.poster, animation: animation.id, folder: folder, previous: writer.previous) }
         let fallback = try await step(.publish) {
             try await FallbackTilePublisher(
-                animation: animation.id, zoom: animation.zoom, bbox: animation.bbox, tileSize: animation.source.tileSize,
+                animation: animation.id, zoom: animation.zoom, bbox: animation.bbox, tileSize: plan.layout.tileSize,
                 settings: animation.fallback, sourceMaxZoom: plan.sourceMaxZoom, subdomains: animation.source.subdomains,
                 locate: plan.locate, loader: loader, writer: writer
             ).publish(

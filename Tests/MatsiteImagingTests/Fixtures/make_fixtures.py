@@ -151,8 +151,18 @@ def damaged():
     Image.fromarray(src).save(os.path.join(folder, "good-lossy.webp"), quality=80)
 
 
+def tile_512():
+    """One 512-pixel JPEG tile, as TiTiler and many modern servers send by default: for the
+    checks that a tile's size is probed, not guessed (MatsiteKitTests reads it by path)."""
+    folder = os.path.join(HERE, "pillow-jpeg-512")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "tile.jpg"), "wb") as f:
+        f.write(encoded(photo(512, 512, 5), "JPEG", quality=80))
+
+
 if __name__ == "__main__":
     pillow_cases()
     gdal_cases()
     damaged()
+    tile_512()
     print("fixtures written under", HERE)
