@@ -78,23 +78,15 @@ int mwebp_decode(const uint8_t *data, size_t size, const mwebp_limits *limits, m
     return MWEBP_OK;
 }
 
-int mwebp_encode_lossless(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int effort,
-                          uint8_t **out, size_t *out_size, char *message, size_t message_size) {
-    if (message && message_size) message[0] = 0;
-    *out = NULL;
-    *out_size = 0;
-    WebPConfig config;
-    if (!WebPConfigInit(&config) || !WebPConfigLosslessPreset(&config, effort < 0 ? 0 : effort > 9 ? 9 : effort)) {
-        mwebp_set_message(message, message_size, "libwebp version mismatch");
-        return MWEBP_ERROR;
-    }
-    config.exact = 1;  /* same pixels: keep the RGB of fully transparent pixels */
+/* Both encoders: config set up by the caller, the picture imported, written to memory. */
+static int mwebp_encode(WebPConfig *config, int use_argb, const uint8_t *rgba, uint32_t width, uint32_t height,
+                        size_t stride, uint8_t **out, size_t *out_size, char *message, size_t message_size) {
     WebPPicture picture;
     if (!WebPPictureInit(&picture)) {
         mwebp_set_message(message, message_size, "libwebp version mismatch");
         return MWEBP_ERROR;
     }
-    picture.use_argb = 1;
+    picture.use_argb = use_argb;
     picture.width = (int)width;
     picture.height = (int)height;
     if (!WebPPictureImportRGBA(&picture, rgba, (int)stride)) {
@@ -106,7 +98,7 @@ int mwebp_encode_lossless(const uint8_t *rgba, uint32_t width, uint32_t height, 
     WebPMemoryWriterInit(&writer);
     picture.writer = WebPMemoryWrite;
     picture.custom_ptr = &writer;
-    int ok = WebPEncode(&config, &picture);
+    int ok = WebPEncode(config, &picture);
     int code = picture.error_code;
     WebPPictureFree(&picture);
     if (!ok) {
@@ -119,6 +111,40 @@ int mwebp_encode_lossless(const uint8_t *rgba, uint32_t width, uint32_t height, 
     *out = writer.mem;
     *out_size = writer.size;
     return MWEBP_OK;
+}
+
+int mwebp_encode_lossless(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int effort,
+                          uint8_t **out, size_t *out_size, char *message, size_t message_size) {
+    if (message && message_size) message[0] = 0;
+    *out = NULL;
+    *out_size = 0;
+    WebPConfig config;
+    if (!WebPConfigInit(&config) || !WebPConfigLosslessPreset(&config, effort < 0 ? 0 : effort > 9 ? 9 : effort)) {
+        mwebp_set_message(message, message_size, "libwebp version mismatch");
+        return MWEBP_ERROR;
+    }
+    config.exact = 1;  /* same pixels: keep the RGB of fully transparent pixels */
+    return mwebp_encode(&config, 1, rgba, width, height, stride, out, out_size, message, message_size);
+}
+
+int mwebp_encode_lossy(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int quality,
+                       uint8_t **out, size_t *out_size, char *message, size_t message_size) {
+    if (message && message_size) message[0] = 0;
+    *out = NULL;
+    *out_size = 0;
+    WebPConfig config;
+    float q = (float)(quality < 0 ? 0 : quality > 100 ? 100 : quality);
+    if (!WebPConfigPreset(&config, WEBP_PRESET_PHOTO, q)) {
+        mwebp_set_message(message, message_size, "libwebp version mismatch");
+        return MWEBP_ERROR;
+    }
+    config.method = 4;          /* libwebp's default balance of time and size */
+    config.alpha_quality = 100; /* edges of a transparent area stay exact */
+    if (!WebPValidateConfig(&config)) {
+        mwebp_set_message(message, message_size, "invalid WebP settings");
+        return MWEBP_ERROR;
+    }
+    return mwebp_encode(&config, 0, rgba, width, height, stride, out, out_size, message, message_size);
 }
 
 void mwebp_free(void *bytes) { WebPFree(bytes); }

@@ -195,7 +195,7 @@ private extension Builder {
             reuse: FrameReuse(previous: writer.previous, animation: animation.id, grid: plan.grid, lastIndex: plan.frames.count - 1),
             stitcher: FrameStitcher(
                 layout: plan.layout, grid: plan.grid, compressionLevel: animation.compressionLevel,
-                missing: animation.missing, timings: timings),
+                missing: animation.missing, timings: timings, frameFormat: animation.frameFormat),
             reporter: reporter, timings: timings)
         let outcomes = try await step(.stitch) { try await pipeline.run(into: folder.appendingPathComponent("frames")) }
         reporter.detail("\(animation.id): \(timings.summary(frames: plan.frames.count))")

@@ -1,5 +1,6 @@
 import Foundation
 import MatsiteCapabilities
+import MatsiteImaging
 
 /// A whole `matsite.yml`: the site and its animations, with every default filled in.
 ///
@@ -154,6 +155,8 @@ public struct AnimationConfig: Sendable {
     public var fallback = FallbackConfig()
     /// zlib level for frames.
     public var compressionLevel = 6
+    /// `format:` and `quality:`: the frames' file format (auto: PNG unless every tile is lossy).
+    public var frameFormat = FrameFormatChoice()
     /// Player presentation, copied into the manifest: opacity 0...1, legend, IANA zone, time label kind.
     public var opacity: Double?
     public var legend: AnimationManifest.Legend?
