@@ -54,6 +54,38 @@ static void mjpeg_on_progress(j_common_ptr cinfo) {
     }
 }
 
+/* The IJG quality whose scaled standard luminance table is nearest the file's (sum of
+   absolute differences): what a frame re-encoded from such tiles needs at most, since a
+   higher quality only spends bytes on the tiles' own artefacts. */
+static int mjpeg_estimate_quality(j_decompress_ptr cinfo) {
+    static const unsigned int standard[DCTSIZE2] = {
+        16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55,
+        14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62,
+        18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+        49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99};
+    JQUANT_TBL *table = cinfo->quant_tbl_ptrs[0];
+    if (table == NULL) return 0;
+    int best = 0;
+    unsigned long best_distance = (unsigned long)-1;
+    for (int quality = 1; quality <= 100; quality++) {
+        long scale = quality < 50 ? 5000 / quality : 200 - quality * 2;
+        unsigned long distance = 0;
+        for (int i = 0; i < DCTSIZE2; i++) {
+            long q = ((long)standard[i] * scale + 50) / 100;
+            if (q < 1) q = 1;
+            if (q > 255) q = 255;
+            /* quantval is in natural order in libjpeg's tables, as the standard one is. */
+            long d = (long)table->quantval[i] - q;
+            distance += (unsigned long)(d < 0 ? -d : d);
+        }
+        if (distance < best_distance) {
+            best_distance = distance;
+            best = quality;
+        }
+    }
+    return best;
+}
+
 int mjpeg_decode(const uint8_t *data, size_t size, const mjpeg_limits *limits, mjpeg_info *info,
                  uint8_t *out, size_t out_capacity, size_t out_stride, char *message, size_t message_size) {
     if (message && message_size) message[0] = 0;
@@ -95,6 +127,7 @@ int mjpeg_decode(const uint8_t *data, size_t size, const mjpeg_limits *limits, m
     info->components = cinfo.num_components;
     info->color_space = (int)cinfo.jpeg_color_space;
     info->progressive = cinfo.progressive_mode ? 1 : 0;
+    info->quality = mjpeg_estimate_quality(&cinfo);
 
     if (cinfo.image_width > limits->max_width || cinfo.image_height > limits->max_height) {
         char text[128];

@@ -112,12 +112,25 @@ public struct FrameFormatChoice: Sendable, Equatable {
     }
 
     /// The lossy format of a stitched frame, once its pixels show whether it is opaque.
-    public func lossyFormat(opaque: Bool) -> FrameFormat {
+    /// Without `quality:`, the default is lowered to `sourceQuality` (the JPEG tiles' own,
+    /// `tilesQuality`): a higher one would only spend bytes on the tiles' artefacts.
+    public func lossyFormat(opaque: Bool, sourceQuality: Int? = nil) -> FrameFormat {
+        func pick(_ standard: Int) -> Int { quality ?? min(standard, sourceQuality ?? standard) }
         switch setting {
-        case .webp: .webp(quality: quality ?? Self.defaultWebPQuality)
+        case .webp: return .webp(quality: pick(Self.defaultWebPQuality))
         case .png, .jpeg, .auto:
-            opaque ? .jpeg(quality: quality ?? Self.defaultJPEGQuality) : .webp(quality: quality ?? Self.defaultWebPQuality)
+            return opaque ? .jpeg(quality: pick(Self.defaultJPEGQuality)) : .webp(quality: pick(Self.defaultWebPQuality))
         }
+    }
+
+    /// The highest quality among the JPEG tiles (read from their quantisation tables), or
+    /// nil when there is none to read.
+    public static func tilesQuality(_ tiles: [TileContent], decoder: TileDecoder) -> Int? {
+        var best: Int?
+        for case .encoded(let bytes) in tiles where ImageKind.sniff(bytes) == .jpeg {
+            if let quality = try? decoder.jpeg.quality(of: bytes) { best = max(best ?? quality, quality) }
+        }
+        return best
     }
 
     /// A short tag for input hashes: a changed setting makes new frames.

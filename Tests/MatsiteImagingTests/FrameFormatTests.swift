@@ -30,8 +30,11 @@ struct FrameFormatTests {
         #expect(buffer.isOpaque)
         let choice = FrameFormatChoice()
         #expect(choice.wantsLossy(pixelFormat: .rgba, tilesAreLossy: true))
-        let format = choice.lossyFormat(opaque: buffer.isOpaque)
-        #expect(format == .jpeg(quality: FrameFormatChoice.defaultJPEGQuality))
+        // The tiles' own quality caps the default: Pillow's 85, GDAL's 75; WebP tiles say none.
+        let tilesQuality = FrameFormatChoice.tilesQuality(fixture.tiles, decoder: TileDecoder())
+        #expect(tilesQuality == ["pillow-jpeg": 85, "gdal-mbtiles-jpeg": 75][name])
+        let format = choice.lossyFormat(opaque: buffer.isOpaque, sourceQuality: tilesQuality)
+        #expect(format == .jpeg(quality: tilesQuality ?? FrameFormatChoice.defaultJPEGQuality))
         let bytes = try buffer.encode(format)
         #expect(ImageKind.sniff(bytes) == .jpeg)
         let decoded = try JPEGDecoder().decode(bytes)
@@ -45,8 +48,8 @@ struct FrameFormatTests {
             if case .encoded(let b) = tile { return sum + b.count }
             return sum
         }
-        // Tiles at the same quality (Pillow's 85): the frame, a crop of them, weighs less.
-        if name == "pillow-jpeg" { #expect(bytes.count < tileBytes, "\(name): frame \(bytes.count) bytes, tiles \(tileBytes)") }
+        // JPEG tiles re-encoded at their own quality: the frame, a crop of them, weighs less.
+        if tilesQuality != nil { #expect(bytes.count < tileBytes, "\(name): frame \(bytes.count) bytes, tiles \(tileBytes)") }
         // And far less than the same frame as PNG.
         let png = try buffer.encode(.png)
         #expect(bytes.count * 2 < png.count, "JPEG \(bytes.count) vs PNG \(png.count)")
@@ -80,6 +83,10 @@ struct FrameFormatTests {
         #expect(FrameFormatChoice().lossyFormat(opaque: false) == .webp(quality: 80))
         #expect([FrameFormat.png, .jpeg(quality: 1), .webp(quality: 1)].map(\.fileExtension) == ["png", "jpg", "webp"])
         #expect(FrameFormatChoice().tag == "auto" && FrameFormatChoice(.jpeg, quality: 70).tag == "jpegq70")
+        // A quality set in the config wins over the tiles' own.
+        #expect(FrameFormatChoice().lossyFormat(opaque: true, sourceQuality: 60) == .jpeg(quality: 60))
+        #expect(FrameFormatChoice().lossyFormat(opaque: true, sourceQuality: 95) == .jpeg(quality: 85))
+        #expect(FrameFormatChoice(.auto, quality: 90).lossyFormat(opaque: true, sourceQuality: 60) == .jpeg(quality: 90))
     }
 
     @Test("an encoder given a bad size fails with a reason, never a crash")

@@ -26,6 +26,7 @@ typedef struct mjpeg_info {
     int components;             /* as stored: 1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK */
     int color_space;            /* libjpeg's J_COLOR_SPACE of the file */
     int progressive;
+    int quality;                /* the IJG quality (1-100) its luminance table matches best; 0 unknown */
 } mjpeg_info;
 
 /// Decodes a JPEG held in memory to 8-bit RGBA (alpha 255). Gray and YCbCr/RGB files only:

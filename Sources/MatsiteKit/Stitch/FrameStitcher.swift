@@ -87,7 +87,8 @@ struct FrameStitcher: Sendable {
                 let sampler = poster ? RowSampler(sourceWidth: layout.width, sourceHeight: layout.height, format: .rgba) : nil
                 let report = try stitcher.stitch(
                     layout: layout, tiles: tiles, format: .rgba, to: buffer, tolerateBadTiles: tolerate, sampler: sampler)
-                let chosen = choice.lossyFormat(opaque: buffer.isOpaque)
+                let chosen = choice.lossyFormat(
+                    opaque: buffer.isOpaque, sourceQuality: FrameFormatChoice.tilesQuality(tiles, decoder: stitcher.decoder))
                 try FileWrite.write(try buffer.encode(chosen), to: temporary)
                 return (report, try sampler?.encode(), chosen)
             }

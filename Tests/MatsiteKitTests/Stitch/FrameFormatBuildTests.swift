@@ -75,6 +75,9 @@ struct FrameFormatBuildTests {
             }
             let mean = Double(diffs.reduce(0, +)) / Double(diffs.count)
             #expect(mean < 3.0 && (diffs.max() ?? 0) <= 64, "mean \(mean), worst \(diffs.max() ?? 0)")
+            // Re-encoded at the tiles' own quality (GDAL's 75), a crop of two tiles weighs less than they do.
+            #expect(try JPEGDecoder().quality(of: bytes) == 75)
+            #expect(bytes.count < (try Self.tile(2).count + Self.tile(3).count))
             try expectValidSite(site.output)
 
             // Same inputs again: the frames are kept under the same .jpg names, nothing stitched.
