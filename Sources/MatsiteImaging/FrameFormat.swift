@@ -48,20 +48,24 @@ public enum FrameFormat: Sendable, Equatable, CustomStringConvertible {
             guard let bytes = try writer.finish() else { throw ImageError(.encode, "no PNG bytes were produced") }
             return bytes
         case .jpeg(let quality):
-            return try Self.run("JPEG", free: { mjpeg_free($0) }) { out, size, text, capacity in
-                mjpeg_encode(
-                    base.assumingMemoryBound(to: UInt8.self), UInt32(clamping: width), UInt32(clamping: height), stride,
-                    Int32(clamping: quality), out, size, text, capacity) == MJPEG_OK
-            }
+            return try Self.run(
+                "JPEG", free: { mjpeg_free($0) },
+                encode: { out, size, text, capacity in
+                    mjpeg_encode(
+                        base.assumingMemoryBound(to: UInt8.self), UInt32(clamping: width), UInt32(clamping: height), stride,
+                        Int32(clamping: quality), out, size, text, capacity) == MJPEG_OK
+                })
         case .webp(let quality):
             guard width <= 16383, height <= 16383 else {
                 throw ImageError(.encode, "WebP images are at most 16383 pixels a side, this frame is \(width)x\(height)", format: "WebP")
             }
-            return try Self.run("WebP", free: { mwebp_free($0) }) { out, size, text, capacity in
-                mwebp_encode_lossy(
-                    base.assumingMemoryBound(to: UInt8.self), UInt32(width), UInt32(height), stride,
-                    Int32(clamping: quality), out, size, text, capacity) == MWEBP_OK
-            }
+            return try Self.run(
+                "WebP", free: { mwebp_free($0) },
+                encode: { out, size, text, capacity in
+                    mwebp_encode_lossy(
+                        base.assumingMemoryBound(to: UInt8.self), UInt32(width), UInt32(height), stride,
+                        Int32(clamping: quality), out, size, text, capacity) == MWEBP_OK
+                })
         }
     }
 }
@@ -179,7 +183,7 @@ private extension FrameFormat {
     /// Runs a C encoder that hands back malloc'd bytes, copying them out and freeing them.
     static func run(
         _ format: String, free: (UnsafeMutablePointer<UInt8>?) -> Void,
-        _ body: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>, UnsafeMutablePointer<CChar>, Int) -> Bool
+        encode body: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>, UnsafeMutablePointer<CChar>, Int) -> Bool
     ) throws(ImageError) -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0

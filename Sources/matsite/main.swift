@@ -62,7 +62,7 @@ enum Exit {
     static func fail(_ error: any Error, reporter: ConsoleReporter? = nil) -> ExitCode {
         reporter?.finish()
         // What went to stdout first must come first when both share a pipe (print buffers).
-        fflush(nil)  // every C stream: stdout is the one print() buffers
+        fflush(nil) // every C stream: stdout is the one print() buffers
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
         return ExitCode(code(for: error))
     }
@@ -255,7 +255,7 @@ extension Matsite {
             }
             if broken {
                 // The problems above come before the verdict, whatever the pipes.
-                fflush(nil)  // every C stream: stdout is the one print() buffers
+                fflush(nil) // every C stream: stdout is the one print() buffers
                 FileHandle.standardError.write(Data("error: some sources could not be probed (see problems above)\n".utf8))
                 throw ExitCode(1)
             }

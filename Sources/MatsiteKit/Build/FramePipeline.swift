@@ -104,7 +104,8 @@ private extension FramePipeline {
         guard let kept = reuse.keep(frame, into: folder, inputHash: inputHash, fetchProblems: fetchProblems) else { return nil }
         reporter.frameDone(animation: animation, index: frame.index, reused: true)
         return Outcome(
-            index: frame.index, entry: kept.entry, transparent: drawnTransparent(frame, kept.missing), reused: true, poster: frame.index == reuse.lastIndex ? .previous : nil,
+            index: frame.index, entry: kept.entry, transparent: drawnTransparent(frame, kept.missing), reused: true,
+            poster: frame.index == reuse.lastIndex ? .previous : nil,
             previousIndex: kept.previousIndex, previousFallbackHash: kept.previousFallbackHash)
     }
 

@@ -73,7 +73,10 @@ struct BuilderTests {
             #expect(text.contains("\n  world: 8 tiles in 2 frames: HTTP 404 (no tile here)\n"), "\(text)")
             #expect(text.components(separatedBy: "missing: transparent").count == 2, "the hint once: \(text)")
             // First two and last as examples; the error still carries every tile.
-            #expect(text.contains("e.g. frame 0: \(server.url("/t/0/1/0/0.png")), frame 0: \(server.url("/t/0/1/1/0.png")), ... frame 1: \(server.url("/t/1/1/1/1.png"))"), "\(text)")
+            #expect(
+                text.contains(
+                    "e.g. frame 0: \(server.url("/t/0/1/0/0.png")), frame 0: \(server.url("/t/0/1/1/0.png")), ... frame 1: \(server.url("/t/1/1/1/1.png"))"),
+                "\(text)")
             #expect(error?.failedTiles?.count == 8)
         }
     }

@@ -83,6 +83,9 @@ struct TileProblemGroupsTests {
         #expect(one.count == 1 && one[0].hasPrefix("frame 0: http://127.0.0.1:1/t/0/1/0/0.png: HTTP 404 (no tile here)\n    hint: "))
         let many = TileProblemGroups(Self.missing(12).enumerated().filter { $0.offset % 4 == 0 }.map(\.element))
             .checkLines(tolerated: true)
-        #expect(many == ["3 probes (3 frames): HTTP 404 (no tile here); e.g. frame 0: http://127.0.0.1:1/t/0/1/0/0.png, frame 1: http://127.0.0.1:1/t/1/1/0/0.png, frame 2: http://127.0.0.1:1/t/2/1/0/0.png"])
+        #expect(
+            many == [
+                "3 probes (3 frames): HTTP 404 (no tile here); e.g. frame 0: http://127.0.0.1:1/t/0/1/0/0.png, frame 1: http://127.0.0.1:1/t/1/1/0/0.png, frame 2: http://127.0.0.1:1/t/2/1/0/0.png"
+            ])
     }
 }
