@@ -75,6 +75,15 @@ int mwebp_decode(const uint8_t *data, size_t size, const mwebp_limits *limits, m
         mwebp_set_message(message, message_size, mwebp_status_text(status));
         return MWEBP_ERROR;
     }
+    /* A lossless bitstream can carry alpha values while its header says it uses none
+       (found by fuzzing); Pillow, like the header, treats such a file as opaque. So does
+       matsite: a tile that says it has no alpha is drawn opaque, whatever its stray bytes. */
+    if (!info->has_alpha) {
+        for (uint32_t y = 0; y < info->height; y++) {
+            uint8_t *row = out + (size_t)y * out_stride;
+            for (uint32_t x = 0; x < info->width; x++) row[(size_t)x * 4 + 3] = 255;
+        }
+    }
     return MWEBP_OK;
 }
 
