@@ -75,6 +75,50 @@ int mwebp_decode(const uint8_t *data, size_t size, const mwebp_limits *limits, m
         mwebp_set_message(message, message_size, mwebp_status_text(status));
         return MWEBP_ERROR;
     }
+    /* A lossless bitstream can carry alpha values while its header says it uses none
+       (found by fuzzing); Pillow, like the header, treats such a file as opaque. So does
+       matsite: a tile that says it has no alpha is drawn opaque, whatever its stray bytes. */
+    if (!info->has_alpha) {
+        for (uint32_t y = 0; y < info->height; y++) {
+            uint8_t *row = out + (size_t)y * out_stride;
+            for (uint32_t x = 0; x < info->width; x++) row[(size_t)x * 4 + 3] = 255;
+        }
+    }
+    return MWEBP_OK;
+}
+
+/* Both encoders: config set up by the caller, the picture imported, written to memory. */
+static int mwebp_encode(WebPConfig *config, int use_argb, const uint8_t *rgba, uint32_t width, uint32_t height,
+                        size_t stride, uint8_t **out, size_t *out_size, char *message, size_t message_size) {
+    WebPPicture picture;
+    if (!WebPPictureInit(&picture)) {
+        mwebp_set_message(message, message_size, "libwebp version mismatch");
+        return MWEBP_ERROR;
+    }
+    picture.use_argb = use_argb;
+    picture.width = (int)width;
+    picture.height = (int)height;
+    if (!WebPPictureImportRGBA(&picture, rgba, (int)stride)) {
+        WebPPictureFree(&picture);
+        mwebp_set_message(message, message_size, "out of memory");
+        return MWEBP_ERROR;
+    }
+    WebPMemoryWriter writer;
+    WebPMemoryWriterInit(&writer);
+    picture.writer = WebPMemoryWrite;
+    picture.custom_ptr = &writer;
+    int ok = WebPEncode(config, &picture);
+    int code = picture.error_code;
+    WebPPictureFree(&picture);
+    if (!ok) {
+        WebPMemoryWriterClear(&writer);
+        char text[64];
+        snprintf(text, sizeof text, "WebP encode failed (libwebp error %d)", code);
+        mwebp_set_message(message, message_size, text);
+        return MWEBP_ERROR;
+    }
+    *out = writer.mem;
+    *out_size = writer.size;
     return MWEBP_OK;
 }
 
@@ -89,36 +133,27 @@ int mwebp_encode_lossless(const uint8_t *rgba, uint32_t width, uint32_t height, 
         return MWEBP_ERROR;
     }
     config.exact = 1;  /* same pixels: keep the RGB of fully transparent pixels */
-    WebPPicture picture;
-    if (!WebPPictureInit(&picture)) {
+    return mwebp_encode(&config, 1, rgba, width, height, stride, out, out_size, message, message_size);
+}
+
+int mwebp_encode_lossy(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int quality,
+                       uint8_t **out, size_t *out_size, char *message, size_t message_size) {
+    if (message && message_size) message[0] = 0;
+    *out = NULL;
+    *out_size = 0;
+    WebPConfig config;
+    float q = (float)(quality < 0 ? 0 : quality > 100 ? 100 : quality);
+    if (!WebPConfigPreset(&config, WEBP_PRESET_PHOTO, q)) {
         mwebp_set_message(message, message_size, "libwebp version mismatch");
         return MWEBP_ERROR;
     }
-    picture.use_argb = 1;
-    picture.width = (int)width;
-    picture.height = (int)height;
-    if (!WebPPictureImportRGBA(&picture, rgba, (int)stride)) {
-        WebPPictureFree(&picture);
-        mwebp_set_message(message, message_size, "out of memory");
+    config.method = 4;          /* libwebp's default balance of time and size */
+    config.alpha_quality = 100; /* edges of a transparent area stay exact */
+    if (!WebPValidateConfig(&config)) {
+        mwebp_set_message(message, message_size, "invalid WebP settings");
         return MWEBP_ERROR;
     }
-    WebPMemoryWriter writer;
-    WebPMemoryWriterInit(&writer);
-    picture.writer = WebPMemoryWrite;
-    picture.custom_ptr = &writer;
-    int ok = WebPEncode(&config, &picture);
-    int code = picture.error_code;
-    WebPPictureFree(&picture);
-    if (!ok) {
-        WebPMemoryWriterClear(&writer);
-        char text[64];
-        snprintf(text, sizeof text, "WebP encode failed (libwebp error %d)", code);
-        mwebp_set_message(message, message_size, text);
-        return MWEBP_ERROR;
-    }
-    *out = writer.mem;
-    *out_size = writer.size;
-    return MWEBP_OK;
+    return mwebp_encode(&config, 0, rgba, width, height, stride, out, out_size, message, message_size);
 }
 
 void mwebp_free(void *bytes) { WebPFree(bytes); }

@@ -28,6 +28,15 @@ public struct JPEGDecoder: Sendable {
         return (Int(raw.width), Int(raw.height))
     }
 
+    /// Reads the header only: the IJG quality (1-100) the file's luminance table matches,
+    /// or nil when it has none. Frames re-encoded from such tiles need no more.
+    public func quality(of bytes: [UInt8]) throws(ImageError) -> Int? {
+        var raw = mjpeg_info()
+        let probe = run(bytes, info: &raw, out: nil, capacity: 0, stride: 0)
+        guard probe.code == MJPEG_NEED_BUFFER else { throw ImageError(.decode, probe.message, format: "JPEG") }
+        return raw.quality > 0 ? Int(raw.quality) : nil
+    }
+
     /// Decodes the whole image to RGBA.
     public func decode(_ bytes: [UInt8]) throws(ImageError) -> DecodedImage {
         let (width, height) = try info(of: bytes)

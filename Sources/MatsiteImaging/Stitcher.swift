@@ -116,7 +116,7 @@ public struct Stitcher: Sendable {
     /// reported; otherwise the first such tile throws. `sampler`, when given, sees every
     /// output row (to build a poster while streaming).
     public func stitch(
-        layout: FrameLayout, tiles: [TileContent], format: PixelFormat, to writer: PNGWriter,
+        layout: FrameLayout, tiles: [TileContent], format: PixelFormat, to writer: some RowSink,
         tolerateBadTiles: Bool, sampler: RowSampler? = nil
     ) throws -> StitchReport {
         precondition(tiles.count == layout.tileCount, "one tile per grid cell")

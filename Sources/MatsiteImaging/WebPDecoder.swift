@@ -22,6 +22,15 @@ public struct WebPDecoder: Sendable {
         return (Int(raw.width), Int(raw.height), raw.has_alpha != 0)
     }
 
+    /// Reads the header only: true for lossy (VP8) data, false for lossless (VP8L). A frame
+    /// made of lossy tiles may be written lossy without losing what the tiles kept.
+    public func isLossy(_ bytes: [UInt8]) throws(ImageError) -> Bool {
+        var raw = mwebp_info()
+        let probe = run(bytes, info: &raw, out: nil, capacity: 0, stride: 0)
+        guard probe.code == MWEBP_NEED_BUFFER else { throw ImageError(.decode, probe.message, format: "WebP") }
+        return raw.lossless == 0
+    }
+
     /// Decodes the whole image to RGBA (not premultiplied).
     public func decode(_ bytes: [UInt8]) throws(ImageError) -> DecodedImage {
         let (width, height, _) = try info(of: bytes)

@@ -61,6 +61,8 @@ enum Exit {
 
     static func fail(_ error: any Error, reporter: ConsoleReporter? = nil) -> ExitCode {
         reporter?.finish()
+        // What went to stdout first must come first when both share a pipe (print buffers).
+        fflush(nil) // every C stream: stdout is the one print() buffers
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
         return ExitCode(code(for: error))
     }
@@ -103,7 +105,7 @@ extension Matsite {
         @Flag(name: .shortAndLong, help: "Print errors only.")
         var quiet = false
 
-        @Flag(name: .shortAndLong, help: "Print every frame and detail.")
+        @Flag(name: .shortAndLong, help: "Print every frame and detail, and each tile that could not be had (else grouped by cause).")
         var verbose = false
 
         @Flag(name: .customLong("no-cache"), help: "Ignore the tile cache: fetch everything and store nothing.")
@@ -242,7 +244,13 @@ extension Matsite {
         static let configuration = CommandConfiguration(
             commandName: "check",
             abstract: "Validate the config and probe every source (one tile per frame); writes nothing.",
-            discussion: "Exit 0 when every probe succeeds, 1 when a source is broken, 2 for a bad config."
+            discussion: """
+                Each probe reads the tile's format and pixel size: a size other than the planned \
+                tile size (source tile_size, or a WMTS layer's own) is a problem whose hint names \
+                the tile_size to set. Problems are grouped by cause and printed before the verdict.
+
+                Exit 0 when every probe succeeds, 1 when a source is broken, 2 for a bad config.
+                """
         )
 
         @Option(name: .shortAndLong, help: "The config file (default: ./matsite.yml).")
@@ -266,6 +274,8 @@ extension Matsite {
                 broken = broken || !finding.problems.isEmpty
             }
             if broken {
+                // The problems above come before the verdict, whatever the pipes.
+                fflush(nil) // every C stream: stdout is the one print() buffers
                 FileHandle.standardError.write(Data("error: some sources could not be probed (see problems above)\n".utf8))
                 throw ExitCode(1)
             }

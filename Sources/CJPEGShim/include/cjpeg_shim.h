@@ -26,6 +26,7 @@ typedef struct mjpeg_info {
     int components;             /* as stored: 1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK */
     int color_space;            /* libjpeg's J_COLOR_SPACE of the file */
     int progressive;
+    int quality;                /* the IJG quality (1-100) its luminance table matches best; 0 unknown */
 } mjpeg_info;
 
 /// Decodes a JPEG held in memory to 8-bit RGBA (alpha 255). Gray and YCbCr/RGB files only:
@@ -34,5 +35,15 @@ typedef struct mjpeg_info {
 /// Any libjpeg warning (corrupt or truncated data) fails the decode.
 int mjpeg_decode(const uint8_t *data, size_t size, const mjpeg_limits *limits, mjpeg_info *info,
                  uint8_t *out, size_t out_capacity, size_t out_stride, char *message, size_t message_size);
+
+/// Encodes 8-bit RGBA rows (`stride` bytes apart; alpha ignored) as a baseline JPEG at
+/// `quality` 1-100 with 4:2:0 chroma and optimised Huffman tables. libjpeg's errors longjmp
+/// back into this function, never through its caller. On success *out holds malloc'd
+/// bytes the caller frees with mjpeg_free.
+int mjpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int quality,
+                 uint8_t **out, size_t *out_size, char *message, size_t message_size);
+
+/// Frees bytes from mjpeg_encode.
+void mjpeg_free(void *bytes);
 
 #endif

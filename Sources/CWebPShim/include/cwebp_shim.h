@@ -38,7 +38,12 @@ int mwebp_decode(const uint8_t *data, size_t size, const mwebp_limits *limits, m
 int mwebp_encode_lossless(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int effort,
                           uint8_t **out, size_t *out_size, char *message, size_t message_size);
 
-/// Frees bytes from mwebp_encode_lossless.
+/// Encodes 8-bit RGBA as lossy WebP (VP8, alpha kept losslessly) at `quality` 0-100, for
+/// photographic frames. On success *out holds malloc'd bytes the caller frees with mwebp_free.
+int mwebp_encode_lossy(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int quality,
+                       uint8_t **out, size_t *out_size, char *message, size_t message_size);
+
+/// Frees bytes from mwebp_encode_lossless and mwebp_encode_lossy.
 void mwebp_free(void *bytes);
 
 #endif

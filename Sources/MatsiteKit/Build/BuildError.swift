@@ -26,7 +26,8 @@ public enum BuildError: Swift.Error, CustomStringConvertible, Sendable {
     /// A step failed: its stage, and the error that stopped it (kept whole: a
     /// `SystemCallError` keeps its errno, a `PNGError` libpng's words).
     case stage(BuildStage, any Error)
-    /// Tiles could not be had (with `missing: fail`): every one, with its cause.
+    /// Tiles could not be had (with `missing: fail`): every one, with its cause (worded
+    /// grouped by cause).
     case tilesFailed([FailedTile])
     /// The whole build ran past its deadline.
     case deadline(Double)
@@ -50,9 +51,9 @@ public enum BuildError: Swift.Error, CustomStringConvertible, Sendable {
         case .stage(let stage, let error):
             return "\(stage): \(Self.words(for: error))"
         case .tilesFailed(let tiles):
-            let shown = tiles.prefix(50).map { "  - \($0)" }.joined(separator: "\n")
-            let more = tiles.count > 50 ? "\n  ... and \(tiles.count - 50) more" : ""
-            return "fetch: \(tiles.count) tile(s) could not be had (missing: fail; set missing: transparent to draw them empty):\n\(shown)\(more)"
+            // One entry per animation and cause, not per tile: the hint is said once.
+            let lines = TileProblemGroups(tiles).failureLines().map { "  " + $0 }.joined(separator: "\n")
+            return "fetch: \(tiles.count) tile(s) could not be had (missing: fail; --verbose lists each):\n\(lines)"
         case .deadline(let seconds):
             return "the build ran past its deadline of \(Int(seconds)) s (deadline_s) and was stopped; the previous site is unchanged"
         case .locked(let message):

@@ -115,7 +115,11 @@ private extension Builder {
                 reused += result.reused
                 if let manifest = result.manifest { manifests.append(manifest) }
             }
-            guard failures.isEmpty else { throw BuildError.tilesFailed(failures) }
+            guard failures.isEmpty else {
+                // The error groups them by cause; --verbose lists each first.
+                for tile in failures { reporter.detail("failed: \(tile)") }
+                throw BuildError.tilesFailed(failures)
+            }
             // A shard: now, under the lock, the other animations as published at this moment.
             var current = previous
             var shardLock: OutputLock?
@@ -223,17 +227,22 @@ private extension Builder {
             reuse: FrameReuse(previous: writer.previous, animation: animation.id, grid: plan.grid, lastIndex: plan.frames.count - 1),
             stitcher: FrameStitcher(
                 layout: plan.layout, grid: plan.grid, compressionLevel: animation.compressionLevel,
-                missing: animation.missing, timings: timings),
+                missing: animation.missing, timings: timings, frameFormat: animation.frameFormat),
             reporter: reporter, timings: timings)
         let outcomes = try await step(.stitch) { try await pipeline.run(into: folder.appendingPathComponent("frames")) }
         reporter.detail("\(animation.id): \(timings.summary(frames: plan.frames.count))")
+        // Tiles drawn transparent: one warning per cause (a gap is never silent), each tile
+        // with --verbose.
+        let transparent = outcomes.flatMap(\.transparent)
+        for tile in transparent { reporter.detail("drawn transparent: \(tile)") }
+        for line in TileProblemGroups(transparent).transparentWarnings() { reporter.warning(line) }
         let failures = outcomes.flatMap(\.failures)
         guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }
 
         try await step(.stitch) { try Poster.write(outcomes.last?.poster, animation: animation.id, folder: folder, previous: writer.previous) }
         let fallback = try await step(.publish) {
             try await FallbackTilePublisher(
-                animation: animation.id, zoom: animation.zoom, bbox: animation.bbox, tileSize: animation.source.tileSize,
+                animation: animation.id, zoom: animation.zoom, bbox: animation.bbox, tileSize: plan.layout.tileSize,
                 settings: animation.fallback, sourceMaxZoom: plan.sourceMaxZoom, subdomains: animation.source.subdomains,
                 locate: plan.locate, loader: loader, writer: writer
             ).publish(
@@ -280,7 +289,8 @@ private extension Builder {
                 let elapsed = started.duration(to: .now)
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 reporter.detail(
-                    "\(animation.id): points \(layer.id): \(layer.count) points clustered and written in \(String(format: "%.2f", seconds)) s, \(layer.levels.count) levels, \(layer.levels.reduce(0) { $0 + $1.bytes }) bytes")
+                    "\(animation.id): points \(layer.id): \(layer.count) points clustered and written in \(String(format: "%.2f", seconds)) s, \(layer.levels.count) levels, \(layer.levels.reduce(0) { $0 + $1.bytes }) bytes"
+                )
                 layers.append(layer)
             }
             manifest.points = layers

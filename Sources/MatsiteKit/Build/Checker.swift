@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteImaging
 
 /// `matsite check`: validates the config (already done by loading it), resolves every
 /// source and probes one tile per frame, writing nothing (no site, no cache).
@@ -50,19 +51,28 @@ public struct Checker: Sendable {
                 // One tile per frame: the one nearest the frame's centre.
                 let centre = (layout.rows.count / 2) * layout.columns.count + layout.columns.count / 2
                 var ok = 0
+                var bad: [FailedTile] = []
+                var described = false
                 for frame in plan.frames {
                     let locator = frame.tiles[centre]
+                    let problem: String?
                     switch await loader.load(locator) {
                     case .tile(let bytes, _):
+                        problem = Self.probe(bytes, tileSize: layout.tileSize) { facts in
+                            if !described { finding.lines.append("probe: \(locator) -> \(facts)") }
+                            described = true
+                        }
+                    case .absent(let reason), .failed(let reason):
+                        problem = reason
+                    }
+                    if let problem {
+                        bad.append(FailedTile(animation: animation.id, frame: frame.index, locator: locator.description, reason: problem))
+                    } else {
                         ok += 1
-                        if frame.index == 0 { finding.lines.append("probe: \(locator) -> PNG, \(bytes.count) bytes") }
-                    case .absent(let reason):
-                        finding.problems.append("frame \(frame.index): \(locator): \(reason)")
-                    case .failed(let reason):
-                        finding.problems.append("frame \(frame.index): \(locator): \(reason)")
                     }
                 }
                 finding.lines.append("probed \(plan.frames.count) tile(s), one per frame: \(ok) ok")
+                finding.problems += TileProblemGroups(bad).checkLines(tolerated: animation.missing == .transparent)
             } catch {
                 finding.problems.append("\(BuildError.stamping(error, with: .plan))")
             }
@@ -70,5 +80,20 @@ public struct Checker: Sendable {
         }
         await fetcher.shutdown()
         return findings
+    }
+}
+
+private extension Checker {
+    /// What is wrong with a probed tile (its format unreadable, its size not the planned
+    /// `tile_size`), or nil; a good tile's facts go to `describe`.
+    static func probe(_ bytes: [UInt8], tileSize: Int, describe: (String) -> Void) -> String? {
+        let info: TileInfo
+        do throws(ImageError) { info = try TileDecoder().info(of: bytes) } catch { return error.reason }
+        // Worded as the stitcher words it, so that the grouped message gives the same hint.
+        guard info.width == tileSize, info.height == tileSize else {
+            return "tile is \(info.width)x\(info.height) pixels, expected \(tileSize)x\(tileSize)"
+        }
+        describe("\(info.kind.rawValue), \(bytes.count) bytes, \(info.width)x\(info.height) px")
+        return nil
     }
 }

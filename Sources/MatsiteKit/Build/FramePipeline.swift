@@ -20,6 +20,8 @@ struct FramePipeline: Sendable {
         var index: Int
         var entry: AnimationManifest.Frame?
         var failures: [FailedTile] = []
+        /// Tiles drawn transparent (`missing: transparent`), for the build's grouped warnings.
+        var transparent: [FailedTile] = []
         var reused = false
         /// From the last frame: the poster.
         var poster: Poster?
@@ -75,15 +77,12 @@ private extension FramePipeline {
         let (format, bad) = try await stitcher.checkHeaders(&tiles.contents)
         problems += bad
         if !problems.isEmpty && !tolerate { return failed(frame, problems) }
-        // missing: transparent warns per tile, so a gap is never silent.
-        for problem in problems.sorted(by: { $0.index < $1.index }) { warnTransparent(frame, problem) }
 
         let isLast = frame.index == reuse.lastIndex
         switch try await stitcher.stitch(tiles.contents, format: format, index: frame.index, into: folder, poster: isLast) {
         case .undecodable(let bad):
             return failed(frame, bad, sorted: false)
         case .stitched(let stitched):
-            for problem in stitched.drawnTransparent { warnTransparent(frame, problem) }
             // In tile order, as a kept frame lists them: fetch completion order would make the
             // manifest differ between two builds of the same inputs.
             let missing = (problems.sorted { $0.index < $1.index } + stitched.drawnTransparent).map {
@@ -94,16 +93,19 @@ private extension FramePipeline {
                 index: frame.index, url: "frames/\(stitched.name)", time: frame.time.map(TimeFormat.iso),
                 durationMs: frame.durationMs, bytes: stitched.bytes, sha256: stitched.sha256,
                 missingTiles: missing, inputHash: inputHash)
-            return Outcome(index: frame.index, entry: entry, poster: stitched.poster.map(Poster.made))
+            // missing: transparent is never silent: the builder warns once per cause.
+            return Outcome(
+                index: frame.index, entry: entry, transparent: drawnTransparent(frame, problems + stitched.drawnTransparent),
+                poster: stitched.poster.map(Poster.made))
         }
     }
 
     func keep(_ frame: FramePlan, into folder: URL, inputHash: String, fetchProblems: [(index: Int, reason: String)]) -> Outcome? {
         guard let kept = reuse.keep(frame, into: folder, inputHash: inputHash, fetchProblems: fetchProblems) else { return nil }
-        for problem in kept.missing { warnTransparent(frame, problem) }
         reporter.frameDone(animation: animation, index: frame.index, reused: true)
         return Outcome(
-            index: frame.index, entry: kept.entry, reused: true, poster: frame.index == reuse.lastIndex ? .previous : nil,
+            index: frame.index, entry: kept.entry, transparent: drawnTransparent(frame, kept.missing), reused: true,
+            poster: frame.index == reuse.lastIndex ? .previous : nil,
             previousIndex: kept.previousIndex, previousFallbackHash: kept.previousFallbackHash)
     }
 
@@ -116,7 +118,9 @@ private extension FramePipeline {
             })
     }
 
-    func warnTransparent(_ frame: FramePlan, _ problem: (index: Int, reason: String)) {
-        reporter.warning("\(animation) frame \(frame.index): \(frame.tiles[problem.index]): \(problem.reason); drawn transparent (missing: transparent)")
+    func drawnTransparent(_ frame: FramePlan, _ problems: [(index: Int, reason: String)]) -> [FailedTile] {
+        problems.sorted { $0.index < $1.index }.map {
+            FailedTile(animation: animation, frame: frame.index, locator: frame.tiles[$0.index].description, reason: $0.reason)
+        }
     }
 }

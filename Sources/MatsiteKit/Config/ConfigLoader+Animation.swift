@@ -1,5 +1,6 @@
 import Foundation
 import MatsiteCapabilities
+import MatsiteImaging
 import Yams
 
 /// One entry of `animations`, and the checks that need the whole entry.
@@ -7,7 +8,7 @@ extension ConfigLoader {
     static let animationKeys = [
         "id", "title", "bbox", "zoom", "frame_duration_ms", "last_frame_duration_ms", "crossfade_ms",
         "loop", "missing", "attribution", "source", "frames", "time_format", "fallback", "compression",
-        "opacity", "legend", "time_zone", "time_label", "pyramid", "points",
+        "format", "quality", "opacity", "legend", "time_zone", "time_label", "pyramid", "points",
     ]
 
     static func animation(_ node: Node, _ path: String, config: SiteConfig, _ r: inout YAMLReader) throws -> AnimationConfig {
@@ -43,6 +44,16 @@ extension ConfigLoader {
         if let n = f["missing"] { animation.missing = try r.choice(n, f.path("missing"), MissingPolicy.self, options: [.fail, .transparent]) }
         if let n = f["attribution"] { animation.attribution = try r.string(n, f.path("attribution")) }
         if let n = f["compression"] { animation.compressionLevel = try r.int(n, f.path("compression"), in: 0...9) }
+        if let n = f["format"] {
+            animation.frameFormat.setting = try r.choice(
+                n, f.path("format"), FrameFormatChoice.Setting.self, options: FrameFormatChoice.Setting.allCases)
+        }
+        if let n = f["quality"] {
+            animation.frameFormat.quality = try r.int(n, f.path("quality"), in: 1...100)
+            guard animation.frameFormat.setting != .png else {
+                throw r.error(n, f.path("quality"), "applies to JPEG and WebP frames only: remove it, or set format: auto, jpeg or webp")
+            }
+        }
         if let n = f["time_format"] {
             let text = try r.string(n, f.path("time_format"))
             do { animation.timeFormat = try TimeFormat(text) } catch { throw r.error(n, f.path("time_format"), error.description) }

@@ -1,5 +1,6 @@
 import Foundation
 import MatsiteCapabilities
+import MatsiteImaging
 
 /// A whole `matsite.yml`: the site and its animations, with every default filled in.
 ///
@@ -156,6 +157,8 @@ public struct AnimationConfig: Sendable {
     public var compressionLevel = 6
     /// When frames are also published as tile pyramids.
     public var pyramid = PyramidConfig()
+    /// `format:` and `quality:`: the frames' file format (auto: PNG unless every tile is lossy).
+    public var frameFormat = FrameFormatChoice()
     /// Player presentation, copied into the manifest: opacity 0...1, legend, IANA zone, time label kind.
     public var opacity: Double?
     public var legend: AnimationManifest.Legend?

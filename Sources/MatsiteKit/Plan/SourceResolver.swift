@@ -60,13 +60,14 @@ struct SourceResolver: Sendable {
                                 z: z, x: x, y: row(z, y), subdomain: subdomain(x, y), time: frame.timeText, frame: frame.index, fields: frame.fields)))
                 })
         case .mbtiles(let template):
+            let archives = try mbtilesArchives(template, frames: frames, animation: animation, resolvePath: resolvePath)
             return ResolvedSource(
-                frames: frames, maxZoom: source.maxZoom,
+                frames: frames, maxZoom: source.maxZoom ?? archives.maxZoom,
                 locate: { frame, z, x, y in
                     let file = resolvePath(template.expand(z: z, x: x, y: y, subdomain: nil, time: frame.timeText, frame: frame.index, fields: frame.fields))
                     // MBTiles rows are TMS whatever the scheme key says.
                     return .mbtiles(path: file, z: z, x: x, tmsY: (1 << z) - 1 - y)
-                })
+                }, notes: archives.notes)
         case .demo(let layer):
             let count = frames.count
             return ResolvedSource(
@@ -90,6 +91,46 @@ struct SourceResolver: Sendable {
         case .wmts, .wms:
             throw StepFailure("unreachable source kind")
         }
+    }
+
+    /// Reads each frame's archive's metadata (once per file): a format that is not raster, a
+    /// zoom the archive lacks or a box wholly outside it is a config error at
+    /// `source.mbtiles`; the archives' deepest zoom stands in for `max_zoom` when that is
+    /// not set (deeper zooms are then scaled up from it, not 27 missing rows).
+    func mbtilesArchives(
+        _ template: TileTemplate, frames: [SourceFrame], animation: AnimationConfig, resolvePath: (String) -> String
+    ) throws -> (maxZoom: Int?, notes: [String]) {
+        var paths: [String] = []
+        for frame in frames {
+            let path = resolvePath(template.expand(z: 0, x: 0, y: 0, subdomain: nil, time: frame.timeText, frame: frame.index, fields: frame.fields))
+            // One archive per tile ({z}/{x}/{y} in the file name) is not an archive per frame: no metadata to trust.
+            let other = resolvePath(template.expand(z: 1, x: 1, y: 1, subdomain: nil, time: frame.timeText, frame: frame.index, fields: frame.fields))
+            guard path == other else { return (nil, []) }
+            if !paths.contains(path) { paths.append(path) }
+        }
+        let keyPath = "\(animation.keyPath).source.mbtiles"
+        var found: [(path: String, metadata: MBTilesMetadata)] = []
+        for path in paths {
+            let metadata: MBTilesMetadata?
+            do { metadata = try MBTilesMetadata.read(path) } catch {
+                throw ConfigError(file: config.file, line: animation.line, keyPath: keyPath, message: "\(path) is not an MBTiles archive: \(error)")
+            }
+            if let metadata { found.append((path, metadata)) }
+        }
+        let deepest = found.compactMap(\.metadata.maxZoom).min()
+        let sourceZoom = min(animation.zoom, animation.source.maxZoom ?? deepest ?? animation.zoom)
+        for (path, metadata) in found {
+            if let problem = metadata.problem(sourceZoom: sourceZoom, box: animation.bbox) {
+                throw ConfigError(file: config.file, line: animation.line, keyPath: keyPath, message: "the archive \(path) \(problem)")
+            }
+        }
+        guard let first = found.first?.metadata else { return (nil, []) }
+        var note = "MBTiles: \(found.count) archive(s) with metadata, format \(first.format ?? "unstated")"
+        if let min = first.minZoom, let max = first.maxZoom { note += ", zoom \(min)-\(max)" }
+        if animation.source.maxZoom == nil, let deepest, deepest < animation.zoom {
+            note += "; zoom \(animation.zoom) is drawn from zoom \(deepest) tiles, scaled up"
+        }
+        return (deepest, [note])
     }
 
     /// The frames a non-OGC frames setting lists.

@@ -9,7 +9,7 @@ extension AnimationManifest {
     ) {
         self.init(
             id: config.id, title: config.title, bounds: config.bbox, zoom: config.zoom,
-            width: layout.width, height: layout.height, tileSize: config.source.tileSize,
+            width: layout.width, height: layout.height, tileSize: layout.tileSize,
             attribution: config.attribution, attributionHtml: Attribution.html(config.attribution),
             crossfadeMs: config.crossfadeMs, loop: config.loop, poster: "poster.png",
             baseMap: baseMap, fallback: fallback, embed: .init(allowedOrigins: allowedOrigins), frames: frames,

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteImaging
 
 /// Publishes tiles deeper than the frames' zoom, for the player's zoom fallback, copied
 /// as the source serves them (deeper than the source's max zoom, the player scales up);
@@ -60,24 +61,32 @@ struct FallbackTilePublisher: Sendable {
             TileGrid(layout: WebMercator.layout(of: bbox, zoom: level, sourceZoom: level, tileSize: tileSize), zoom: level).tiles
         }
         var published = 0, linked = 0
+        // File extensions the tiles came in (named for their bytes, not ".png" whatever they are).
+        var extensions: [String: Int] = [:]
         for (i, frame) in frames.enumerated() {
             let locators = tiles.map { locate(frame.index, $0.z, $0.x, $0.y) }
             let folder = Self.folder(frame.index)
             if let digests = loader.freshDigests(locators), let old = frame.previousIndex,
                 let hash = Optional(fallbackHash(digests.map { .png($0) })), hash == frame.previousHash,
-                try link(tiles, from: Self.folder(old), to: folder)
+                let kept = try link(tiles, from: Self.folder(old), to: folder)
             {
+                for ext in kept { extensions[ext, default: 0] += 1 }
                 result.hashes[i] = hash
                 linked += tiles.count
                 continue
             }
-            let identities = try await load(tiles, locators, into: writer.root.appendingPathComponent("\(animation)/\(folder)"))
-            published += identities.filter { if case .png = $0 { true } else { false } }.count
-            result.hashes[i] = fallbackHash(identities)
+            let loaded = try await load(tiles, locators, into: writer.root.appendingPathComponent("\(animation)/\(folder)"))
+            for ext in loaded.extensions.compactMap({ $0 }) { extensions[ext, default: 0] += 1 }
+            published += loaded.extensions.compactMap { $0 }.count
+            result.hashes[i] = fallbackHash(loaded.identities)
         }
+        // One template serves every tile: the most common format names it, and a tile of
+        // another format (a source mixing PNG and JPEG) is linked under that name too.
+        let ext = extensions.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? "png"
+        if extensions.count > 1 { try alias(frames, tiles, as: ext) }
         result.summary = "\(animation): published \(published + linked) fallback tiles (zoom \(zoom + 1)-\(deepest)), \(linked) of them kept"
         result.fallback = AnimationManifest.Fallback(
-            url: "tiles/{frame}/{z}/{x}/{y}.png", templates: nil, minZoom: zoom + 1,
+            url: "tiles/{frame}/{z}/{x}/{y}.\(ext)", templates: nil, minZoom: zoom + 1,
             maxNativeZoom: deepest, subdomains: [])
         return result
     }
@@ -92,33 +101,79 @@ private extension FallbackTilePublisher {
         InputHash.hash("fallback \(zoom) \(settings.levels)", tiles)
     }
 
-    /// Loads the tiles and writes those there are under `target`; their identities, in order.
-    func load(_ tiles: [TileCoordinate], _ locators: [TileLocator], into target: URL) async throws -> [TileIdentity] {
+    /// Loads the tiles and writes those there are under `target`, named with their format's
+    /// extension; their identities and extensions (nil: absent), in order.
+    func load(
+        _ tiles: [TileCoordinate], _ locators: [TileLocator], into target: URL
+    ) async throws -> (identities: [TileIdentity], extensions: [String?]) {
         let loader = self.loader
-        return try await withThrowingTaskGroup(of: (Int, TileIdentity).self) { group in
+        return try await withThrowingTaskGroup(of: (Int, TileIdentity, String?).self) { group in
             for (t, locator) in locators.enumerated() {
                 let tile = tiles[t]
                 group.addTask {
-                    guard case .tile(let bytes, let digest) = await loader.load(locator) else { return (t, .absent) }
-                    let file = target.appendingPathComponent("\(tile.z)/\(tile.x)/\(tile.y).png")
+                    guard case .tile(let bytes, let digest) = await loader.load(locator) else { return (t, .absent, nil) }
+                    let ext = Self.fileExtension(bytes)
+                    let file = target.appendingPathComponent("\(tile.z)/\(tile.x)/\(tile.y).\(ext)")
                     try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
                     try FileWrite.write(bytes, to: file)
-                    return (t, .png(digest ?? TileDigest(of: bytes)))
+                    return (t, .png(digest ?? TileDigest(of: bytes)), ext)
                 }
             }
             var identities = [TileIdentity](repeating: .absent, count: locators.count)
-            for try await (t, identity) in group { identities[t] = identity }
-            return identities
+            var extensions = [String?](repeating: nil, count: locators.count)
+            for try await (t, identity, ext) in group {
+                identities[t] = identity
+                extensions[t] = ext
+            }
+            return (identities, extensions)
         }
     }
 
-    /// Hard-links a kept frame's previous fallback tiles into its new folder; false (with
-    /// what was linked removed) when one is not there.
-    func link(_ tiles: [TileCoordinate], from old: String, to new: String) throws -> Bool {
-        for tile in tiles where try !writer.link(from: "\(animation)/\(old)/\(tile).png", "\(animation)/\(new)/\(tile).png") {
-            try? FileManager.default.removeItem(at: writer.root.appendingPathComponent("\(animation)/\(new)"))
-            return false
+    /// A tile's file extension, from its bytes (loaders pass PNG, JPEG and WebP only).
+    static func fileExtension(_ bytes: [UInt8]) -> String {
+        switch ImageKind.sniff(bytes) {
+        case .jpeg: "jpg"
+        case .webp: "webp"
+        case .png, nil: "png"
         }
-        return true
+    }
+
+    /// Links every published tile not named `.ext` under that name as well.
+    func alias(_ frames: [Frame], _ tiles: [TileCoordinate], as ext: String) throws {
+        let fm = FileManager.default
+        for frame in frames {
+            let folder = writer.root.appendingPathComponent("\(animation)/\(Self.folder(frame.index))")
+            for tile in tiles {
+                let target = folder.appendingPathComponent("\(tile).\(ext)")
+                guard !fm.fileExists(atPath: target.path) else { continue }
+                for other in Self.extensions where other != ext {
+                    let source = folder.appendingPathComponent("\(tile).\(other)")
+                    guard fm.fileExists(atPath: source.path) else { continue }
+                    try fm.linkItem(at: source, to: target)
+                    break
+                }
+            }
+        }
+    }
+
+    static let extensions = ["png", "jpg", "webp"]
+
+    /// Hard-links a kept frame's previous fallback tiles (whatever their format) into its new
+    /// folder; their extensions, or nil (with what was linked removed) when one is not there.
+    func link(_ tiles: [TileCoordinate], from old: String, to new: String) throws -> [String]? {
+        var kept: [String] = []
+        for tile in tiles {
+            var found: String?
+            for ext in Self.extensions where try writer.link(from: "\(animation)/\(old)/\(tile).\(ext)", "\(animation)/\(new)/\(tile).\(ext)") {
+                found = ext
+                break
+            }
+            guard let found else {
+                try? FileManager.default.removeItem(at: writer.root.appendingPathComponent("\(animation)/\(new)"))
+                return nil
+            }
+            kept.append(found)
+        }
+        return kept
     }
 }

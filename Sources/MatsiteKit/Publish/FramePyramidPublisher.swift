@@ -19,6 +19,8 @@ struct FramePyramidPublisher: Sendable {
     let pyramid: FramePyramid
     /// zlib level of the tiles (the frames').
     let compressionLevel: Int
+    /// Quality of the tiles of lossy frames (the frames' `quality`, else WebP's default).
+    let lossyQuality: Int
     /// Writes into (and links from the previous site into) the staged site.
     let writer: SiteWriter
 
@@ -33,6 +35,7 @@ struct FramePyramidPublisher: Sendable {
         animation = config.id
         pyramid = FramePyramid(zoom: zoom, x0: layout.originX, y0: layout.originY, width: layout.width, height: layout.height)
         compressionLevel = config.compressionLevel
+        lossyQuality = config.frameFormat.quality ?? 80
         self.writer = writer
     }
 
@@ -59,23 +62,24 @@ struct FramePyramidPublisher: Sendable {
         var cost = Cost(written: zero, linked: zero, bytes: zero)
         var tiles: [String] = []
         for frame in frames {
-            guard frame.url.hasSuffix(".png"), PreviousSite.safeRelative(frame.url) else {
-                throw StepFailure("\(animation): frame \(frame.index) is not a PNG file in frames/ (\(frame.url)): cannot cut levels from it")
+            let ext = (frame.url as NSString).pathExtension
+            guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.url) else {
+                throw StepFailure("\(animation): frame \(frame.index) is not a PNG, JPEG or WebP file in frames/ (\(frame.url)): cannot cut levels from it")
             }
-            let folder = String(frame.url.dropLast(".png".count))
-            if let linked = link(frame, to: folder) {
+            let folder = String(frame.url.dropLast(ext.count + 1))
+            if let linked = link(frame, to: folder, tileExt: tileExt) {
                 for i in linked.indices {
                     cost.linked[i] += linked[i].tiles
                     cost.bytes[i] += linked[i].bytes
                 }
             } else {
-                let made = try await make(frame, into: folder)
+                let made = try await make(frame, into: folder, tileExt: tileExt)
                 for i in made.indices {
                     cost.written[i] += made[i].tiles
                     cost.bytes[i] += made[i].bytes
                 }
             }
-            tiles.append(folder + "/{z}/{x}/{y}.png")
+            tiles.append(folder + "/{z}/{x}/{y}.\(tileExt)")
         }
         let elapsed = started.duration(to: .now).components
         cost.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
@@ -95,19 +99,31 @@ struct FramePyramidPublisher: Sendable {
 }
 
 private extension FramePyramidPublisher {
+    /// The level tiles' format for a frame file's: PNG frames keep PNG tiles; a lossy
+    /// frame's tiles are lossy WebP, which (unlike JPEG) keeps the transparency outside the
+    /// box at the edges.
+    static func tileExtension(frame ext: String) -> String? {
+        switch ext {
+        case "png": "png"
+        case "jpg", "webp": "webp"
+        default: nil
+        }
+    }
+
     /// Tiles and bytes of one level of one frame.
     typealias LevelCost = (tiles: Int, bytes: Int)
 
     /// Links the previous build's tiles of a frame with these inputs and levels; nil (and
     /// nothing left behind) when there are none or any one is gone.
-    func link(_ frame: AnimationManifest.Frame, to folder: String) -> [LevelCost]? {
-        guard let old = writer.previous.levelFolder(animation: animation, inputHash: frame.inputHash, pyramid: manifest) else { return nil }
+    func link(_ frame: AnimationManifest.Frame, to folder: String, tileExt: String) -> [LevelCost]? {
+        guard let old = writer.previous.levelFolder(animation: animation, inputHash: frame.inputHash, pyramid: manifest, tileExt: tileExt)
+        else { return nil }
         var costs: [LevelCost] = []
         for level in pyramid.levels {
             var cost: LevelCost = (0, 0)
             for x in level.tileColumns {
                 for y in level.tileRows {
-                    let tile = "/\(level.zoom)/\(x)/\(y).png"
+                    let tile = "/\(level.zoom)/\(x)/\(y).\(tileExt)"
                     guard let file = writer.previous.regularFile("\(animation)/\(old)\(tile)"),
                         (try? writer.link(from: "\(animation)/\(old)\(tile)", "\(animation)/\(folder)\(tile)")) == true
                     else {
@@ -127,17 +143,17 @@ private extension FramePyramidPublisher {
 
     /// Decodes the staged frame file and writes its levels, finest first (each level is made
     /// from the one below, which is then let go).
-    func make(_ frame: AnimationManifest.Frame, into folder: String) async throws -> [LevelCost] {
+    func make(_ frame: AnimationManifest.Frame, into folder: String, tileExt: String) async throws -> [LevelCost] {
         let finest = pyramid.finest
         let path = writer.root.path + "/" + animation + "/" + frame.url
         var image = try await CPUPool.shared.run { () throws -> LevelImage in
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw StepFailure("cannot read \(path) to cut its levels")
             }
-            let decoder = PNGDecoder(maxWidth: finest.width, maxHeight: finest.height)
+            let decoder = TileDecoder(maxWidth: finest.width, maxHeight: finest.height)
             let decoded: DecodedImage
-            do throws(PNGError) { decoded = try decoder.decode(Array(data), keepIndices: true) } catch {
-                throw StepFailure("cannot decode \(path) to cut its levels: \(error.reason)", underlying: error)
+            do throws(ImageError) { decoded = try decoder.decode(Array(data), keepIndices: true) } catch {
+                throw StepFailure("cannot decode \(path) to cut its levels: \(error)", underlying: error)
             }
             guard decoded.width == finest.width, decoded.height == finest.height else {
                 throw StepFailure("\(path) is \(decoded.width)x\(decoded.height) pixels, expected \(finest.width)x\(finest.height)")
@@ -150,13 +166,13 @@ private extension FramePyramidPublisher {
                 let finer = image
                 image = try await CPUPool.shared.run { finer.coarser() }
             }
-            costs.append(try await write(image, into: staged(folder)))
+            costs.append(try await write(image, into: staged(folder), tileExt: tileExt))
         }
         return costs.reversed()
     }
 
     /// Writes every tile of one level, in parallel chunks on the CPU pool.
-    func write(_ image: LevelImage, into folder: String) async throws -> LevelCost {
+    func write(_ image: LevelImage, into folder: String, tileExt: String) async throws -> LevelCost {
         let level = image.level
         let zoomFolder = "\(folder)/\(level.zoom)"
         for x in level.tileColumns {
@@ -165,7 +181,7 @@ private extension FramePyramidPublisher {
         let tiles = level.tileColumns.flatMap { x in level.tileRows.map { y in (x, y) } }
         // A few chunks per core: enough to keep every core busy, few enough to be cheap to schedule.
         let chunks = min(tiles.count, 4 * ProcessInfo.processInfo.activeProcessorCount)
-        let compression = compressionLevel, format = image.tileFormat
+        let compression = compressionLevel, format = image.tileFormat, quality = lossyQuality
         return try await withThrowingTaskGroup(of: Int.self) { group in
             for chunk in 0..<chunks {
                 let mine = Swift.stride(from: chunk, to: tiles.count, by: chunks).map { tiles[$0] }
@@ -173,7 +189,16 @@ private extension FramePyramidPublisher {
                     try await CPUPool.shared.run { () throws -> Int in
                         var bytes = 0
                         for (x, y) in mine {
-                            let path = "\(zoomFolder)/\(x)/\(y).png"
+                            let path = "\(zoomFolder)/\(x)/\(y).\(tileExt)"
+                            if tileExt == "webp" {
+                                let size = PyramidLevel.tileSize
+                                let encoded = try image.tile(column: x, row: y).withUnsafeBytes { rows in
+                                    try FrameFormat.webp(quality: quality).encode(rgba: rows, width: size, height: size, stride: size * 4)
+                                }
+                                try FileWrite.write(encoded, to: path)
+                                bytes += encoded.count
+                                continue
+                            }
                             do throws(PNGError) {
                                 let writer = try PNGWriter(
                                     path: path, width: PyramidLevel.tileSize, height: PyramidLevel.tileSize, format: format, level: compression)

@@ -36,7 +36,8 @@ struct FrameReuse: Sendable {
             return nil
         }
         // A rolling window shifts indices: the kept bytes get this frame's name.
-        let name = String(format: "%04d-", frame.index) + kept.sha256.prefix(8) + ".png"
+        // (and keeps its format's extension: PNG, JPEG or WebP).
+        let name = String(format: "%04d-", frame.index) + kept.sha256.prefix(8) + "." + (kept.url as NSString).pathExtension
         guard previous.link(animation: animation, relative: kept.url, to: folder.appendingPathComponent(name)) else { return nil }
         var reasons = Dictionary(fetchProblems.map { ($0.index, $0.reason) }, uniquingKeysWith: { a, _ in a })
         if let old = kept.missingTiles, !old.isEmpty {

@@ -56,11 +56,12 @@ struct PreviousSite: Sendable {
     /// The folder (relative to the animation's) of the previous frame made from exactly
     /// these inputs, when it was published with exactly these levels: its tiles can be
     /// linked. Whether each tile is still there is for the caller to find out.
-    func levelFolder(animation: String, inputHash: String, pyramid: AnimationManifest.Pyramid) -> String? {
+    func levelFolder(animation: String, inputHash: String, pyramid: AnimationManifest.Pyramid, tileExt: String = "png") -> String? {
+        let suffix = "/{z}/{x}/{y}.\(tileExt)"
         guard manifests[animation]?.pyramid == pyramid, let frame = frames[animation]?[inputHash], let tiles = frame.tiles,
-            tiles.hasSuffix("/{z}/{x}/{y}.png")
+            tiles.hasSuffix(suffix)
         else { return nil }
-        let folder = String(tiles.dropLast("/{z}/{x}/{y}.png".count))
+        let folder = String(tiles.dropLast(suffix.count))
         return Self.safeRelative(folder) && !folder.contains("{") ? folder : nil
     }
 

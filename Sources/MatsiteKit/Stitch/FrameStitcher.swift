@@ -1,11 +1,12 @@
 import Foundation
 import MatsiteImaging
 
-/// Stitches one frame's tiles into a PNG in the frames folder, band by band on the CPU
-/// pool, named for its content (`NNNN-<sha256 prefix>.png`).
+/// Stitches one frame's tiles into a file in the frames folder, on the CPU pool, named for
+/// its content (`NNNN-<sha256 prefix>.<png|jpg|webp>`): a PNG streamed band by band, or a
+/// JPEG/WebP encoded from the whole frame when the animation's `format:` picks one.
 struct FrameStitcher: Sendable {
     /// A version tag mixed into every frame's input hash: bump it when stitching changes output.
-    static let renderVersion = "matsite-stitch-3"
+    static let renderVersion = "matsite-stitch-4"
 
     /// Frame geometry.
     let layout: FrameLayout
@@ -17,12 +18,16 @@ struct FrameStitcher: Sendable {
     let missing: MissingPolicy
     /// Where stitching time is summed.
     let timings: StageTimings
+    /// `format:` and `quality:`.
+    var frameFormat = FrameFormatChoice()
 
     private var stitcher: Stitcher { Stitcher() }
 
     /// A stitched frame, in its folder under its final name.
     struct Frame: Sendable {
         var name: String
+        /// The format it was written in.
+        var format: FrameFormat
         var sha256: String
         var bytes: Int
         /// Tiles whose header was fine but whose pixels were not, drawn transparent.
@@ -43,7 +48,7 @@ struct FrameStitcher: Sendable {
     func inputHash(_ tiles: [TileIdentity]) -> String {
         InputHash.hash(
             "\(Self.renderVersion) \(layout.width)x\(layout.height)+\(layout.originX)+\(layout.originY) s\(layout.shift) "
-                + "t\(layout.tileSize) z\(compressionLevel) m\(missing.rawValue)", tiles)
+                + "t\(layout.tileSize) z\(compressionLevel) m\(missing.rawValue) f\(frameFormat.tag)", tiles)
     }
 
     /// Header checks (sizes, damaged headers) and the frame's pixel format. Tiles with a
@@ -58,22 +63,34 @@ struct FrameStitcher: Sendable {
 
     /// Stitches frame `index` into `folder`, with a poster sampled on the way when asked.
     func stitch(_ tiles: [TileContent], format: PixelFormat, index: Int, into folder: URL, poster: Bool) async throws -> Outcome {
-        let temporary = folder.appendingPathComponent(String(format: ".%04d.tmp.png", index))
+        let temporary = folder.appendingPathComponent(String(format: ".%04d.tmp", index))
         let stitcher = self.stitcher, layout = self.layout, level = compressionLevel, timings = self.timings
+        let choice = frameFormat
         let tolerate = missing == .transparent
-        let report: StitchReport, sample: [UInt8]?
+        let report: StitchReport, sample: [UInt8]?, written: FrameFormat
         do {
-            (report, sample) = try await CPUPool.shared.run { () throws -> (StitchReport, [UInt8]?) in
+            (report, sample, written) = try await CPUPool.shared.run { () throws -> (StitchReport, [UInt8]?, FrameFormat) in
                 let started = ContinuousClock.now
-                let writer = try PNGWriter(path: temporary.path, width: layout.width, height: layout.height, format: format, level: level)
-                let sampler = poster ? RowSampler(sourceWidth: layout.width, sourceHeight: layout.height, format: format) : nil
+                defer { timings.add(stitch: started.duration(to: .now)) }
+                let lossy = choice.wantsLossy(
+                    pixelFormat: format, tilesAreLossy: FrameFormatChoice.tilesAreLossy(tiles, decoder: stitcher.decoder))
+                guard lossy else {
+                    let writer = try PNGWriter(path: temporary.path, width: layout.width, height: layout.height, format: format, level: level)
+                    let sampler = poster ? RowSampler(sourceWidth: layout.width, sourceHeight: layout.height, format: format) : nil
+                    let report = try stitcher.stitch(
+                        layout: layout, tiles: tiles, format: format, to: writer, tolerateBadTiles: tolerate, sampler: sampler)
+                    try writer.finish()
+                    return (report, try sampler?.encode(), .png)
+                }
+                // JPEG and WebP encode a whole picture: stitch RGBA into memory, then encode.
+                let buffer = FrameBuffer(width: layout.width, height: layout.height)
+                let sampler = poster ? RowSampler(sourceWidth: layout.width, sourceHeight: layout.height, format: .rgba) : nil
                 let report = try stitcher.stitch(
-                    layout: layout, tiles: tiles, format: format, to: writer,
-                    tolerateBadTiles: tolerate, sampler: sampler)
-                try writer.finish()
-                let sample = try sampler?.encode()
-                timings.add(stitch: started.duration(to: .now))
-                return (report, sample)
+                    layout: layout, tiles: tiles, format: .rgba, to: buffer, tolerateBadTiles: tolerate, sampler: sampler)
+                let chosen = choice.lossyFormat(
+                    opaque: buffer.isOpaque, sourceQuality: FrameFormatChoice.tilesQuality(tiles, decoder: stitcher.decoder))
+                try FileWrite.write(try buffer.encode(chosen), to: temporary)
+                return (report, try sampler?.encode(), chosen)
             }
         } catch is TileFailure {
             // A tile whose header was fine but whose pixels are not (truncated or corrupt
@@ -84,9 +101,9 @@ struct FrameStitcher: Sendable {
         }
         let drawn: [(index: Int, reason: String)] = report.failedTiles.map { (grid.index(column: $0.column, row: $0.row), $0.reason) }
         let (sha, size) = try FileHash.sha256(of: temporary)
-        let name = String(format: "%04d-", index) + sha.prefix(8) + ".png"
+        let name = String(format: "%04d-", index) + sha.prefix(8) + "." + written.fileExtension
         try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent(name))
-        return .stitched(Frame(name: name, sha256: sha, bytes: size, drawnTransparent: drawn, poster: sample))
+        return .stitched(Frame(name: name, format: written, sha256: sha, bytes: size, drawnTransparent: drawn, poster: sample))
     }
 }
 

@@ -151,8 +151,37 @@ def damaged():
     Image.fromarray(src).save(os.path.join(folder, "good-lossy.webp"), quality=80)
 
 
+def tile_512():
+    """One 512-pixel JPEG tile, as TiTiler and many modern servers send by default: for the
+    checks that a tile's size is probed, not guessed (MatsiteKitTests reads it by path)."""
+    folder = os.path.join(HERE, "pillow-jpeg-512")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "tile.jpg"), "wb") as f:
+        f.write(encoded(photo(512, 512, 5), "JPEG", quality=80))
+
+
+def gdal_mbtiles_archive():
+    """A whole MBTiles archive as GDAL writes it (JPEG tiles, zoom 3, metadata with format,
+    minzoom, maxzoom and bounds), for the MBTiles metadata checks (MatsiteKitTests reads it)."""
+    folder = os.path.join(HERE, "gdal-mbtiles-archive")
+    os.makedirs(folder, exist_ok=True)
+    tmp = tempfile.mkdtemp()
+    try:
+        tif = os.path.join(tmp, "src.tif")
+        georeferenced(tif, photo(512, 256, 4), 3, 256, 2, 3)
+        out = os.path.join(folder, "sat.mbtiles")
+        if os.path.exists(out):
+            os.remove(out)
+        subprocess.run(["gdal_translate", "-q", "-of", "MBTILES", "-co", "TILE_FORMAT=JPEG", "-co", "QUALITY=75",
+                        "-co", "RESAMPLING=NEAREST", tif, out], check=True)
+    finally:
+        shutil.rmtree(tmp)
+
+
 if __name__ == "__main__":
     pillow_cases()
     gdal_cases()
     damaged()
+    tile_512()
+    gdal_mbtiles_archive()
     print("fixtures written under", HERE)

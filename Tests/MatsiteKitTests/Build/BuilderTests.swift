@@ -59,7 +59,7 @@ struct BuilderTests {
         #expect(!FileManager.default.fileExists(atPath: site.output.path))
     }
 
-    @Test("the failure's text lists every tile on its own line, and says how to draw them empty")
+    @Test("the failure's text groups the tiles by cause: a count, examples, one hint saying how to draw them empty")
     func failureText() async throws {
         let site = try TestSite()
         defer { site.remove() }
@@ -70,12 +70,14 @@ struct BuilderTests {
             }
             let text = error?.description ?? ""
             #expect(text.contains("8 tile(s)"))
-            #expect(text.contains("missing: transparent"))
-            for frame in 0..<2 {
-                for (x, y) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                    #expect(text.contains("world frame \(frame): \(server.url("/t/\(frame)/1/\(x)/\(y).png")): "))
-                }
-            }
+            #expect(text.contains("\n  world: 8 tiles in 2 frames: HTTP 404 (no tile here)\n"), "\(text)")
+            #expect(text.components(separatedBy: "missing: transparent").count == 2, "the hint once: \(text)")
+            // First two and last as examples; the error still carries every tile.
+            #expect(
+                text.contains(
+                    "e.g. frame 0: \(server.url("/t/0/1/0/0.png")), frame 0: \(server.url("/t/0/1/1/0.png")), ... frame 1: \(server.url("/t/1/1/1/1.png"))"),
+                "\(text)")
+            #expect(error?.failedTiles?.count == 8)
         }
     }
 
@@ -121,6 +123,26 @@ struct BuilderTests {
         let bounds = try #require(missing.first?["bounds"] as? [String: Double])
         #expect(bounds["west"] == 0 && bounds["east"] == 180)
         #expect(reporter.warnings.contains { $0.contains("/t/0/1/1/0.png") }, "\(reporter.warnings)")
+    }
+
+    @Test("40 tiles missing over 10 frames make one warning (count, examples), not 40 lines")
+    func groupedWarning() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let reporter = RecordingReporter()
+        try await withTestServer { server in
+            server.route(prefix: "/t/", .status(404))
+            try await site.build(
+                site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: "transparent", frames: "{ count: 10 }")),
+                reporter: reporter)
+        }
+        let about = reporter.warnings.filter { $0.contains("HTTP 404") }
+        #expect(about.count == 1, "\(reporter.warnings)")
+        #expect(about.first?.hasPrefix("world: 40 tiles in 10 frames drawn transparent (missing: transparent)") == true)
+        #expect(about.first?.contains("/t/0/1/0/0.png") == true && about.first?.contains("/t/9/1/1/1.png") == true)
+        // The manifest still lists every one of them.
+        let frames = try site.frames("world")
+        #expect(frames.map { ($0["missing_tiles"] as? [[String: Any]])?.count ?? 0 } == Array(repeating: 4, count: 10))
     }
 
     @Test("frames with nothing missing carry no missing_tiles key")

@@ -142,6 +142,35 @@ struct BuildCommandTests {
         #expect(!FileManager.default.fileExists(atPath: site.output.path))
     }
 
+    @Test("40 missing tiles fail the build with one grouped entry and one hint; --verbose lists each")
+    func groupedFailure() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let (quiet, verbose) = try await withTestServer { server in
+            server.route(prefix: "/t/", .status(404))
+            try Data(
+                site.yaml(
+                    """
+                      - id: world
+                        bbox: [-170, -60, 170, 60]
+                        zoom: 1
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/t/{frame}/{z}/{x}/{y}.png"))" }
+                        frames: { count: 10 }
+                    """
+                ).utf8
+            ).write(to: site.root.appendingPathComponent("matsite.yml"))
+            return (try await run(["build", "--quiet"], in: site.root), try await run(["build", "--verbose"], in: site.root))
+        }
+        #expect(quiet.status == 1 && verbose.status == 1)
+        #expect(quiet.stderr.contains("40 tile(s) could not be had"), "\(quiet.stderr)")
+        #expect(quiet.stderr.contains("world: 40 tiles in 10 frames: HTTP 404 (no tile here)"), "\(quiet.stderr)")
+        #expect(quiet.stderr.components(separatedBy: "hint:").count == 2, "one hint: \(quiet.stderr)")
+        // Three examples, not forty URLs.
+        #expect(quiet.stderr.components(separatedBy: "/t/").count - 1 == 3, "\(quiet.stderr)")
+        #expect(verbose.stderr.components(separatedBy: "failed: world frame").count - 1 == 40, "\(verbose.stderr)")
+    }
+
     @Test("a build that works exits 0, publishes the site and prints a summary")
     func workingBuild() async throws {
         let site = try TestSite()

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteImaging
 import Testing
 
 @testable import MatsiteKit
@@ -265,6 +266,24 @@ struct ConfigLoaderTests {
         check(
             try failure(Self.yaml(appending: ["      tile_size: 300"], at: 7)), line: 8,
             keyPath: "animations[0].source.tile_size", says: "power of two")
+    }
+
+    @Test("format: and quality: are read; a format that is none of auto, png, jpeg, webp is refused")
+    func frameFormat() throws {
+        let config = try ConfigLoader.parse(Data(Self.yaml(appending: ["    format: webp", "    quality: 70"]).utf8), file: "site.yml")
+        #expect(config.animations[0].frameFormat == FrameFormatChoice(.webp, quality: 70))
+        #expect(try ConfigLoader.parse(Data(Self.yaml().utf8), file: "site.yml").animations[0].frameFormat == FrameFormatChoice())
+        check(
+            try failure(Self.yaml(appending: ["    format: gif"])), line: 10, keyPath: "animations[0].format",
+            says: "auto, png, jpeg, webp", "gif")
+        check(try failure(Self.yaml(appending: ["    quality: 0"])), line: 10, keyPath: "animations[0].quality")
+    }
+
+    @Test("quality: with format: png is refused (PNG is lossless)")
+    func qualityWithPNG() throws {
+        check(
+            try failure(Self.yaml(appending: ["    format: png", "    quality: 80"])), line: 11, keyPath: "animations[0].quality",
+            says: "JPEG and WebP")
     }
 
     @Test("missing: must be fail or transparent")

@@ -100,4 +100,86 @@ struct MBTilesSourceTests {
         #expect(manifest.frames[0].missingTiles?.map { [$0.z, $0.x, $0.y] } == [[2, 2, 1]])
         #expect(manifest.frames[1].missingTiles == nil)
     }
+
+    /// GDAL's archive (JPEG tiles at zoom 3, x 2-3, XYZ row 3; metadata format jpg, zoom 3-3,
+    /// bounds -90, 0, 0, 41), copied into a fresh project folder.
+    static func gdalArchive() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-mbtiles-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: CLI.packageRoot.appendingPathComponent("Tests/MatsiteImagingTests/Fixtures/gdal-mbtiles-archive/sat.mbtiles"),
+            to: folder.appendingPathComponent("sat.mbtiles"))
+        return folder
+    }
+
+    func buildArchive(in folder: URL, bbox: String = "[-80.0, 10.0, -10.0, 35.0]", zoom: Int) async throws {
+        let yaml = """
+            output: site
+            cache: cache
+            animations:
+              - id: sat
+                bbox: \(bbox)
+                zoom: \(zoom)
+                fallback: { levels: 0 }
+                source: { mbtiles: sat.mbtiles }
+                frames: { count: 1 }
+            """
+        var config = try ConfigLoader.parse(Data(yaml.utf8), file: "mbtiles.yml")
+        config.directory = folder
+        _ = try await Builder(config: config).run()
+    }
+
+    @Test("a GDAL archive's metadata is used: its maxzoom stands in for max_zoom, so a deeper zoom is scaled up, not 27 missing rows")
+    func metadataMaxZoom() async throws {
+        let folder = try Self.gdalArchive()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await buildArchive(in: folder, zoom: 5)
+        let manifest = try JSONDecoder.manifest.decode(
+            AnimationManifest.self, from: Data(contentsOf: folder.appendingPathComponent("site/sat/manifest.json")))
+        #expect(manifest.zoom == 5 && manifest.frames.count == 1 && manifest.frames[0].missingTiles == nil)
+        // Photographic JPEG rows: the frame is JPEG (format: auto).
+        #expect(manifest.frames[0].url.hasSuffix(".jpg"))
+    }
+
+    @Test("a zoom below the archive's minzoom, or a box outside its bounds, is a config error at source.mbtiles")
+    func metadataRefusals() async throws {
+        let folder = try Self.gdalArchive()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (bbox, zoom, words) in [
+            ("[-80.0, 10.0, -10.0, 35.0]", 2, "raise zoom to 3"), ("[10.0, 10.0, 50.0, 30.0]", 3, "wholly outside"),
+        ] {
+            await #expect {
+                try await buildArchive(in: folder, bbox: bbox, zoom: zoom)
+            } throws: { error in
+                guard let error = error as? ConfigError else { return false }
+                return error.keyPath == "animations[0].source.mbtiles" && error.message.contains("sat.mbtiles")
+                    && error.message.contains(words)
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("site").path))
+    }
+
+    @Test("a vector archive (format pbf) is refused before any tile is read")
+    func vectorArchive() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-mbtiles-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Self.vectorArchive(at: folder.appendingPathComponent("sat.mbtiles").path)
+        await #expect {
+            try await buildArchive(in: folder, zoom: 3)
+        } throws: { error in
+            guard let error = error as? ConfigError else { return false }
+            return error.keyPath == "animations[0].source.mbtiles" && error.message.contains("vector tiles")
+        }
+    }
+
+    /// An archive whose metadata says vector tiles (as tippecanoe writes them), no rows needed.
+    static func vectorArchive(at path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE metadata (name TEXT, value TEXT)")
+            try db.execute(sql: "CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB)")
+            try db.execute(sql: "INSERT INTO metadata VALUES ('format', 'pbf'), ('minzoom', '0'), ('maxzoom', '14')")
+        }
+    }
 }

@@ -33,6 +33,19 @@ struct FuzzRegressionTests {
         }
     }
 
+    @Test("kept WebP inputs decode or fail cleanly; a WebP whose header says no alpha decodes opaque", arguments: RegressionInput.all("webp"))
+    func webpInput(_ input: RegressionInput) throws {
+        let bytes = try [UInt8](Data(contentsOf: input.file))
+        let decoder = WebPDecoder(maxWidth: 1024, maxHeight: 1024)
+        guard let info = try? decoder.info(of: bytes), let image = try? decoder.decode(bytes) else { return }
+        #expect(image.pixels.count == info.width * info.height * 4)
+        if !info.hasAlpha {
+            // (vp8l-alpha-in-data-not-in-header: a lossless bitstream with alpha values whose
+            // header says none; libwebp decoded them as they were.)
+            #expect(stride(from: 3, to: image.pixels.count, by: 4).allSatisfy { image.pixels[$0] == 255 })
+        }
+    }
+
     @Test("kept config inputs load or fail with a ConfigError", arguments: RegressionInput.all("config"))
     func configInput(_ input: RegressionInput) throws {
         let data = try Data(contentsOf: input.file)

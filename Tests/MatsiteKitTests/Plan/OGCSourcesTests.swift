@@ -83,6 +83,27 @@ struct OGCSourcesTests {
         await server.stop()
     }
 
+    @Test("a WMTS layer of 512-pixel tiles builds, and its manifest says tile_size 512, its width following 512")
+    func wmts512Manifest() async throws {
+        let server = try await TestServer.start()
+        let base = String(server.url("/x").dropLast(2))
+        server.route("/wmts/caps.xml", .ok(Array(Self.wmtsCapabilities(base: base, tileSize: 512).utf8), contentType: "application/xml"))
+        server.route(prefix: "/wmts/tiles/", .ok(Self.tile(minutes: 7, size: 512), contentType: "image/png"))
+        let site = try await build(source: "wmts: { capabilities: \"\(base)/wmts/caps.xml\", layer: radar }")
+        defer { try? FileManager.default.removeItem(at: site.deletingLastPathComponent()) }
+        let data = try Data(contentsOf: site.appendingPathComponent("loop/manifest.json"))
+        let manifest = try JSONDecoder.manifest.decode(AnimationManifest.self, from: data)
+        // The contract's size rule: width/height are the box at `zoom` with `tile_size`.
+        let layout = WebMercator.layout(of: manifest.bounds, zoom: manifest.zoom, sourceZoom: manifest.zoom, tileSize: 512)
+        #expect(manifest.tileSize == 512)
+        #expect(manifest.width == layout.width && manifest.height == layout.height)
+        #expect(manifest.width == 456, "228 pixels with 256-pixel tiles, twice that with 512")
+        let first = try [UInt8](Data(contentsOf: site.appendingPathComponent("loop").appendingPathComponent(manifest.frames[0].url)))
+        let image = try PNGDecoder().decode(first, keepIndices: false)
+        #expect(image.width == manifest.width && image.pixels[0] == 7)
+        await server.stop()
+    }
+
     @Test("an unknown WMTS layer is a config error naming the key and listing the layers there are")
     func unknownLayer() async throws {
         let server = try await TestServer.start()
@@ -148,15 +169,15 @@ private extension OGCSourcesTests {
         return (hour - 10) * 60 + minute
     }
 
-    static func tile(minutes: Int) -> [UInt8] {
-        var pixels = [UInt8](repeating: 0, count: 256 * 256 * 4)
+    static func tile(minutes: Int, size: Int = 256) -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: size * size * 4)
         for i in stride(from: 0, to: pixels.count, by: 4) {
             pixels[i] = UInt8(clamping: minutes)
             pixels[i + 1] = 40
             pixels[i + 2] = 90
             pixels[i + 3] = 255
         }
-        return (try? PNGWriter.encode(width: 256, height: 256, format: .rgba, pixels: pixels)) ?? []
+        return (try? PNGWriter.encode(width: size, height: size, format: .rgba, pixels: pixels)) ?? []
     }
 
     static func query(_ text: String) -> [String: String] {

@@ -91,6 +91,61 @@ struct FramePyramidPublisherTests {
         }
     }
 
+    @Test("lossy frames (format: webp) get lossy WebP level tiles: near the frame's pixels, transparent outside its box, linked when unchanged")
+    func lossyFramesGetWebPTiles() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let yaml = site.yaml(
+            """
+              - id: radar
+                bbox: [-125.0, 24.0, -66.0, 50.0]
+                zoom: 5
+                format: webp
+                source: { demo: radar }
+                frames: { count: 1 }
+                pyramid: { publish: always }
+            """)
+        try await site.build(yaml)
+        let frame = try #require(try site.frames("radar").first)
+        let url = try #require(frame["url"] as? String)
+        let tiles = try #require(frame["tiles"] as? String)
+        #expect(url.hasSuffix(".webp") && tiles == url.dropLast(5) + "/{z}/{x}/{y}.webp")
+        let layout = Self.layout
+        let decoder = TileDecoder(maxWidth: 4096, maxHeight: 4096)
+        let image = try decoder.decode([UInt8](try Data(contentsOf: site.output.appendingPathComponent("radar/" + url))), keepIndices: false)
+        var error = 0, compared = 0, outsideOpaque = 0
+        for x in (layout.originX / 256)...((layout.originX + layout.width - 1) / 256) {
+            for y in (layout.originY / 256)...((layout.originY + layout.height - 1) / 256) {
+                let path = site.output.appendingPathComponent("radar/" + tiles.replacingOccurrences(of: "{z}/{x}/{y}", with: "5/\(x)/\(y)"))
+                let bytes = [UInt8](try Data(contentsOf: path))
+                #expect(ImageKind.sniff(bytes) == .webp)
+                let tile = try decoder.decode(bytes, keepIndices: false)
+                for ty in stride(from: 0, to: 256, by: 3) {
+                    for tx in stride(from: 0, to: 256, by: 3) {
+                        let fx = x * 256 + tx - layout.originX, fy = y * 256 + ty - layout.originY
+                        let t = (ty * 256 + tx) * 4
+                        if fx >= 0 && fx < layout.width && fy >= 0 && fy < layout.height {
+                            let f = (fy * layout.width + fx) * 4
+                            // Premultiplied: the colour under a transparent pixel is anything.
+                            let ta = Int(tile.pixels[t + 3]), fa = Int(image.pixels[f + 3])
+                            for c in 0..<3 { error += abs(Int(tile.pixels[t + c]) * ta / 255 - Int(image.pixels[f + c]) * fa / 255) }
+                            error += abs(ta - fa)
+                            compared += 4
+                        } else if tile.pixels[t + 3] != 0 {
+                            outsideOpaque += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(compared > 0 && Double(error) / Double(compared) < 4, "mean error \(Double(error) / Double(max(1, compared)))")
+        #expect(outsideOpaque == 0)
+        // Unchanged: the WebP tiles are linked, the site kept.
+        let reporter = LevelsReporter()
+        #expect(try await site.build(yaml, reporter: reporter).unchanged)
+        #expect(reporter.lines.first?.contains("0 tiles written") == true, "\(reporter.lines)")
+    }
+
     @Test("a rebuild with unchanged frames hard-links their level tiles from the previous site")
     func keepsLevelsByLink() async throws {
         let site = try TestSite()

@@ -1,0 +1,136 @@
+import Foundation
+import MatsiteImaging
+import Testing
+
+@testable import MatsiteKit
+
+/// Whole builds over real JPEG tiles (GDAL's MBTiles driver wrote them, see
+/// Tests/MatsiteImagingTests/Fixtures/make_fixtures.py) served on 127.0.0.1: which format
+/// each frame is written in, its name, its pixels, and what a rebuild keeps.
+@Suite("Frame formats in a build")
+struct FrameFormatBuildTests {
+    static let fixture = CLI.packageRoot.appendingPathComponent("Tests/MatsiteImagingTests/Fixtures/gdal-mbtiles-jpeg")
+    /// The fixture's window at zoom 3 (global pixels), from its case.json.
+    static let window = (x: 529, y: 772, width: 472, height: 226)
+
+    static func tile(_ x: Int) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: fixture.appendingPathComponent("\(x)_3.jpg")))
+    }
+
+    /// A box whose pixel window at zoom 3 is exactly the fixture's (edges 0.2 px inside the
+    /// rounding points of the contract's pixel-centre rule).
+    static var bbox: String {
+        let world = 256.0 * 8
+        func lon(_ px: Double) -> Double { px / world * 360 - 180 }
+        func lat(_ py: Double) -> Double { atan(sinh(.pi * (1 - 2 * py / world))) * 180 / .pi }
+        let w = window
+        return "[\(lon(Double(w.x) + 0.2)), \(lat(Double(w.y + w.height) - 0.2)), \(lon(Double(w.x + w.width) - 0.2)), \(lat(Double(w.y) + 0.2))]"
+    }
+
+    /// Serves /j/<frame>/<z>/<x>/<y>.jpg: the fixture's tile for x (2 or 3), 404 for `missing`.
+    static func serve(on server: TestServer, missing: String? = nil) throws {
+        let (left, right) = (try tile(2), try tile(3))
+        server.route(
+            prefix: "/j/",
+            .dynamic { request in
+                if request.path == missing { return .status(404) }
+                let parts = request.path.split(separator: "/")
+                return .ok(parts.count >= 5 && parts[3] == "2" ? left : right, contentType: "image/jpeg")
+            })
+    }
+
+    static func animation(_ server: TestServer, extra: String = "", fallback: Int = 0) -> String {
+        """
+          - id: sat
+            bbox: \(bbox)
+            zoom: 3
+            fallback: { levels: \(fallback) }
+            source: { url: "\(server.url("/j/{frame}/{z}/{x}/{y}.jpg"))", max_zoom: 4 }
+            frames: { count: 2 }
+        \(extra.isEmpty ? "" : "    " + extra)
+        """
+    }
+
+    @Test("frames of JPEG tiles are JPEG (format: auto), equal the tiles' mosaic within tolerance, and a rebuild keeps them")
+    func jpegFrames() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let reporter = RecordingReporter()
+        try await withTestServer { server in
+            try Self.serve(on: server)
+            let yaml = site.yaml(Self.animation(server))
+            try await site.build(yaml)
+            let frames = try site.frames("sat")
+            #expect(frames.allSatisfy { ($0["url"] as? String)?.hasSuffix(".jpg") == true }, "\(frames)")
+            let bytes = try site.frameBytes("sat", index: 0)
+            #expect(ImageKind.sniff(bytes) == .jpeg)
+            #expect(frames[0]["bytes"] as? Int == bytes.count)
+            let image = try JPEGDecoder().decode(bytes)
+            // The independent mosaic: Pillow's decode of the same two tiles, cropped.
+            let expected = try PNGDecoder().decode(
+                [UInt8](Data(contentsOf: Self.fixture.appendingPathComponent("expected.png"))), keepIndices: false)
+            #expect(image.width == expected.width && image.height == expected.height)
+            let diffs = zip(image.pixels, expected.pixels).enumerated().filter { $0.offset % 4 != 3 }.map {
+                abs(Int($0.element.0) - Int($0.element.1))
+            }
+            let mean = Double(diffs.reduce(0, +)) / Double(diffs.count)
+            #expect(mean < 3.0 && (diffs.max() ?? 0) <= 64, "mean \(mean), worst \(diffs.max() ?? 0)")
+            // Re-encoded at the tiles' own quality (GDAL's 75), a crop of two tiles weighs less than they do.
+            #expect(try JPEGDecoder().quality(of: bytes) == 75)
+            #expect(bytes.count < (try Self.tile(2).count + Self.tile(3).count))
+            try expectValidSite(site.output)
+
+            // Same inputs again: the frames are kept under the same .jpg names, nothing stitched.
+            try await site.build(yaml, reporter: reporter)
+            #expect(reporter.stitchedFrames.isEmpty)
+            #expect(try site.frames("sat").map { $0["url"] as? String } == frames.map { $0["url"] as? String })
+            try expectValidSite(site.output)
+        }
+    }
+
+    @Test("format: png keeps PNG, format: webp writes lossy WebP, and a JPEG frame with a missing tile becomes WebP with alpha")
+    func otherFormats() async throws {
+        for (extra, missing, suffix) in [
+            ("format: png", nil, ".png"), ("format: webp", nil, ".webp"),
+            ("missing: transparent", "/j/0/3/3/3.jpg", ".webp"),
+        ] {
+            let site = try TestSite()
+            defer { site.remove() }
+            try await withTestServer { server in
+                try Self.serve(on: server, missing: missing)
+                try await site.build(site.yaml(Self.animation(server, extra: extra)))
+            }
+            let url = try #require(try site.frames("sat")[0]["url"] as? String)
+            #expect(url.hasSuffix(suffix), "\(extra): \(url)")
+            let bytes = try site.frameBytes("sat", index: 0)
+            switch suffix {
+            case ".png": #expect(ImageKind.sniff(bytes) == .png)
+            default:
+                #expect(ImageKind.sniff(bytes) == .webp)
+                let image = try WebPDecoder().decode(bytes)
+                // Tile x=3 starts at global pixel 768: 239 frame columns in.
+                let split = 768 - Self.window.x
+                let leftAlpha = image.pixels[(10 * image.width + split - 5) * 4 + 3]
+                let rightAlpha = image.pixels[(10 * image.width + split + 5) * 4 + 3]
+                #expect(leftAlpha == 255)
+                #expect(rightAlpha == (missing == nil ? 255 : 0), "\(extra)")
+            }
+            try expectValidSite(site.output)
+        }
+    }
+
+    @Test("fallback tiles are named for their format: JPEG tiles are .jpg files and the manifest's template says so")
+    func fallbackTileNames() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await withTestServer { server in
+            try Self.serve(on: server)
+            try await site.build(site.yaml(Self.animation(server, fallback: 1)))
+        }
+        let fallback = try #require(try site.manifest("sat")["fallback"] as? [String: Any])
+        #expect(fallback["url"] as? String == "tiles/{frame}/{z}/{x}/{y}.jpg", "\(fallback)")
+        let folder = site.output.appendingPathComponent("sat/tiles/0000/4")
+        let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).filter { $0.contains(".") }
+        #expect(!files.isEmpty && files.allSatisfy { $0.hasSuffix(".jpg") }, "\(files)")
+    }
+}
