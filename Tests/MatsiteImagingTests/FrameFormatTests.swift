@@ -55,12 +55,18 @@ struct FrameFormatTests {
         #expect(bytes.count * 2 < png.count, "JPEG \(bytes.count) vs PNG \(png.count)")
     }
 
+    /// A fixture's tiles stitched into one RGBA frame in memory.
+    static func stitchedRGBA(_ name: String) throws -> (Fixture, FrameBuffer) {
+        let fixture = try Fixture(name)
+        let buffer = FrameBuffer(width: fixture.layout.width, height: fixture.layout.height)
+        _ = try Stitcher().stitch(layout: fixture.layout, tiles: fixture.tiles, format: .rgba, to: buffer, tolerateBadTiles: false)
+        return (fixture, buffer)
+    }
+
     @Test("lossy WebP keeps alpha exactly where the frame is transparent")
     func webpAlpha() throws {
-        let fixture = try Fixture("mixed")
+        let (fixture, buffer) = try Self.stitchedRGBA("mixed")
         let layout = fixture.layout
-        let buffer = FrameBuffer(width: layout.width, height: layout.height)
-        _ = try Stitcher().stitch(layout: layout, tiles: fixture.tiles, format: .rgba, to: buffer, tolerateBadTiles: false)
         #expect(!buffer.isOpaque)
         // A mixed frame holds lossless tiles: auto keeps it PNG; forced JPEG becomes WebP.
         #expect(!FrameFormatChoice.tilesAreLossy(fixture.tiles, decoder: TileDecoder()))
@@ -70,6 +76,25 @@ struct FrameFormatTests {
         let decoded = try WebPDecoder().decode(try buffer.encode(format))
         let mismatched = stride(from: 3, to: decoded.pixels.count, by: 4).filter { decoded.pixels[$0] != buffer.pixels[$0] }
         #expect(mismatched.isEmpty, "\(mismatched.count) alpha values changed")
+    }
+
+    @Test("lossless WebP keeps every visible pixel exactly (premultiplied), and alpha everywhere")
+    func webpLossless() throws {
+        let (fixture, buffer) = try Self.stitchedRGBA("mixed")
+        let layout = fixture.layout
+        #expect(FrameFormatChoice(.webpLossless).wantsLossy(pixelFormat: .rgba, tilesAreLossy: false))
+        #expect(FrameFormatChoice(.webpLossless).lossyFormat(opaque: false) == .webpLossless)
+        let bytes = try buffer.encode(.webpLossless)
+        #expect(ImageKind.sniff(bytes) == .webp && FrameFormat.webpLossless.fileExtension == "webp")
+        let decoded = try WebPDecoder().decode(bytes)
+        #expect(decoded.width == layout.width && decoded.height == layout.height)
+        var differences = 0
+        for i in stride(from: 0, to: decoded.pixels.count, by: 4) {
+            let alpha = Int(buffer.pixels[i + 3])
+            if Int(decoded.pixels[i + 3]) != alpha { differences += 1 }
+            for c in 0..<3 where Int(decoded.pixels[i + c]) * alpha != Int(buffer.pixels[i + c]) * alpha { differences += 1 }
+        }
+        #expect(differences == 0)
     }
 
     @Test("the format rule: palette frames and forced PNG stay PNG, forced formats win, qualities default per format")

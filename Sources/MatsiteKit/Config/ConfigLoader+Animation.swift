@@ -50,8 +50,8 @@ extension ConfigLoader {
         }
         if let n = f["quality"] {
             animation.frameFormat.quality = try r.int(n, f.path("quality"), in: 1...100)
-            guard animation.frameFormat.setting != .png else {
-                throw r.error(n, f.path("quality"), "applies to JPEG and WebP frames only: remove it, or set format: auto, jpeg or webp")
+            guard animation.frameFormat.setting != .png, animation.frameFormat.setting != .webpLossless else {
+                throw r.error(n, f.path("quality"), "applies to lossy JPEG and WebP frames only: remove it, or set format: auto, jpeg or webp")
             }
         }
         if let n = f["time_format"] {

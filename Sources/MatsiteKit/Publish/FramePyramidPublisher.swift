@@ -21,6 +21,8 @@ struct FramePyramidPublisher: Sendable {
     let compressionLevel: Int
     /// Quality of the tiles of lossy frames (the frames' `quality`, else WebP's default).
     let lossyQuality: Int
+    /// Lossless WebP frames keep lossless (WebP) tiles.
+    let losslessTiles: Bool
     /// Writes into (and links from the previous site into) the staged site.
     let writer: SiteWriter
 
@@ -36,6 +38,7 @@ struct FramePyramidPublisher: Sendable {
         pyramid = FramePyramid(zoom: zoom, x0: layout.originX, y0: layout.originY, width: layout.width, height: layout.height)
         compressionLevel = config.compressionLevel
         lossyQuality = config.frameFormat.quality ?? 80
+        losslessTiles = config.frameFormat.setting == .webpLossless
         self.writer = writer
     }
 
@@ -181,7 +184,7 @@ private extension FramePyramidPublisher {
         let tiles = level.tileColumns.flatMap { x in level.tileRows.map { y in (x, y) } }
         // A few chunks per core: enough to keep every core busy, few enough to be cheap to schedule.
         let chunks = min(tiles.count, 4 * ProcessInfo.processInfo.activeProcessorCount)
-        let compression = compressionLevel, format = image.tileFormat, quality = lossyQuality
+        let compression = compressionLevel, format = image.tileFormat, tileFormat: FrameFormat = losslessTiles ? .webpLossless : .webp(quality: lossyQuality)
         return try await withThrowingTaskGroup(of: Int.self) { group in
             for chunk in 0..<chunks {
                 let mine = Swift.stride(from: chunk, to: tiles.count, by: chunks).map { tiles[$0] }
@@ -193,7 +196,7 @@ private extension FramePyramidPublisher {
                             if tileExt == "webp" {
                                 let size = PyramidLevel.tileSize
                                 let encoded = try image.tile(column: x, row: y).withUnsafeBytes { rows in
-                                    try FrameFormat.webp(quality: quality).encode(rgba: rows, width: size, height: size, stride: size * 4)
+                                    try tileFormat.encode(rgba: rows, width: size, height: size, stride: size * 4)
                                 }
                                 try FileWrite.write(encoded, to: path)
                                 bytes += encoded.count

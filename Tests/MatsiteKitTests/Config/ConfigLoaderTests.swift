@@ -275,15 +275,19 @@ struct ConfigLoaderTests {
         #expect(try ConfigLoader.parse(Data(Self.yaml().utf8), file: "site.yml").animations[0].frameFormat == FrameFormatChoice())
         check(
             try failure(Self.yaml(appending: ["    format: gif"])), line: 10, keyPath: "animations[0].format",
-            says: "auto, png, jpeg, webp", "gif")
+            says: "auto, png, jpeg, webp, webp-lossless", "gif")
         check(try failure(Self.yaml(appending: ["    quality: 0"])), line: 10, keyPath: "animations[0].quality")
     }
 
-    @Test("quality: with format: png is refused (PNG is lossless)")
+    @Test("quality: with format: png or webp-lossless is refused (both are lossless)")
     func qualityWithPNG() throws {
-        check(
-            try failure(Self.yaml(appending: ["    format: png", "    quality: 80"])), line: 11, keyPath: "animations[0].quality",
-            says: "JPEG and WebP")
+        for format in ["png", "webp-lossless"] {
+            check(
+                try failure(Self.yaml(appending: ["    format: \(format)", "    quality: 80"])), line: 11, keyPath: "animations[0].quality",
+                says: "JPEG and WebP")
+        }
+        let config = try ConfigLoader.parse(Data(Self.yaml(appending: ["    format: webp-lossless"]).utf8), file: "site.yml")
+        #expect(config.animations[0].frameFormat == FrameFormatChoice(.webpLossless))
     }
 
     @Test("missing: must be fail or transparent")
