@@ -3,7 +3,7 @@
 # what is missing. Usage: scripts/install-deps.sh [build|test]
 #   build: the C libraries matsite links (libpng, libjpeg-turbo, libwebp, libxml2, libcrypto)
 #          and Leaflet for the player
-#   test:  also headless Chromium and Python's Playwright, pytest and axe-playwright-python for the browser tests
+#   test:  also headless Chromium and Python's Playwright, pytest, axe-playwright-python and Pillow for the browser tests
 set -euo pipefail
 mode=${1:-build}
 packages=(pkg-config libpng-dev libjpeg62-turbo-dev libwebp-dev libxml2-dev libssl-dev zlib1g-dev libjs-leaflet)
@@ -21,6 +21,6 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if [ "$mode" = test ]; then
-    python3 -c 'import playwright, pytest, axe_playwright_python' 2>/dev/null || python3 -m pip install -q playwright pytest axe-playwright-python
+    python3 -c 'import playwright, pytest, axe_playwright_python, PIL' 2>/dev/null || python3 -m pip install -q playwright pytest axe-playwright-python Pillow
 fi
 command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.3 first" >&2; exit 1; }
