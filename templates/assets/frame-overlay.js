@@ -25,7 +25,79 @@
 		return R * Math.log((1 + s) / (1 - s)) / 2;
 	}
 
+	// The two-layer crossfade both frame layers share (this one and FramePyramid): the
+	// back layer turns fully opaque under the front one, then the front one fades out
+	// and the two swap roles. A layer including it has `_front`, `_back`, `_frontIndex`,
+	// `_fade` and `_container`, and may override `_elementOf` (the element a layer
+	// object is drawn in) and `_rolesSwapped` (its own bookkeeping after a swap).
+	M.Crossfade = {
+		// Hides the frames (while fallback tiles stand in) or shows them again.
+		setVisible: function (visible) {
+			L.DomUtil[visible ? 'removeClass' : 'addClass'](this._container, 'matsite-hidden');
+			return this;
+		},
+
+		// Opacity of both frame layers together: their container is faded as one, so the
+		// crossfade inside it (one layer fully opaque under the other) keeps full coverage.
+		setOpacity: function (opacity) {
+			this._container.style.opacity = opacity >= 1 ? '' : String(Math.max(0, opacity));
+			return this;
+		},
+
+		_elementOf: function (layer) { return layer; },
+
+		_rolesSwapped: function () {},
+
+		_swapIn: function (index, fadeMs) {
+			var front = this._elementOf(this._front);
+			var self = this;
+			// Full opacity under the front layer first: coverage never drops.
+			this._elementOf(this._back).style.opacity = '1';
+			if (fadeMs > 0 && typeof front.animate === 'function' && this._frontIndex >= 0) {
+				var anim = front.animate([{opacity: 1}, {opacity: 0}],
+					{duration: fadeMs, easing: 'linear', fill: 'forwards'});
+				this._fade = {anim: anim, index: index};
+				anim.onfinish = function () {
+					if (self._fade && self._fade.anim === anim) { self._finishFade(); }
+				};
+			} else {
+				this._swapRoles(index);
+			}
+		},
+
+		// Completes a running fade at once: the back layer is already fully opaque,
+		// so dropping the front one to 0 does not change coverage.
+		_finishFade: function () {
+			var fade = this._fade;
+			if (!fade) { return; }
+			this._fade = null;
+			this._elementOf(this._front).style.opacity = '0';
+			fade.anim.onfinish = null;
+			fade.anim.cancel();
+			this._swapRoles(fade.index);
+		},
+
+		_swapRoles: function (index) {
+			var oldFront = this._front, newFront = this._back;
+			var o = this._elementOf(oldFront), n = this._elementOf(newFront);
+			L.DomUtil.removeClass(n, 'matsite-back');
+			L.DomUtil.addClass(n, 'matsite-front');
+			L.DomUtil.removeClass(o, 'matsite-front');
+			L.DomUtil.addClass(o, 'matsite-back');
+			// Now under the new front; hidden until it carries the next frame in.
+			o.style.opacity = '0';
+			this._front = newFront;
+			this._back = oldFront;
+			var previous = this._frontIndex;
+			this._frontIndex = index;
+			this._rolesSwapped(previous);
+			this.fire('shown', {index: index});
+		}
+	};
+
 	M.FrameOverlay = L.Layer.extend({
+		includes: M.Crossfade,
+
 		options: {
 			// @option pane: String = 'overlayPane'
 			pane: 'overlayPane',
@@ -73,19 +145,6 @@
 			var events = {zoom: this._reset, viewreset: this._reset};
 			if (this._zoomAnimated) { events.zoomanim = this._animateZoom; }
 			return events;
-		},
-
-		// Hides the stitched frames (while fallback tiles stand in) or shows them again.
-		setVisible: function (visible) {
-			L.DomUtil[visible ? 'removeClass' : 'addClass'](this._container, 'matsite-hidden');
-			return this;
-		},
-
-		// Opacity of both frame images together: their container is faded as one, so the
-		// crossfade inside it (one image fully opaque under the other) keeps full coverage.
-		setOpacity: function (opacity) {
-			this._container.style.opacity = opacity >= 1 ? '' : String(Math.max(0, opacity));
-			return this;
 		},
 
 		// Shows the poster (or the first frame) while frames load; not a frame change.
@@ -164,50 +223,10 @@
 			}, function () { /* the loader reports broken frames */ });
 		},
 
-		_swapIn: function (index, fadeMs) {
-			var front = this._front;
-			var self = this;
-			// Full opacity under the front image first: coverage never drops.
-			this._back.style.opacity = '1';
-			if (fadeMs > 0 && typeof front.animate === 'function' && this._frontIndex >= 0) {
-				var anim = front.animate([{opacity: 1}, {opacity: 0}],
-					{duration: fadeMs, easing: 'linear', fill: 'forwards'});
-				this._fade = {anim: anim, index: index};
-				anim.onfinish = function () {
-					if (self._fade && self._fade.anim === anim) { self._finishFade(); }
-				};
-			} else {
-				this._swapRoles(index);
-			}
-		},
-
-		// Completes a running fade at once: the back image is already fully opaque,
-		// so dropping the front one to 0 does not change coverage.
-		_finishFade: function () {
-			var fade = this._fade;
-			if (!fade) { return; }
-			this._fade = null;
-			this._front.style.opacity = '0';
-			fade.anim.onfinish = null;
-			fade.anim.cancel();
-			this._swapRoles(fade.index);
-		},
-
-		_swapRoles: function (index) {
-			var oldFront = this._front;
-			var newFront = this._back;
-			L.DomUtil.removeClass(newFront, 'matsite-back');
-			L.DomUtil.addClass(newFront, 'matsite-front');
-			L.DomUtil.removeClass(oldFront, 'matsite-front');
-			L.DomUtil.addClass(oldFront, 'matsite-back');
-			// Now under the new front; hidden until it carries the next frame in.
-			oldFront.style.opacity = '0';
-			this._front = newFront;
-			this._back = oldFront;
-			this._backIndex = this._frontIndex;
-			this._backReady = this._frontIndex >= 0;
-			this._frontIndex = index;
-			this.fire('shown', {index: index});
+		// The image that was on top is now the back one, holding the previous frame.
+		_rolesSwapped: function (previous) {
+			this._backIndex = previous;
+			this._backReady = previous >= 0;
 		},
 
 		// Hatched boxes over the tiles this frame lacks ("no data", not "no rain").

@@ -48,6 +48,8 @@
 	function bytesOf(crop) { return (crop[2] - crop[0]) * (crop[3] - crop[1]) * 4; }
 
 	M.FramePyramid = L.Layer.extend({
+		includes: M.Crossfade,
+
 		options: {
 			// @option pane: String = 'overlayPane'
 			pane: 'overlayPane',
@@ -142,16 +144,6 @@
 			var events = {zoom: this._reset, viewreset: this._onReset, moveend: this._onView, resize: this._onView};
 			if (this._zoomAnimated) { events.zoomanim = this._animateZoom; }
 			return events;
-		},
-
-		setVisible: function (visible) {
-			L.DomUtil[visible ? 'removeClass' : 'addClass'](this._container, 'matsite-hidden');
-			return this;
-		},
-
-		setOpacity: function (opacity) {
-			this._container.style.opacity = opacity >= 1 ? '' : String(Math.max(0, opacity));
-			return this;
 		},
 
 		showInitial: function (index) {
@@ -283,44 +275,12 @@
 			});
 		},
 
-		_swapIn: function (index, fadeMs) {
-			var front = this._front.el;
-			var self = this;
-			this._back.el.style.opacity = '1';
-			if (fadeMs > 0 && typeof front.animate === 'function' && this._frontIndex >= 0) {
-				var anim = front.animate([{opacity: 1}, {opacity: 0}], {duration: fadeMs, easing: 'linear', fill: 'forwards'});
-				this._fade = {anim: anim, index: index};
-				anim.onfinish = function () {
-					if (self._fade && self._fade.anim === anim) { self._finishFade(); }
-				};
-			} else {
-				this._swapRoles(index);
-			}
-		},
+		// Layers are {el, index, stale}: the crossfade moves their canvases.
+		_elementOf: function (layer) { return layer.el; },
 
-		_finishFade: function () {
-			var fade = this._fade;
-			if (!fade) { return; }
-			this._fade = null;
-			this._front.el.style.opacity = '0';
-			fade.anim.onfinish = null;
-			fade.anim.cancel();
-			this._swapRoles(fade.index);
-		},
-
-		_swapRoles: function (index) {
-			var oldFront = this._front, newFront = this._back;
-			L.DomUtil.removeClass(newFront.el, 'matsite-back');
-			L.DomUtil.addClass(newFront.el, 'matsite-front');
-			L.DomUtil.removeClass(oldFront.el, 'matsite-front');
-			L.DomUtil.addClass(oldFront.el, 'matsite-back');
-			oldFront.el.style.opacity = '0';
-			this._front = newFront;
-			this._back = oldFront;
-			this._frontIndex = index;
-			if (newFront.stale) { this._scheduleRedraw(); }
+		_rolesSwapped: function () {
+			if (this._front.stale) { this._scheduleRedraw(); }
 			this._prioritize();
-			this.fire('shown', {index: index});
 		},
 
 		_markMissing: function (index) {
