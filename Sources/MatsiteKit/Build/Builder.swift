@@ -92,7 +92,7 @@ private extension Builder {
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
         var (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
         for i in plans.indices { plans[i].legendImage = legendImages[plans[i].config.id] }
-        let points = try await step(.plan) { try await PointLoader(config: config, fetcher: fetcher).loadAll() }
+        let points = try await step(.plan) { try await PointLoader(config: config, fetcher: fetcher).loadAll(selected) }
 
         let staging = try await step(.publish) { try Staging.create(beside: output) }
         do {

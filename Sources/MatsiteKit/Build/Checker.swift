@@ -40,6 +40,13 @@ public struct Checker: Sendable {
                 finding.lines += trimmed.skipped.map { "left out: \($0.time): \($0.reason)" }
                 try plan.checkLimits(config.limits, file: config.file)
                 if let image = try LegendImage.read(animation, config: config) { finding.lines.append("legend image: \(image.bytes.count) bytes") }
+                // Point data is read and checked as a build would, so a bad row shows here first.
+                let points = PointLoader(config: noCache, fetcher: fetcher)
+                for layer in animation.points {
+                    let set = try PointReader(layer: layer).read(try await points.bytes(of: layer))
+                    let skipped = set.skipped > 0 ? ", \(set.skipped) invalid skipped (skip_invalid)" : ""
+                    finding.lines.append("points \(layer.id): \(set.count) points\(skipped)")
+                }
                 let layout = plan.layout
                 finding.lines.append(
                     "frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(animation.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))"

@@ -6,10 +6,11 @@ struct PointLoader {
     let config: SiteConfig
     let fetcher: HTTPFetcher?
 
-    /// Each animation's point sets (by animation id), in the order of its `points:`.
-    func loadAll() async throws -> [String: [PointSet]] {
+    /// Each animation's point sets (by animation id), in the order of its `points:`; of
+    /// `animations` (a shard's), or of all.
+    func loadAll(_ animations: [AnimationConfig]? = nil) async throws -> [String: [PointSet]] {
         var sets: [String: [PointSet]] = [:]
-        for animation in config.animations where !animation.points.isEmpty {
+        for animation in animations ?? config.animations where !animation.points.isEmpty {
             var list: [PointSet] = []
             for layer in animation.points {
                 list.append(try PointReader(layer: layer).read(try await bytes(of: layer)))

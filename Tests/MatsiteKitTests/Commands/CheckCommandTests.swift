@@ -64,6 +64,29 @@ struct CheckCommandTests {
         }
     }
 
+    @Test("check reads each point layer as a build would: a count when good, the row and column when not")
+    func pointLayers() async throws {
+        try await withTestServer { server in
+            server.route(prefix: "/t/", .ok(CacheBench.solidTile(seed: "points"), contentType: "image/png"))
+            let project = try CLI.scratch("check-points")
+            defer { try? FileManager.default.removeItem(at: project) }
+            let yaml =
+                Self.config(server.url("/t/{time}/{z}/{x}/{y}.png"))
+                + "\n    points:\n      - id: reports\n        csv: reports.csv\n"
+            try Data(yaml.utf8).write(to: project.appendingPathComponent("matsite.yml"))
+            try Data("lat,lon\n45.0,2.0\n46.5,-3.25\n".utf8).write(to: project.appendingPathComponent("reports.csv"))
+            let good = try CLI.run(["check"], in: project)
+            #expect(good.status == 0, "stdout: \(good.out)\nstderr: \(good.err)")
+            #expect(good.out.contains("points reports: 2 points"), "stdout: \(good.out)")
+
+            try Data("lat,lon\n45.0,2.0\n95.5,-3.25\n".utf8).write(to: project.appendingPathComponent("reports.csv"))
+            let bad = try CLI.run(["check"], in: project)
+            #expect(bad.status == 1, "stdout: \(bad.out)\nstderr: \(bad.err)")
+            #expect(bad.out.contains("problem:") && bad.out.contains("reports.csv") && bad.out.contains("row 3"), "stdout: \(bad.out)")
+            #expect(CLI.tree(project) == ["matsite.yml", "reports.csv"], "check writes nothing")
+        }
+    }
+
     @Test("check on a bad config exits 2 naming the key and line")
     func badConfig() throws {
         let project = try CLI.scratch("check-bad")
