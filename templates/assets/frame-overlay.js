@@ -44,6 +44,25 @@
 			return this;
 		},
 
+		// Drops the poster once the first frame is on top.
+		removePoster: function () {
+			if (this._poster) { L.DomUtil.remove(this._poster); this._poster = null; }
+			return this;
+		},
+
+		// The container both layers live in, with the poster under them until frames load.
+		_initContainer: function (className) {
+			var c = this._container = L.DomUtil.create('div', className);
+			// Always marked: Leaflet only transitions it while a zoom animation runs.
+			L.DomUtil.addClass(c, 'leaflet-zoom-animated');
+			if (this.options.posterUrl) {
+				this._poster = L.DomUtil.create('img', 'matsite-poster', c);
+				this._poster.alt = '';
+				this._poster.src = this.options.posterUrl;
+			}
+			return c;
+		},
+
 		_elementOf: function (layer) { return layer; },
 
 		_rolesSwapped: function () {},
@@ -155,11 +174,6 @@
 			return this;
 		},
 
-		removePoster: function () {
-			if (this._poster) { L.DomUtil.remove(this._poster); this._poster = null; }
-			return this;
-		},
-
 		// Loads a frame into the back image ahead of time so that show() can swap at once.
 		prepare: function (index) {
 			if (index < 0 || this._fade) { return this; }
@@ -188,14 +202,7 @@
 		},
 
 		_initDom: function () {
-			var c = this._container = L.DomUtil.create('div', 'leaflet-image-layer matsite-frames');
-			// Always marked: Leaflet only transitions it while a zoom animation runs.
-			L.DomUtil.addClass(c, 'leaflet-zoom-animated');
-			if (this.options.posterUrl) {
-				this._poster = L.DomUtil.create('img', 'matsite-poster', c);
-				this._poster.alt = '';
-				this._poster.src = this.options.posterUrl;
-			}
+			var c = this._initContainer('leaflet-image-layer matsite-frames');
 			this._back = this._makeImage('matsite-back');
 			this._front = this._makeImage('matsite-front');
 			// Frames are mostly transparent: at rest the back image must not show through.

@@ -155,11 +155,6 @@
 			return this;
 		},
 
-		removePoster: function () {
-			if (this._poster) { L.DomUtil.remove(this._poster); this._poster = null; }
-			return this;
-		},
-
 		// Composes a frame into the back layer ahead of time so that show() only swaps.
 		prepare: function (index) {
 			if (index < 0 || this._fade || index === this._frontIndex) { return this; }
@@ -179,13 +174,7 @@
 		// ---- drawing ----
 
 		_initDom: function () {
-			var c = this._container = L.DomUtil.create('div', 'leaflet-image-layer matsite-frames matsite-pyramid');
-			L.DomUtil.addClass(c, 'leaflet-zoom-animated');
-			if (this.options.posterUrl) {
-				this._poster = L.DomUtil.create('img', 'matsite-poster', c);
-				this._poster.alt = '';
-				this._poster.src = this.options.posterUrl;
-			}
+			var c = this._initContainer('leaflet-image-layer matsite-frames matsite-pyramid');
 			this._back = this._makeLayer('matsite-back');
 			this._front = this._makeLayer('matsite-front');
 			this._back.el.style.opacity = '0';
