@@ -8,7 +8,8 @@
 # of N points, 60% spread over the world and 40% in 50 dense clusters (seeded), clustered
 # from zoom 0 to 16 (published levels 0-17). Prints: the build's wall time and peak RSS
 # (/usr/bin/time -v), the time matsite reports for clustering and writing the layer, and
-# the published bytes per zoom. TIMED=1 gives every point a time over 24 frames (PT5M,
+# the published bytes per zoom (and how a large level is split into tiles), then an unchanged
+# rebuild (the layer linked, not clustered again). TIMED=1 gives every point a time over 24 frames (PT5M,
 # window PT30M), so each level also carries counts per frame. A build without the layer is
 # timed too, so what the points cost stands apart.
 # Work dir: $BENCH_DIR (default /tmp/matsite-bench-points).
@@ -78,8 +79,8 @@ config "" > "$work/none.yml"
 config "    points:
       - { id: pts, csv: $(basename "$csv"), $time_keys max_points: 20000000, cluster: { radius_px: 40, min_zoom: 0, max_zoom: 16 } }" > "$work/points.yml"
 
-run() { # name config
-    rm -rf "$work/site" "$work/.site.matsite-lock"
+run() { # name config [keep: rebuild over the site the run before made]
+    [ "${3:-}" = keep ] || rm -rf "$work/site" "$work/.site.matsite-lock"
     /usr/bin/time -v "$bin" build --config "$work/$2" --verbose 2> "$work/$1.log" >/dev/null || { cat "$work/$1.log" >&2; exit 1; }
     local wall rss user sys cpu
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/$1.log")
@@ -94,14 +95,24 @@ echo "points: $n ($( [ "$timed" = 1 ] && echo "timed, 24 frames" || echo "untime
 run without-points none.yml
 run with-points points.yml
 grep -o "points pts: .*" "$work/with-points.log" || true
+# The same input again: the layer is not read or clustered, its files are linked.
+run unchanged-rebuild points.yml keep
+grep -o "points pts: .*" "$work/unchanged-rebuild.log" || true
 python3 - "$work/site/bench/manifest.json" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 layer = m["points"][0]
 total = 0
-print("zoom  items      bytes")
+print("zoom  items      bytes  files (largest tiled level: bytes of its largest tile)")
+folder = sys.argv[1].rsplit("/", 1)[0]
 for l in layer["levels"]:
     total += l["bytes"]
-    print(f"{l['zoom']:>4}  {l['items']:>9}  {l['bytes']:>10}")
+    note = "1"
+    if "tile_zoom" in l:
+        tiles = json.load(open(folder + "/" + l["url"]))["tiles"].values()
+        import os
+        largest = max(os.path.getsize(folder + "/" + t) for t in tiles)
+        note = f"{l['tiles']} tiles of zoom {l['tile_zoom']} + index; largest tile {largest}"
+    print(f"{l['zoom']:>4}  {l['items']:>9}  {l['bytes']:>10}  {note}")
 print(f"all   {'':>9}  {total:>10}")
 PY

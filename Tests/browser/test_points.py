@@ -57,12 +57,18 @@ def features():
     return {"type": "FeatureCollection", "features": out}
 
 
-@pytest.fixture(scope="session")
-def points_site(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("points")
+@pytest.fixture(scope="session", params=["one-file", "tiled"])
+def points_site(request, tmp_path_factory):
+    """The layer as one file per zoom, and (every test again) with its deeper levels
+    published as tiles: a 1 KiB threshold splits every level over it."""
+    folder = tmp_path_factory.mktemp("points-" + request.param)
     (folder / "reports.geojson").write_text(json.dumps(features()), encoding="utf-8")
+    config = CONFIG
+    if request.param == "tiled":
+        config = config.replace("max_zoom: 9 }", "max_zoom: 9, tile_above_bytes: 1024 }")
+        assert config != CONFIG
     try:
-        return build_site(folder, CONFIG)
+        return build_site(folder, config)
     except BuildFailed as e:
         pytest.fail(str(e), pytrace=False)
 
@@ -80,9 +86,26 @@ def layer_entry(site):
 
 
 def level(site, entry, zoom):
+    """A published level as whole columns; a tiled level is put together from its tiles."""
     lv = [l for l in entry["levels"] if l["zoom"] == zoom][0]
     with open(site / "radar" / lv["url"], encoding="utf-8") as f:
-        return json.load(f)
+        data = json.load(f)
+    if "tile_zoom" not in lv:
+        return data
+    n = lv["items"]
+    whole = {"zoom": zoom}
+    for key, url in data["tiles"].items():
+        with open(site / "radar" / url, encoding="utf-8") as f:
+            tile = json.load(f)
+        for column, values in tile.items():
+            if isinstance(values, list) and column != "index":
+                whole.setdefault(column, [None] * n)
+                for i, v in zip(tile["index"], values):
+                    whole[column][i] = v
+            elif column == "points":
+                whole["points"] = values
+    assert None not in whole["lat"], "a tiled level's tiles leave an item out"
+    return whole
 
 
 def count_at(data, i, frame):
@@ -177,6 +200,24 @@ def test_clusters_and_counts_match_the_published_data_at_three_zooms(tab, points
             total = sum(count_at(data, i, frame) for i in range(len(data["lat"])))
             toggle = page.get_by_role("group", name="Point layers").inner_text()
             assert f"({total} points)" in toggle, toggle
+
+
+def test_a_tiled_level_fetches_only_the_tiles_around_the_view(tab, points):
+    srv, site = points
+    entry = layer_entry(site)
+    tiled = [l for l in entry["levels"] if "tile_zoom" in l]
+    if not tiled:
+        assert all(l["bytes"] <= 1024 or "tile_zoom" not in l for l in entry["levels"])
+        pytest.skip("this build publishes every level as one file")
+    deep = [l for l in tiled if l["zoom"] == 8][0]
+    assert deep["tiles"] > 4, deep
+    page = tab.page
+    open_player(page, srv)
+    set_view(page, 44.0, -5.0, 8)
+    wait_level(page, 8)
+    fetched = page.evaluate(
+        "() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /points\\/reports\\/z08-[0-9]+-[0-9]+-/.test(n))")
+    assert 0 < len(fetched) < deep["tiles"], (len(fetched), deep["tiles"])
 
 
 def test_a_zoom_in_sampled_mid_transition_shows_members_between_cluster_and_own_place(tab, points):

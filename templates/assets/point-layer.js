@@ -14,6 +14,11 @@
  * Matsite.PointLayers: every layer of a manifest, with the toggle control that
  * names each layer and its count for screen readers.
  *
+ * A deep level too large for one file is published as tiles (the manifest's
+ * level has tile_zoom, and its url names an index of the tiles): only the tiles
+ * around the view are fetched, and their items keep their index in the whole
+ * level, so parents and leaves of other levels still point at them.
+ *
  * Data is read as text: labels and popups are set with textContent, never as
  * markup.
  */
@@ -83,9 +88,11 @@
 		// Points shown in the current frame (all of them for a layer without times).
 		total: function () {
 			var top = this._data[this._min];
-			if (!top) { return isNum(this._def.count) ? this._def.count : 0; }
+			// A tiled top level holds only the tiles seen: the manifest's count is the whole.
+			if (!top || (top.ids && !this._def.timed)) { return isNum(this._def.count) ? this._def.count : 0; }
 			var sum = 0;
-			for (var i = 0; i < top.lat.length; i++) { sum += this._countAt(top, i); }
+			var ids = top.ids, n = ids ? ids.length : top.lat.length;
+			for (var k = 0; k < n; k++) { sum += this._countAt(top, ids ? ids[k] : k); }
 			return sum;
 		},
 
@@ -98,22 +105,83 @@
 			return Math.max(this._min, Math.min(this._max, Math.floor(zoom + 1e-6)));
 		},
 
+		// The level of a zoom, with the tiles around the view when it is tiled.
 		_load: function (zoom) {
-			if (this._levels[zoom]) { return this._levels[zoom]; }
-			var entry = (this._def.levels || []).filter(function (l) { return l.zoom === zoom; })[0];
 			var self = this;
-			this._levels[zoom] = !entry || typeof entry.url !== 'string' ? Promise.reject(new Error('no level ' + zoom)) :
-				fetch(this._resolve(entry.url), {credentials: 'same-origin'}).then(function (res) {
-					if (!res.ok) { throw new Error('HTTP ' + res.status); }
-					return res.json();
-				}).then(function (d) {
-					if (!d || !Array.isArray(d.lat) || !Array.isArray(d.lon) || d.lat.length !== d.lon.length) {
-						throw new Error('bad level ' + zoom);
-					}
-					self._data[zoom] = d;
-					return d;
+			if (!this._levels[zoom]) {
+				var entry = (this._def.levels || []).filter(function (l) { return l.zoom === zoom; })[0];
+				this._levels[zoom] = !entry || typeof entry.url !== 'string' ? Promise.reject(new Error('no level ' + zoom)) :
+					this._fetchJSON(entry.url).then(function (d) {
+						d = isNum(entry.tile_zoom) ? self._tiled(d, zoom) : d;
+						if (!d || (!d.ids && (!Array.isArray(d.lat) || !Array.isArray(d.lon) || d.lat.length !== d.lon.length))) {
+							throw new Error('bad level ' + zoom);
+						}
+						self._data[zoom] = d;
+						return d;
+					});
+			}
+			return this._levels[zoom].then(function (d) { return d.ids ? self._loadTiles(d) : d; });
+		},
+
+		_fetchJSON: function (url) {
+			return fetch(this._resolve(url), {credentials: 'same-origin'}).then(function (res) {
+				if (!res.ok) { throw new Error('HTTP ' + res.status); }
+				return res.json();
+			});
+		},
+
+		// An empty store for a tiled level, from its index: the columns are filled by index
+		// as tiles arrive, and ids lists the items held.
+		_tiled: function (index, zoom) {
+			if (!index || typeof index.tiles !== 'object' || !isNum(index.tile_zoom)) { return null; }
+			return {
+				zoom: zoom, tileZoom: index.tile_zoom, tiles: index.tiles, requested: {}, ids: [],
+				lat: {}, lon: {}, parent: {}, count: null, split: {}, leaf: {}, frames: this._def.timed ? {} : undefined
+			};
+		},
+
+		// Fetches the level's tiles that cover the view (with a margin) and are not held yet.
+		_loadTiles: function (d) {
+			var map = this._map;
+			if (!map) { return Promise.resolve(d); }
+			var b = map.getBounds().pad(0.25), side = Math.pow(2, d.tileZoom);
+			var clamp = function (v) { return Math.max(0, Math.min(side - 1, Math.floor(v * side))); };
+			var wx = function (lon) { return (lon + 180) / 360; };
+			var wy = function (lat) {
+				var r = Math.max(-85.0511, Math.min(85.0511, lat)) * Math.PI / 180;
+				return (1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2;
+			};
+			var x0 = clamp(wx(b.getWest())), x1 = clamp(wx(b.getEast()));
+			var y0 = clamp(wy(b.getNorth())), y1 = clamp(wy(b.getSouth()));
+			var waits = [];
+			for (var x = x0; x <= x1; x++) {
+				for (var y = y0; y <= y1; y++) {
+					var key = x + '/' + y, url = d.tiles[key];
+					if (typeof url !== 'string') { continue; }
+					if (!d.requested[key]) { d.requested[key] = this._fetchTile(d, key, url); }
+					waits.push(d.requested[key]);
+				}
+			}
+			return Promise.all(waits).then(function () { return d; });
+		},
+
+		_fetchTile: function (d, key, url) {
+			var self = this;
+			return this._fetchJSON(url).then(function (t) {
+				if (!t || !Array.isArray(t.index) || !Array.isArray(t.lat) || t.lat.length !== t.index.length) { throw new Error('bad tile'); }
+				var cols = t.points === true ? ['lat', 'lon', 'parent'] : ['lat', 'lon', 'parent', 'split', 'leaf'];
+				if (t.points === true) { d.points = true; } else if (!d.count) { d.count = {}; }
+				if (d.count && Array.isArray(t.count)) { cols.push('count'); }
+				if (d.frames && Array.isArray(t.frames)) { cols.push('frames'); }
+				t.index.forEach(function (i, k) {
+					cols.forEach(function (c) { d[c][i] = t[c] ? t[c][k] : undefined; });
+					d.ids.push(i);
 				});
-			return this._levels[zoom];
+			}).catch(function () {
+				// A tile that cannot be had is asked for again on the next move.
+				delete d.requested[key];
+				self.fire('tileerror', {zoom: d.zoom, tile: key});
+			});
 		},
 
 		_loadProps: function () {
@@ -130,7 +198,7 @@
 		// The count of item i of a level in the current frame: the last change point at or
 		// before it (0 before the first).
 		_countAt: function (d, i) {
-			if (!this._def.timed || !Array.isArray(d.frames)) { return d.count ? d.count[i] : 1; }
+			if (!this._def.timed || !d.frames || typeof d.frames !== 'object') { return d.count ? d.count[i] : 1; }
 			var ch = d.frames[i] || [];
 			var c = 0;
 			for (var k = 0; k + 1 < ch.length && ch[k] <= this._frame; k += 2) { c = ch[k + 1]; }
@@ -141,7 +209,7 @@
 		_ancestor: function (from, i, to) {
 			for (var z = from; z > to && i >= 0; z--) {
 				var d = this._data[z];
-				if (!d || !Array.isArray(d.parent)) { return -1; }
+				if (!d || !d.parent || !isNum(d.parent[i])) { return -1; }
 				i = d.parent[i];
 			}
 			return i;
@@ -187,7 +255,9 @@
 			var self = this;
 			var moves = [];
 			this._drawn = 0;
-			for (var i = 0; i < d.lat.length; i++) {
+			var ids = d.ids, n = ids ? ids.length : d.lat.length;
+			for (var k = 0; k < n; k++) {
+				var i = ids ? ids[k] : k;
 				var lat = d.lat[i], lon = d.lon[i];
 				if (lat < south || lat > north || lon < west || lon > east) { continue; }
 				var count = this._countAt(d, i);
@@ -297,7 +367,7 @@
 
 		_leaf: function (d, i) {
 			if (d.points === true) { return i; }
-			return Array.isArray(d.leaf) && isNum(d.leaf[i]) ? d.leaf[i] : -1;
+			return d.leaf && isNum(d.leaf[i]) ? d.leaf[i] : -1;
 		},
 
 		_labelOf: function (leaf) {
@@ -356,7 +426,7 @@
 			var d = this._data[z];
 			var leaf = el.hasAttribute('data-leaf') ? +el.getAttribute('data-leaf') : -1;
 			if (leaf < 0) {
-				var split = d && Array.isArray(d.split) && isNum(d.split[i]) && d.split[i] > z ? d.split[i] : z + 1;
+				var split = d && d.split && isNum(d.split[i]) && d.split[i] > z ? d.split[i] : z + 1;
 				map.setView(latlng, Math.min(map.getMaxZoom(), Math.max(split, Math.floor(map.getZoom()) + 1)));
 				return;
 			}

@@ -92,12 +92,15 @@ private extension Builder {
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
         var (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
         for i in plans.indices { plans[i].legendImage = legendImages[plans[i].config.id] }
-        let points = try await step(.plan) { try await PointLoader(config: config, fetcher: fetcher).loadAll(selected) }
+        let previous = PreviousSite(output: output)
+        let frameTimes = Dictionary(plans.map { ($0.config.id, $0.frames.map(\.time)) }, uniquingKeysWith: { a, _ in a })
+        let points = try await step(.plan) {
+            try await PointLoader(config: config, fetcher: fetcher).loadAll(selected, frameTimes: frameTimes, previous: previous)
+        }
 
         let staging = try await step(.publish) { try Staging.create(beside: output) }
         do {
             let loader = PrefetchedTiles(base: tileLoader, loaded: prefetched)
-            let previous = PreviousSite(output: output)
             let pages = try await step(.pages) { try PageRenderer(overrides: config.templates.map(config.resolve)) }
             let writer = SiteWriter(root: staging.url, previous: previous)
             let assets = try await step(.publish) {
@@ -217,7 +220,7 @@ private extension Builder {
 
     /// One animation: its frames fetched, kept or stitched; then its poster, fallback
     /// tiles and manifest, into the staged site.
-    func render(_ plan: AnimationPlan, loader: any TileLoader, writer: SiteWriter, points: [PointSet]) async throws -> Rendered {
+    func render(_ plan: AnimationPlan, loader: any TileLoader, writer: SiteWriter, points: [LoadedPointLayer]) async throws -> Rendered {
         let animation = plan.config
         let folder = writer.root.appendingPathComponent(animation.id)
         let timings = StageTimings()
@@ -280,7 +283,7 @@ private extension Builder {
             var layers: [AnimationManifest.PointLayer] = []
             for (config, set) in zip(animation.points, points) {
                 let started = ContinuousClock.now
-                let layer = try await step(.publish) {
+                let (layer, reused) = try await step(.publish) {
                     try PointPublisher(animation: animation.id, layer: config, frameTimes: plan.frames.map(\.time)).publish(set, with: writer)
                 }
                 if let skipped = layer.skipped {
@@ -288,8 +291,9 @@ private extension Builder {
                 }
                 let elapsed = started.duration(to: .now)
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                let how = reused ? "unchanged, linked" : "clustered and written"
                 reporter.detail(
-                    "\(animation.id): points \(layer.id): \(layer.count) points clustered and written in \(String(format: "%.2f", seconds)) s, \(layer.levels.count) levels, \(layer.levels.reduce(0) { $0 + $1.bytes }) bytes"
+                    "\(animation.id): points \(layer.id): \(layer.count) points \(how) in \(String(format: "%.2f", seconds)) s, \(layer.levels.count) levels, \(layer.levels.reduce(0) { $0 + $1.bytes }) bytes"
                 )
                 layers.append(layer)
             }

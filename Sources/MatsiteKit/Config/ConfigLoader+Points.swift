@@ -72,10 +72,11 @@ extension ConfigLoader {
         if let n = f["skip_invalid"] { layer.skipInvalid = try r.bool(n, f.path("skip_invalid")) }
         if let n = f["max_points"] { layer.maxPoints = try r.int(n, f.path("max_points"), in: 1...20_000_000) }
         if let n = f["cluster"] {
-            let cf = try r.fields(n, f.path("cluster"), allowed: ["radius_px", "max_zoom", "min_zoom"])
+            let cf = try r.fields(n, f.path("cluster"), allowed: ["radius_px", "max_zoom", "min_zoom", "tile_above_bytes"])
             if let m = cf["radius_px"] { layer.radiusPx = try r.int(m, cf.path("radius_px"), in: 1...400) }
             if let m = cf["max_zoom"] { layer.maxZoom = try r.int(m, cf.path("max_zoom"), in: 0...21) }
             if let m = cf["min_zoom"] { layer.minZoom = try r.int(m, cf.path("min_zoom"), in: 0...21) }
+            if let m = cf["tile_above_bytes"] { layer.tileAboveBytes = try r.int(m, cf.path("tile_above_bytes"), in: 1024...1 << 30) }
             guard layer.minZoom <= layer.maxZoom else {
                 throw r.error(n, cf.path("min_zoom"), "min_zoom (\(layer.minZoom)) must not be deeper than max_zoom (\(layer.maxZoom))")
             }

@@ -60,6 +60,9 @@ public struct PointLayerConfig: Sendable, Equatable {
     public var minZoom = 0
     /// Deepest zoom with clusters; deeper, every point is drawn on its own.
     public var maxZoom = 14
+    /// A level whose file would be larger than this is published as tiles instead, so a
+    /// viewer fetches only the part of a deep level it looks at.
+    public var tileAboveBytes = 1 << 20
     /// Skip (and count) invalid features or rows instead of failing the build.
     public var skipInvalid = false
     /// Most points accepted.

@@ -1,23 +1,51 @@
 import Foundation
 
+/// A point layer ready to publish: its points, read and checked, or the previous site's
+/// layer when nothing it is made from changed (the document is kept: if a file of the old
+/// layer cannot be linked, it is read and clustered after all).
+enum LoadedPointLayer: Sendable {
+    case parsed(PointSet, inputs: String)
+    case unchanged(AnimationManifest.PointLayer, document: [UInt8])
+}
+
 /// Reads every animation's point layers before anything is fetched for the frames, so bad
 /// point data fails the build early (and nothing is published).
 struct PointLoader {
     let config: SiteConfig
     let fetcher: HTTPFetcher?
 
-    /// Each animation's point sets (by animation id), in the order of its `points:`; of
-    /// `animations` (a shard's), or of all.
-    func loadAll(_ animations: [AnimationConfig]? = nil) async throws -> [String: [PointSet]] {
-        var sets: [String: [PointSet]] = [:]
+    /// Each animation's point layers (by animation id), in the order of its `points:`; of
+    /// `animations` (a shard's), or of all. A layer whose document, settings and frame
+    /// times are those the previous site's layer was made from is not read or clustered
+    /// again: its files are linked at publish.
+    func loadAll(
+        _ animations: [AnimationConfig]? = nil, frameTimes: [String: [Date?]] = [:], previous: PreviousSite? = nil
+    ) async throws -> [String: [LoadedPointLayer]] {
+        var sets: [String: [LoadedPointLayer]] = [:]
         for animation in animations ?? config.animations where !animation.points.isEmpty {
-            var list: [PointSet] = []
+            var list: [LoadedPointLayer] = []
             for layer in animation.points {
-                list.append(try PointReader(layer: layer).read(try await bytes(of: layer)))
+                let document = try await bytes(of: layer)
+                let inputs = Self.inputs(document, layer: layer, frameTimes: frameTimes[animation.id] ?? [])
+                if let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id && $0.inputs == inputs }) {
+                    list.append(.unchanged(entry, document: document))
+                } else {
+                    list.append(.parsed(try PointReader(layer: layer).read(document), inputs: inputs))
+                }
             }
             sets[animation.id] = list
         }
         return sets
+    }
+
+    /// What a layer's published files are made from: the document, the layer's settings
+    /// and the frames' times (counts per frame follow them), with the format's version.
+    static func inputs(_ document: [UInt8], layer: PointLayerConfig, frameTimes: [Date?]) -> String {
+        var hash = SHA256()
+        let times = frameTimes.map { $0.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? "-" }
+        hash.update(Array("matsite points 2\n\(layer)\n\(times.joined(separator: ","))\n".utf8))
+        hash.update(document)
+        return hash.hexDigest()
     }
 
     /// The layer's document: a file, or a URL through the tile fetcher and its cache.

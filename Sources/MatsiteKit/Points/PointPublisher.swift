@@ -23,6 +23,9 @@ extension AnimationManifest {
         public var levels: [Level]
         /// Labels and popup texts per point, when there are any.
         public var properties: String?
+        /// A hash of what the layer is made from (document, settings, frame times): a
+        /// rebuild with the same inputs links the files instead of clustering again.
+        public var inputs: String?
 
         /// One published zoom level.
         public struct Level: Codable, Sendable, Equatable {
@@ -30,7 +33,13 @@ extension AnimationManifest {
             public var url: String
             /// Clusters (or points) in the level.
             public var items: Int
+            /// Bytes of the level's files (its tiles and their index, when tiled).
             public var bytes: Int
+            /// Set when the level is published as tiles: the zoom of the tile grid, and `url`
+            /// names the index of the tiles (`{"tiles": {"x/y": url}}`) rather than the items.
+            public var tileZoom: Int?
+            /// Tile files, when tiled.
+            public var tiles: Int?
         }
     }
 }
@@ -43,6 +52,43 @@ struct PointPublisher {
     /// The frames' times, oldest first (nil where a frame has none).
     let frameTimes: [Date?]
 
+    /// Publishes a loaded layer: links the previous site's files when it is unchanged,
+    /// else clusters and writes it. `reused` says which happened.
+    func publish(_ loaded: LoadedPointLayer, with writer: SiteWriter) throws -> (layer: AnimationManifest.PointLayer, reused: Bool) {
+        switch loaded {
+        case .parsed(let points, let inputs):
+            var layer = try publish(points, with: writer)
+            layer.inputs = inputs
+            return (layer, false)
+        case .unchanged(let entry, let document):
+            if try link(entry, with: writer) { return (entry, true) }
+            // The old site lost a file since it was read: make the layer again.
+            var layer = try publish(try PointReader(layer: layer).read(document), with: writer)
+            layer.inputs = entry.inputs
+            return (layer, false)
+        }
+    }
+
+    /// Links every file of the previous site's layer (levels, their tiles, properties)
+    /// into the new site; false when one is missing.
+    func link(_ entry: AnimationManifest.PointLayer, with writer: SiteWriter) throws -> Bool {
+        var files = entry.levels.map(\.url) + [entry.properties].compactMap { $0 }
+        for level in entry.levels where level.tileZoom != nil {
+            guard let index = writer.previous.regularFile("\(animation)/\(level.url)"),
+                let data = FileManager.default.contents(atPath: index.url.path),
+                let tiles = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["tiles"] as? [String: String]
+            else { return false }
+            files += tiles.values.sorted()
+        }
+        for file in files {
+            // Only files in the layer's own folder: a manifest is read, not trusted.
+            guard file.hasPrefix("points/\(layer.id)/"), !file.split(separator: "/").contains(".."),
+                try writer.link("\(animation)/\(file)")
+            else { return false }
+        }
+        return true
+    }
+
     /// Writes the layer's files and returns its manifest entry.
     func publish(_ points: PointSet, with writer: SiteWriter) throws -> AnimationManifest.PointLayer {
         let folder = "points/\(layer.id)"
@@ -52,7 +98,12 @@ struct PointPublisher {
         let clusterer = PointClusterer(radiusPx: layer.radiusPx, minZoom: layer.minZoom, maxZoom: layer.maxZoom)
         var levels: [AnimationManifest.PointLayer.Level] = []
         try clusterer.run(x: x, y: y) { level, owner in
-            let bytes = Self.encode(level, leaves: level.zoom > layer.maxZoom, owner: owner, ranges: ranges, frames: frameTimes.count, points: points)
+            let columns = Self.columns(level, leaves: level.zoom > layer.maxZoom, owner: owner, ranges: ranges, frames: frameTimes.count)
+            let bytes = Self.encode(level, items: 0..<level.itemCount, columns: columns, indexed: false, points: points)
+            if bytes.count > layer.tileAboveBytes, let tiled = try publishTiles(of: level, columns: columns, points: points, folder: folder, with: writer) {
+                levels.append(tiled)
+                return
+            }
             let name = String(format: "z%02d-", level.zoom) + SHA256.hex(of: bytes).prefix(12) + ".json"
             try writer.put(bytes, at: "\(animation)/\(folder)/\(name)")
             levels.append(.init(zoom: level.zoom, url: "\(folder)/\(name)", items: level.itemCount, bytes: bytes.count))
@@ -101,46 +152,73 @@ struct PointPublisher {
 }
 
 extension PointPublisher {
-    /// One level as JSON columns: `lat`, `lon`, `count`, `parent`, `split` and `leaf` (the
-    /// point's index for an item holding one point, else -1), and for a timed layer
-    /// `frames`: per item, change points `[frame, count, frame, count, ...]` (the count
-    /// from that frame on; 0 before the first). The points' own level says `"points": true`
-    /// instead of `count`, `split` and `leaf` (1, -1 and the item's own index): it is the
-    /// largest level, and those columns would only repeat what is known.
-    static func encode(
-        _ level: ClusterLevel, leaves: Bool, owner: [Int32]?, ranges: (start: [Int32], end: [Int32])?, frames: Int,
-        points: PointSet
-    ) -> [UInt8] {
+    /// A level's columns that are worked out for all its items at once, before any file is
+    /// written: which point an item of one point is, and the counts per frame.
+    struct Columns {
+        /// The points' own level (`maxZoom + 1`).
+        var leaves: Bool
+        /// Per item, the point it holds when it holds one, else -1 (clusters only).
+        var leaf: [Int32]
+        /// Per item, its count per frame as change points (timed layers only).
+        var frames: [[Int32]]?
+    }
+
+    static func columns(
+        _ level: ClusterLevel, leaves: Bool, owner: [Int32]?, ranges: (start: [Int32], end: [Int32])?, frames: Int
+    ) -> Columns {
         let n = level.itemCount
-        var json = JSONBytes(capacity: n * 48 + 64)
+        var leaf: [Int32] = []
+        if !leaves {
+            // Which point an item of one point is: its label and popup are the point's.
+            leaf = [Int32](repeating: -1, count: n)
+            if let owner {
+                for (i, item) in owner.enumerated() where level.count[Int(item)] == 1 { leaf[Int(item)] = Int32(i) }
+            }
+        }
+        let counts = ranges.map { frameCounts(owner: owner, items: n, ranges: $0, frames: frames) }
+        return Columns(leaves: leaves, leaf: leaf, frames: counts)
+    }
+
+    /// Items of a level (all of them, or one tile's) as JSON columns: `lat`, `lon`, `count`,
+    /// `parent`, `split` and `leaf` (the point's index for an item holding one point, else
+    /// -1), and for a timed layer `frames`: per item, change points `[frame, count, frame,
+    /// count, ...]` (the count from that frame on; 0 before the first). The points' own
+    /// level says `"points": true` instead of `count`, `split` and `leaf` (1, -1 and the
+    /// item's own index): it is the largest level, and those columns would only repeat what
+    /// is known. `indexed` (a tile) adds `index`: each item's index in the whole level, which
+    /// is what `parent` and `leaf` of other levels refer to.
+    static func encode<Items: Collection<Int>>(
+        _ level: ClusterLevel, items: Items, columns: Columns, indexed: Bool, points: PointSet
+    ) -> [UInt8] {
+        let leaves = columns.leaves
+        var json = JSONBytes(capacity: items.count * 48 + 64)
         json.raw("{\"zoom\":")
         json.int(level.zoom)
+        if indexed {
+            json.raw(",")
+            json.column("index", items) { $0.int($1) }
+        }
         json.raw(",")
-        json.column("lat", 0..<n) { $0.fixed(leaves ? points.lat[$1] : PointClusterer.latitude(level.y[$1])) }
+        json.column("lat", items) { $0.fixed(leaves ? points.lat[$1] : PointClusterer.latitude(level.y[$1])) }
         json.raw(",")
-        json.column("lon", 0..<n) { $0.fixed(leaves ? points.lon[$1] : PointClusterer.longitude(level.x[$1])) }
+        json.column("lon", items) { $0.fixed(leaves ? points.lon[$1] : PointClusterer.longitude(level.x[$1])) }
         json.raw(",")
-        json.column("parent", level.parent) { $0.int(Int($1)) }
+        json.column("parent", items) { $0.int(Int(level.parent[$1])) }
         if leaves {
             json.raw(",\"points\":true")
         } else {
             json.raw(",")
-            json.column("count", level.count) { $0.int(Int($1)) }
+            json.column("count", items) { $0.int(Int(level.count[$1])) }
             json.raw(",")
-            json.column("split", level.split) { $0.int(Int($1)) }
-            // Which point an item of one point is: its label and popup are the point's.
-            var leaf = [Int32](repeating: -1, count: n)
-            if let owner {
-                for (i, item) in owner.enumerated() where level.count[Int(item)] == 1 { leaf[Int(item)] = Int32(i) }
-            }
+            json.column("split", items) { $0.int(Int(level.split[$1])) }
             json.raw(",")
-            json.column("leaf", leaf) { $0.int(Int($1)) }
+            json.column("leaf", items) { $0.int(Int(columns.leaf[$1])) }
         }
-        if let ranges {
+        if let frames = columns.frames {
             json.raw(",")
-            json.column("frames", frameCounts(owner: owner, items: n, ranges: ranges, frames: frames)) { json, changes in
+            json.column("frames", items) { json, i in
                 json.byte(0x5B)
-                for (k, v) in changes.enumerated() {
+                for (k, v) in frames[i].enumerated() {
                     if k > 0 { json.byte(0x2C) }
                     json.int(Int(v))
                 }
@@ -149,6 +227,49 @@ extension PointPublisher {
         }
         json.raw("}\n")
         return json.bytes
+    }
+
+    /// Publishes a level too large for one file as tiles of the grid three zooms above it
+    /// (a viewport of 1280 px at the level's zoom spans at most 2 x 2 of them), plus an
+    /// index naming each tile's file. Nil when the items all fall in one tile.
+    func publishTiles(
+        of level: ClusterLevel, columns: Columns, points: PointSet, folder: String, with writer: SiteWriter
+    ) throws -> AnimationManifest.PointLayer.Level? {
+        let tileZoom = max(0, level.zoom - 3)
+        let side = 1 << tileZoom
+        var groups: [Int: [Int]] = [:]
+        for i in 0..<level.itemCount {
+            let tx = min(side - 1, max(0, Int(level.x[i] * Double(side))))
+            let ty = min(side - 1, max(0, Int(level.y[i] * Double(side))))
+            groups[tx * side + ty, default: []].append(i)
+        }
+        guard groups.count > 1 else { return nil }
+        var index = JSONBytes(capacity: groups.count * 64 + 64)
+        index.raw("{\"zoom\":")
+        index.int(level.zoom)
+        index.raw(",\"tile_zoom\":")
+        index.int(tileZoom)
+        index.raw(",\"items\":")
+        index.int(level.itemCount)
+        index.raw(",\"tiles\":{")
+        var total = 0
+        for (n, key) in groups.keys.sorted().enumerated() {
+            let (tx, ty) = (key / side, key % side)
+            let bytes = Self.encode(level, items: groups[key] ?? [], columns: columns, indexed: true, points: points)
+            let name = String(format: "z%02d-%d-%d-", level.zoom, tx, ty) + SHA256.hex(of: bytes).prefix(12) + ".json"
+            try writer.put(bytes, at: "\(animation)/\(folder)/\(name)")
+            total += bytes.count
+            if n > 0 { index.byte(0x2C) }
+            index.string("\(tx)/\(ty)")
+            index.byte(0x3A)
+            index.string("\(folder)/\(name)")
+        }
+        index.raw("}}\n")
+        let name = String(format: "z%02d-tiles-", level.zoom) + SHA256.hex(of: index.bytes).prefix(12) + ".json"
+        try writer.put(index.bytes, at: "\(animation)/\(folder)/\(name)")
+        return .init(
+            zoom: level.zoom, url: "\(folder)/\(name)", items: level.itemCount, bytes: total + index.bytes.count,
+            tileZoom: tileZoom, tiles: groups.count)
     }
 
     /// Per item, its count in each frame as change points: for each frame where the count

@@ -21,7 +21,7 @@ struct PointsConfigTests {
             Data(
                 Self.yaml([
                     "- id: reports", "  title: Storm reports", "  geojson: data/reports.geojson", "  time: time", "  window: PT30M",
-                    "  label: type", "  popup: [type, magnitude]", "  cluster: { radius_px: 60, max_zoom: 12, min_zoom: 3 }",
+                    "  label: type", "  popup: [type, magnitude]", "  cluster: { radius_px: 60, max_zoom: 12, min_zoom: 3, tile_above_bytes: 65536 }",
                     "  skip_invalid: true", "  max_points: 5000",
                     "- { id: gauges, csv: g.csv, lat: latitude, lon: longitude }",
                     "- { id: live, url: https://example.org/feed.csv }",
@@ -32,7 +32,7 @@ struct PointsConfigTests {
         #expect(r.title == "Storm reports" && r.source == .geojson("data/reports.geojson") && r.time == "time")
         #expect(r.window?.milliseconds == 1_800_000 && r.label == "type" && r.popup == ["type", "magnitude"])
         #expect(r.radiusPx == 60 && r.maxZoom == 12 && r.minZoom == 3 && r.skipInvalid && r.maxPoints == 5000)
-        #expect(r.keyPath == "animations[0].points[0]")
+        #expect(r.keyPath == "animations[0].points[0]" && r.tileAboveBytes == 65536 && layers[1].tileAboveBytes == 1 << 20)
         #expect(layers[1].latColumn == "latitude" && layers[1].lonColumn == "longitude" && layers[1].radiusPx == 40 && layers[1].maxZoom == 14)
         #expect(layers[2].source == .url("https://example.org/feed.csv", format: .csv))
         #expect(layers[1].maxPoints == 1_000_000 && !layers[1].skipInvalid && layers[1].minZoom == 0)
@@ -56,6 +56,8 @@ struct PointsConfigTests {
         #expect(e.keyPath == "animations[0].points[0].url")
         e = try failure(["- { id: a, geojson: a.json, cluster: { radius_px: 0 } }"])
         #expect(e.keyPath == "animations[0].points[0].cluster.radius_px")
+        e = try failure(["- { id: a, geojson: a.json, cluster: { tile_above_bytes: 10 } }"])
+        #expect(e.keyPath == "animations[0].points[0].cluster.tile_above_bytes")
         e = try failure(["- { id: a, geojson: a.json, cluster: { min_zoom: 9, max_zoom: 4 } }"])
         #expect(e.keyPath == "animations[0].points[0].cluster.min_zoom")
         e = try failure(["- { id: a, geojson: a.json }", "- { id: a, csv: b.csv }"])

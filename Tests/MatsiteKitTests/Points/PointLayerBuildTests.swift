@@ -28,6 +28,12 @@ struct PointLayerBuildTests {
         return "{\"type\":\"FeatureCollection\",\"features\":[\(features.joined(separator: ","))]}"
     }
 
+    /// Writes the points as `data/r.geojson` in the site's folder.
+    static func write(_ points: [(lon: Double, lat: Double, time: String)], in site: TestSite) throws {
+        try FileManager.default.createDirectory(at: site.root.appendingPathComponent("data"), withIntermediateDirectories: true)
+        try geojson(points).write(to: site.root.appendingPathComponent("data/r.geojson"), atomically: true, encoding: .utf8)
+    }
+
     func level(_ site: TestSite, _ entry: [String: Any]) throws -> [String: Any] {
         let url = try #require(entry["url"] as? String)
         let data = try Data(contentsOf: site.output.appendingPathComponent("demo").appendingPathComponent(url))
@@ -45,8 +51,7 @@ struct PointLayerBuildTests {
             points.append((lon, lat, Self.times[i % 3]))
         }
         points.append((5, 50, "2026-11-21T09:55:00Z"))
-        try FileManager.default.createDirectory(at: site.root.appendingPathComponent("data"), withIntermediateDirectories: true)
-        try Self.geojson(points).write(to: site.root.appendingPathComponent("data/r.geojson"), atomically: true, encoding: .utf8)
+        try Self.write(points, in: site)
         let yaml = site.yaml(
             Self.animation(
                 points: """
@@ -130,6 +135,94 @@ struct PointLayerBuildTests {
             #expect(text.contains("animations[0].points[0]") && text.contains("bad.csv") && text.contains("row 3, column lon"), "\(text)")
             #expect(try site.fileHashes() == before)
         }
+    }
+
+    @Test("a level over tile_above_bytes is published as tiles: an index, and tiles whose items together are the level's, each in its tile")
+    func tiledLevels() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        // 400 points over the box, on a jittered grid: the points' level and the deep
+        // cluster levels are far over 2 KiB, the shallow ones under it.
+        var points: [(lon: Double, lat: Double, time: String)] = []
+        for i in 0..<400 {
+            points.append((-9.5 + Double(i % 20) * 0.95 + Double(i % 7) * 0.01, 40.5 + Double(i / 20) * 0.55, Self.times[i % 3]))
+        }
+        try Self.write(points, in: site)
+        let yaml = site.yaml(
+            Self.animation(
+                points: """
+                          - id: reports
+                            geojson: data/r.geojson
+                            time: time
+                            cluster: { radius_px: 40, max_zoom: 8, min_zoom: 2, tile_above_bytes: 2048 }
+                    """))
+        try await site.build(yaml)
+        let layer = try #require((try site.manifest("demo")["points"] as? [[String: Any]])?.first)
+        let levels = try #require(layer["levels"] as? [[String: Any]])
+        var tiled = 0
+        for entry in levels {
+            let zoom = try #require(entry["zoom"] as? Int)
+            let data = try level(site, entry)
+            guard let tileZoom = entry["tile_zoom"] as? Int else {
+                #expect(data["tiles"] == nil && (entry["bytes"] as? Int ?? 0) <= 2048 || zoom <= 3, "z\(zoom) is one file")
+                continue
+            }
+            tiled += 1
+            #expect(tileZoom == max(0, zoom - 3) && data["tile_zoom"] as? Int == tileZoom)
+            let items = try #require(entry["items"] as? Int)
+            let tiles = try #require(data["tiles"] as? [String: String])
+            #expect(tiles.count == entry["tiles"] as? Int && tiles.count > 1)
+            var seen = [Int](repeating: 0, count: items)
+            var total = 0
+            for (key, url) in tiles {
+                #expect(url.wholeMatch(of: /points\/reports\/z[0-9]{2}-[0-9]+-[0-9]+-[0-9a-f]{12}\.json/) != nil, "\(url)")
+                let parts = key.split(separator: "/").compactMap { Int($0) }
+                let tile = try level(site, ["url": url])
+                let index = try #require(tile["index"] as? [Int])
+                let lat = try #require(tile["lat"] as? [Double])
+                let lon = try #require(tile["lon"] as? [Double])
+                #expect(lat.count == index.count && (tile["parent"] as? [Int])?.count == index.count)
+                let side = Double(1 << tileZoom)
+                for (k, i) in index.enumerated() {
+                    seen[i] += 1
+                    // Each item lies in its tile (5-decimal coordinates: a hair of slack).
+                    let x = (lon[k] + 180) / 360 * side
+                    let y = PointClusterer.worldY(lat[k]) * side
+                    #expect(x >= Double(parts[0]) - 1e-4 && x <= Double(parts[0] + 1) + 1e-4, "z\(zoom) item \(i)")
+                    #expect(y >= Double(parts[1]) - 1e-4 && y <= Double(parts[1] + 1) + 1e-4, "z\(zoom) item \(i)")
+                }
+                total += tile["points"] as? Bool == true ? index.count : (tile["count"] as? [Int] ?? []).reduce(0, +)
+            }
+            #expect(seen.allSatisfy { $0 == 1 }, "z\(zoom): every item in exactly one tile")
+            #expect(total == 400, "z\(zoom)")
+        }
+        #expect(tiled >= 2)
+        // Unchanged: not clustered again; the same files, linked (one inode).
+        let files = try site.fileHashes()
+        let inode = { (url: String) in
+            try FileManager.default.attributesOfItem(atPath: site.output.appendingPathComponent("demo/\(url)").path)[.systemFileNumber] as? Int
+        }
+        let deepest = try #require(levels.last?["url"] as? String)
+        let before = try inode(deepest)
+        let recording = RecordingReporter()
+        try await site.build(yaml, reporter: recording)
+        #expect(recording.details.contains { $0.contains("points reports: 400 points unchanged, linked") }, "\(recording.details)")
+        #expect(try site.fileHashes() == files)
+        #expect(try inode(deepest) == before)
+        // A changed document is read and clustered again.
+        points[0].lon += 0.5
+        try Self.write(points, in: site)
+        let changed = RecordingReporter()
+        try await site.build(yaml, reporter: changed)
+        #expect(changed.details.contains { $0.contains("points reports: 400 points clustered and written") }, "\(changed.details)")
+        // A file of the previous layer gone: made again rather than published missing.
+        let now = try #require((try site.manifest("demo")["points"] as? [[String: Any]])?.first?["levels"] as? [[String: Any]])
+        let gone = try #require(now.first(where: { $0["tile_zoom"] == nil })?["url"] as? String)
+        try FileManager.default.removeItem(at: site.output.appendingPathComponent("demo/\(gone)"))
+        let remade = RecordingReporter()
+        try await site.build(yaml, reporter: remade)
+        #expect(remade.details.contains { $0.contains("clustered and written") }, "\(remade.details)")
+        #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("demo/\(gone)").path))
     }
 
     @Test("time: needs frames with times")

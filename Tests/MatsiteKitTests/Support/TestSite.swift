@@ -98,16 +98,17 @@ final class TestSite: Sendable {
 
 /// A reporter that keeps warnings and frame events for assertions.
 final class RecordingReporter: BuildReporter, @unchecked Sendable {
-    private let recorded = LockedBox((warnings: [String](), frames: [(String, Int, Bool)]()))
+    private let recorded = LockedBox((warnings: [String](), frames: [(String, Int, Bool)](), details: [String]()))
 
     var warnings: [String] { recorded.withLock { $0.warnings } }
+    var details: [String] { recorded.withLock { $0.details } }
     var stitchedFrames: [Int] { recorded.withLock { $0.frames.filter { !$0.2 }.map(\.1).sorted() } }
 
     func planned(animation: String, frames: Int, tiles: Int) {}
     func tileLoaded(bytes: Int) {}
     func frameDone(animation: String, index: Int, reused: Bool) { recorded.withLock { $0.frames.append((animation, index, reused)) } }
     func warning(_ message: String) { recorded.withLock { $0.warnings.append(message) } }
-    func detail(_ message: String) {}
+    func detail(_ message: String) { recorded.withLock { $0.details.append(message) } }
 }
 
 /// Runs `body` with a fresh TestServer and stops the server however `body` ends.
