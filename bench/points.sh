@@ -108,11 +108,12 @@ folder = sys.argv[1].rsplit("/", 1)[0]
 for l in layer["levels"]:
     total += l["bytes"]
     note = "1"
-    if "tile_zoom" in l:
-        tiles = json.load(open(folder + "/" + l["url"]))["tiles"].values()
+    if "tiles" in l:
+        tiles = json.load(open(folder + "/" + l["url"]))["tiles"]
         import os
-        largest = max(os.path.getsize(folder + "/" + t) for t in tiles)
-        note = f"{l['tiles']} tiles of zoom {l['tile_zoom']} + index; largest tile {largest}"
+        largest = max(os.path.getsize(folder + "/" + t) for t in tiles.values())
+        zooms = sorted({int(k.split("/")[0]) for k in tiles})
+        note = f"{l['tiles']} tiles of zoom {zooms[0]}-{zooms[-1]} + index; largest tile {largest}"
     print(f"{l['zoom']:>4}  {l['items']:>9}  {l['bytes']:>10}  {note}")
 print(f"all   {'':>9}  {total:>10}")
 PY

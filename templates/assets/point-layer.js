@@ -15,9 +15,10 @@
  * names each layer and its count for screen readers.
  *
  * A deep level too large for one file is published as tiles (the manifest's
- * level has tile_zoom, and its url names an index of the tiles): only the tiles
- * around the view are fetched, and their items keep their index in the whole
- * level, so parents and leaves of other levels still point at them.
+ * level has tiles, and its url names an index of them, cells of a quadtree keyed
+ * z/x/y): only the tiles around the view are fetched, and their items keep their
+ * index in the whole level, so parents and leaves of other levels still point
+ * at them.
  *
  * Data is read as text: labels and popups are set with textContent, never as
  * markup.
@@ -112,7 +113,7 @@
 				var entry = (this._def.levels || []).filter(function (l) { return l.zoom === zoom; })[0];
 				this._levels[zoom] = !entry || typeof entry.url !== 'string' ? Promise.reject(new Error('no level ' + zoom)) :
 					this._fetchJSON(entry.url).then(function (d) {
-						d = isNum(entry.tile_zoom) ? self._tiled(d, zoom) : d;
+						d = isNum(entry.tiles) ? self._tiled(d, zoom) : d;
 						if (!d || (!d.ids && (!Array.isArray(d.lat) || !Array.isArray(d.lon) || d.lat.length !== d.lon.length))) {
 							throw new Error('bad level ' + zoom);
 						}
@@ -133,34 +134,37 @@
 		// An empty store for a tiled level, from its index: the columns are filled by index
 		// as tiles arrive, and ids lists the items held.
 		_tiled: function (index, zoom) {
-			if (!index || typeof index.tiles !== 'object' || !isNum(index.tile_zoom)) { return null; }
+			if (!index || !index.tiles || typeof index.tiles !== 'object') { return null; }
+			// Each cell's extent in world units (0..1 east and south), read once.
+			var cells = [];
+			Object.keys(index.tiles).forEach(function (key) {
+				var p = key.split('/').map(Number), url = index.tiles[key];
+				if (p.length !== 3 || !p.every(isNum) || typeof url !== 'string') { return; }
+				var size = 1 / Math.pow(2, p[0]);
+				cells.push({key: key, url: url, x0: p[1] * size, y0: p[2] * size, x1: (p[1] + 1) * size, y1: (p[2] + 1) * size});
+			});
 			return {
-				zoom: zoom, tileZoom: index.tile_zoom, tiles: index.tiles, requested: {}, ids: [],
+				zoom: zoom, cells: cells, requested: {}, ids: [],
 				lat: {}, lon: {}, parent: {}, count: null, split: {}, leaf: {}, frames: this._def.timed ? {} : undefined
 			};
 		},
 
-		// Fetches the level's tiles that cover the view (with a margin) and are not held yet.
+		// Fetches the level's tiles that meet the view (with a margin) and are not held yet.
 		_loadTiles: function (d) {
 			var map = this._map;
 			if (!map) { return Promise.resolve(d); }
-			var b = map.getBounds().pad(0.25), side = Math.pow(2, d.tileZoom);
-			var clamp = function (v) { return Math.max(0, Math.min(side - 1, Math.floor(v * side))); };
-			var wx = function (lon) { return (lon + 180) / 360; };
+			var b = map.getBounds().pad(0.25);
 			var wy = function (lat) {
 				var r = Math.max(-85.0511, Math.min(85.0511, lat)) * Math.PI / 180;
 				return (1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2;
 			};
-			var x0 = clamp(wx(b.getWest())), x1 = clamp(wx(b.getEast()));
-			var y0 = clamp(wy(b.getNorth())), y1 = clamp(wy(b.getSouth()));
+			var x0 = (b.getWest() + 180) / 360, x1 = (b.getEast() + 180) / 360, y0 = wy(b.getNorth()), y1 = wy(b.getSouth());
 			var waits = [];
-			for (var x = x0; x <= x1; x++) {
-				for (var y = y0; y <= y1; y++) {
-					var key = x + '/' + y, url = d.tiles[key];
-					if (typeof url !== 'string') { continue; }
-					if (!d.requested[key]) { d.requested[key] = this._fetchTile(d, key, url); }
-					waits.push(d.requested[key]);
-				}
+			for (var k = 0; k < d.cells.length; k++) {
+				var c = d.cells[k];
+				if (c.x1 < x0 || c.x0 > x1 || c.y1 < y0 || c.y0 > y1) { continue; }
+				if (!d.requested[c.key]) { d.requested[c.key] = this._fetchTile(d, c.key, c.url); }
+				waits.push(d.requested[c.key]);
 			}
 			return Promise.all(waits).then(function () { return d; });
 		},

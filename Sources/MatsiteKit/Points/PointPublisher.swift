@@ -35,10 +35,8 @@ extension AnimationManifest {
             public var items: Int
             /// Bytes of the level's files (its tiles and their index, when tiled).
             public var bytes: Int
-            /// Set when the level is published as tiles: the zoom of the tile grid, and `url`
-            /// names the index of the tiles (`{"tiles": {"x/y": url}}`) rather than the items.
-            public var tileZoom: Int?
-            /// Tile files, when tiled.
+            /// Set when the level is published as tiles: how many, and `url` names their index
+            /// (`{"tiles": {"z/x/y": url}}`) rather than the items.
             public var tiles: Int?
         }
     }
@@ -73,7 +71,7 @@ struct PointPublisher {
     /// into the new site; false when one is missing.
     func link(_ entry: AnimationManifest.PointLayer, with writer: SiteWriter) throws -> Bool {
         var files = entry.levels.map(\.url) + [entry.properties].compactMap { $0 }
-        for level in entry.levels where level.tileZoom != nil {
+        for level in entry.levels where level.tiles != nil {
             guard let index = writer.previous.regularFile("\(animation)/\(level.url)"),
                 let data = FileManager.default.contents(atPath: index.url.path),
                 let tiles = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["tiles"] as? [String: String]
@@ -100,7 +98,9 @@ struct PointPublisher {
         try clusterer.run(x: x, y: y) { level, owner in
             let columns = Self.columns(level, leaves: level.zoom > layer.maxZoom, owner: owner, ranges: ranges, frames: frameTimes.count)
             let bytes = Self.encode(level, items: 0..<level.itemCount, columns: columns, indexed: false, points: points)
-            if bytes.count > layer.tileAboveBytes, let tiled = try publishTiles(of: level, columns: columns, points: points, folder: folder, with: writer) {
+            if bytes.count > layer.tileAboveBytes,
+                let tiled = try publishTiles(of: level, columns: columns, bytes: bytes.count, points: points, folder: folder, with: writer)
+            {
                 levels.append(tiled)
                 return
             }
@@ -229,47 +229,75 @@ extension PointPublisher {
         return json.bytes
     }
 
-    /// Publishes a level too large for one file as tiles of the grid three zooms above it
-    /// (a viewport of 1280 px at the level's zoom spans at most 2 x 2 of them), plus an
-    /// index naming each tile's file. Nil when the items all fall in one tile.
+    /// Publishes a level too large for one file as tiles, plus an index naming each tile's
+    /// file. The tiles are cells of a quadtree over the XYZ grid: a cell is split while its
+    /// items would take more than a quarter of `tile_above_bytes` and it is coarser than
+    /// three zooms above the level (a 1280-px viewport at the level's zoom spans at most
+    /// 2 x 2 cells of that zoom). Sparse regions stay in large cells and dense ones get
+    /// small cells, so no viewer fetches more than about four quarters of the threshold, and
+    /// a world-wide layer does not become hundreds of thousands of tiny files. Nil when
+    /// every item falls in one cell.
     func publishTiles(
-        of level: ClusterLevel, columns: Columns, points: PointSet, folder: String, with writer: SiteWriter
+        of level: ClusterLevel, columns: Columns, bytes: Int, points: PointSet, folder: String, with writer: SiteWriter
     ) throws -> AnimationManifest.PointLayer.Level? {
-        let tileZoom = max(0, level.zoom - 3)
-        let side = 1 << tileZoom
-        var groups: [Int: [Int]] = [:]
-        for i in 0..<level.itemCount {
-            let tx = min(side - 1, max(0, Int(level.x[i] * Double(side))))
-            let ty = min(side - 1, max(0, Int(level.y[i] * Double(side))))
-            groups[tx * side + ty, default: []].append(i)
-        }
-        guard groups.count > 1 else { return nil }
-        var index = JSONBytes(capacity: groups.count * 64 + 64)
+        let cells = Self.cells(
+            x: level.x, y: level.y, deepest: max(0, level.zoom - 3), most: max(1, layer.tileAboveBytes / 4 * level.itemCount / max(1, bytes)))
+        guard cells.count > 1 else { return nil }
+        var index = JSONBytes(capacity: cells.count * 64 + 64)
         index.raw("{\"zoom\":")
         index.int(level.zoom)
-        index.raw(",\"tile_zoom\":")
-        index.int(tileZoom)
         index.raw(",\"items\":")
         index.int(level.itemCount)
         index.raw(",\"tiles\":{")
         var total = 0
-        for (n, key) in groups.keys.sorted().enumerated() {
-            let (tx, ty) = (key / side, key % side)
-            let bytes = Self.encode(level, items: groups[key] ?? [], columns: columns, indexed: true, points: points)
-            let name = String(format: "z%02d-%d-%d-", level.zoom, tx, ty) + SHA256.hex(of: bytes).prefix(12) + ".json"
+        for (n, cell) in cells.enumerated() {
+            let bytes = Self.encode(level, items: cell.items, columns: columns, indexed: true, points: points)
+            let name = String(format: "z%02d-%d-%d-%d-", level.zoom, cell.z, cell.x, cell.y) + SHA256.hex(of: bytes).prefix(12) + ".json"
             try writer.put(bytes, at: "\(animation)/\(folder)/\(name)")
             total += bytes.count
             if n > 0 { index.byte(0x2C) }
-            index.string("\(tx)/\(ty)")
+            index.string("\(cell.z)/\(cell.x)/\(cell.y)")
             index.byte(0x3A)
             index.string("\(folder)/\(name)")
         }
         index.raw("}}\n")
         let name = String(format: "z%02d-tiles-", level.zoom) + SHA256.hex(of: index.bytes).prefix(12) + ".json"
         try writer.put(index.bytes, at: "\(animation)/\(folder)/\(name)")
-        return .init(
-            zoom: level.zoom, url: "\(folder)/\(name)", items: level.itemCount, bytes: total + index.bytes.count,
-            tileZoom: tileZoom, tiles: groups.count)
+        return .init(zoom: level.zoom, url: "\(folder)/\(name)", items: level.itemCount, bytes: total + index.bytes.count, tiles: cells.count)
+    }
+
+    /// One quadtree cell: its tile and the items in it.
+    struct Cell: Equatable {
+        var z: Int
+        var x: Int
+        var y: Int
+        var items: [Int]
+    }
+
+    /// The quadtree cells of items at (x, y) (world units): from the whole world down, a cell
+    /// holding more than `most` items is split, unless it is at zoom `deepest`. Empty cells
+    /// are left out; the order is stable (depth first, children in x then y order).
+    static func cells(x: [Double], y: [Double], deepest: Int, most: Int) -> [Cell] {
+        var out: [Cell] = []
+        var stack = [Cell(z: 0, x: 0, y: 0, items: Array(x.indices))]
+        while let cell = stack.popLast() {
+            guard cell.items.count > most, cell.z < deepest else {
+                out.append(cell)
+                continue
+            }
+            let side = Double(1 << (cell.z + 1))
+            var children = [[Int]](repeating: [], count: 4)
+            for i in cell.items {
+                let cx = min(1, max(0, Int(x[i] * side) - 2 * cell.x))
+                let cy = min(1, max(0, Int(y[i] * side) - 2 * cell.y))
+                children[cx * 2 + cy].append(i)
+            }
+            // Pushed in reverse, so they come off the stack in order.
+            for k in (0..<4).reversed() where !children[k].isEmpty {
+                stack.append(Cell(z: cell.z + 1, x: 2 * cell.x + k / 2, y: 2 * cell.y + k % 2, items: children[k]))
+            }
+        }
+        return out
     }
 
     /// Per item, its count in each frame as change points: for each frame where the count

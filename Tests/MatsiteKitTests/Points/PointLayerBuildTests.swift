@@ -163,33 +163,35 @@ struct PointLayerBuildTests {
         for entry in levels {
             let zoom = try #require(entry["zoom"] as? Int)
             let data = try level(site, entry)
-            guard let tileZoom = entry["tile_zoom"] as? Int else {
+            guard let count = entry["tiles"] as? Int else {
                 #expect(data["tiles"] == nil && (entry["bytes"] as? Int ?? 0) <= 2048 || zoom <= 3, "z\(zoom) is one file")
                 continue
             }
             tiled += 1
-            #expect(tileZoom == max(0, zoom - 3) && data["tile_zoom"] as? Int == tileZoom)
             let items = try #require(entry["items"] as? Int)
             let tiles = try #require(data["tiles"] as? [String: String])
-            #expect(tiles.count == entry["tiles"] as? Int && tiles.count > 1)
+            #expect(tiles.count == count && count > 1)
             var seen = [Int](repeating: 0, count: items)
             var total = 0
             for (key, url) in tiles {
-                #expect(url.wholeMatch(of: /points\/reports\/z[0-9]{2}-[0-9]+-[0-9]+-[0-9a-f]{12}\.json/) != nil, "\(url)")
+                #expect(url.wholeMatch(of: /points\/reports\/z[0-9]{2}-[0-9]+-[0-9]+-[0-9]+-[0-9a-f]{12}\.json/) != nil, "\(url)")
                 let parts = key.split(separator: "/").compactMap { Int($0) }
+                try #require(parts.count == 3)
+                // No cell finer than three zooms above the level.
+                #expect(parts[0] <= max(0, zoom - 3), "z\(zoom) tile \(key)")
                 let tile = try level(site, ["url": url])
                 let index = try #require(tile["index"] as? [Int])
                 let lat = try #require(tile["lat"] as? [Double])
                 let lon = try #require(tile["lon"] as? [Double])
                 #expect(lat.count == index.count && (tile["parent"] as? [Int])?.count == index.count)
-                let side = Double(1 << tileZoom)
+                let side = Double(1 << parts[0])
                 for (k, i) in index.enumerated() {
                     seen[i] += 1
-                    // Each item lies in its tile (5-decimal coordinates: a hair of slack).
+                    // Each item lies in its cell (5-decimal coordinates: a hair of slack).
                     let x = (lon[k] + 180) / 360 * side
                     let y = PointClusterer.worldY(lat[k]) * side
-                    #expect(x >= Double(parts[0]) - 1e-4 && x <= Double(parts[0] + 1) + 1e-4, "z\(zoom) item \(i)")
-                    #expect(y >= Double(parts[1]) - 1e-4 && y <= Double(parts[1] + 1) + 1e-4, "z\(zoom) item \(i)")
+                    #expect(x >= Double(parts[1]) - 1e-4 && x <= Double(parts[1] + 1) + 1e-4, "z\(zoom) item \(i)")
+                    #expect(y >= Double(parts[2]) - 1e-4 && y <= Double(parts[2] + 1) + 1e-4, "z\(zoom) item \(i)")
                 }
                 total += tile["points"] as? Bool == true ? index.count : (tile["count"] as? [Int] ?? []).reduce(0, +)
             }
@@ -217,12 +219,39 @@ struct PointLayerBuildTests {
         #expect(changed.details.contains { $0.contains("points reports: 400 points clustered and written") }, "\(changed.details)")
         // A file of the previous layer gone: made again rather than published missing.
         let now = try #require((try site.manifest("demo")["points"] as? [[String: Any]])?.first?["levels"] as? [[String: Any]])
-        let gone = try #require(now.first(where: { $0["tile_zoom"] == nil })?["url"] as? String)
+        let gone = try #require(now.first(where: { $0["tiles"] == nil })?["url"] as? String)
         try FileManager.default.removeItem(at: site.output.appendingPathComponent("demo/\(gone)"))
         let remade = RecordingReporter()
         try await site.build(yaml, reporter: remade)
         #expect(remade.details.contains { $0.contains("clustered and written") }, "\(remade.details)")
         #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("demo/\(gone)").path))
+    }
+
+    @Test("quadtree cells: dense regions get small cells, sparse ones stay large, none finer than the deepest zoom")
+    func quadtreeCells() {
+        // 1,000 points in a small box near (0.3, 0.3), 10 spread over the world.
+        var x: [Double] = [], y: [Double] = []
+        for i in 0..<1000 {
+            x.append(0.3 + Double(i % 40) * 1e-6)
+            y.append(0.3 + Double(i / 40) * 1e-6)
+        }
+        for i in 0..<10 {
+            x.append(0.05 + Double(i) * 0.095)
+            y.append(0.95 - Double(i) * 0.09)
+        }
+        let cells = PointPublisher.cells(x: x, y: y, deepest: 9, most: 100)
+        #expect(cells.flatMap(\.items).sorted() == Array(x.indices))
+        for cell in cells {
+            let side = Double(1 << cell.z)
+            for i in cell.items {
+                #expect(Int(x[i] * side) == cell.x && Int(y[i] * side) == cell.y)
+            }
+            #expect(cell.items.count <= 100 || cell.z == 9)
+        }
+        // The dense box ends in a cell of the deepest zoom; the spread points in coarse ones.
+        #expect(cells.contains { $0.z == 9 && $0.items.count == 1000 })
+        #expect(cells.count < 20)
+        #expect(PointPublisher.cells(x: x, y: y, deepest: 0, most: 1).count == 1)
     }
 
     @Test("time: needs frames with times")
