@@ -83,14 +83,19 @@ struct DeployPlan: Sendable {
         var interim = old
         var uploads: [DeployWave: [SiteFile]] = [:]
         var copies: [DeployWave: [Copy]] = [:]
-        // Target files the ledger vouches for, by content and wave.
+        // Target files the ledger vouches for, by content and wave; those whose bytes stay
+        // through this deploy first (a fixed-name file being replaced can still be a source:
+        // the copies are ordered to read it before it is written).
         var held: [String: String] = [:]
         if serverSideCopy {
             let bytes = Dictionary(site.map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
-            // A source must keep its bytes through this deploy: out of the site, or in it
-            // unchanged (a fixed-name file being replaced may not be copied from).
-            for (path, entry) in old.files.sorted(by: { $0.key < $1.key })
-            where remote[path] == entry.size && (bytes[path] == nil || bytes[path] == entry.sha256) {
+            let vouched = old.files.filter { remote[$0.key] == $0.value.size }
+            let stable = { (path: String, entry: DeployLedger.Entry) in bytes[path] == nil || bytes[path] == entry.sha256 }
+            let ranked = vouched.sorted { a, b in
+                let (sa, sb) = (stable(a.key, a.value), stable(b.key, b.value))
+                return sa != sb ? sa : a.key < b.key
+            }
+            for (path, entry) in ranked {
                 let key = "\(DeployWave.of(path).rawValue) \(entry.sha256) \(entry.size)"
                 if held[key] == nil { held[key] = path }
             }
@@ -111,10 +116,9 @@ struct DeployPlan: Sendable {
             interim.files[file.path] = nil
         }
         for wave in DeployWave.allCases {
-            let files = uploads[wave] ?? []
-            if let copied = copies[wave] {
-                batches.append(Batch(wave: wave, files: [], copies: copied))
-            }
+            let (levels, cyclic) = Self.ordered(copies[wave] ?? [])
+            for level in levels { batches.append(Batch(wave: wave, files: [], copies: level)) }
+            let files = (uploads[wave] ?? []) + cyclic.map(\.file)
             if files.isEmpty { continue }
             if wave == .manifests || wave == .pages {
                 // The site's own index links to every animation's: it goes last.
@@ -149,5 +153,45 @@ struct DeployPlan: Sendable {
         interimLedger = interim
         finalLedger = final
         ledgerChanged = final != old || ledger == nil
+    }
+}
+
+extension DeployPlan {
+    /// Orders copies so that each reads its source before anything writes over it: a moved
+    /// window shifts fixed-name files along a chain (`tiles/0000` takes `tiles/0001`'s old
+    /// bytes, which take `tiles/0002`'s...). Returns the copies in levels (a level's copies
+    /// may run at once; level 0 first) and those caught in a cycle, to upload instead.
+    static func ordered(_ copies: [Copy]) -> (levels: [[Copy]], cyclic: [Copy]) {
+        var readers: [String: [Int]] = [:]
+        for (i, copy) in copies.enumerated() { readers[copy.from, default: []].append(i) }
+        var level = [Int?](repeating: nil, count: copies.count)
+        var visiting = Set<Int>()
+        var cyclic = Set<Int>()
+        // A copy runs after every copy that reads the path it writes.
+        func depth(_ i: Int) -> Int? {
+            if let known = level[i] { return known }
+            if cyclic.contains(i) || visiting.contains(i) { return nil }
+            visiting.insert(i)
+            defer { visiting.remove(i) }
+            var deepest = -1
+            for r in readers[copies[i].file.path] ?? [] where r != i {
+                guard let d = depth(r) else {
+                    cyclic.insert(i)
+                    return nil
+                }
+                deepest = max(deepest, d)
+            }
+            level[i] = deepest + 1
+            return deepest + 1
+        }
+        for i in copies.indices { _ = depth(i) }
+        var levels: [[Copy]] = []
+        for (i, copy) in copies.enumerated() {
+            guard let l = level[i], !cyclic.contains(i) else { continue }
+            while levels.count <= l { levels.append([]) }
+            levels[l].append(copy)
+        }
+        // A copy whose reader fell into a cycle must still run after it: uploads come last.
+        return (levels.filter { !$0.isEmpty }, copies.indices.filter { level[$0] == nil || cyclic.contains($0) }.map { copies[$0] })
     }
 }

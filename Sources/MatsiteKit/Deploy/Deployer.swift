@@ -204,7 +204,7 @@ extension Deployer {
         }
         for (number, batch) in plan.batches.enumerated() {
             if !batch.copies.isEmpty {
-                try copy(batch, rclone: rclone)
+                try copy(batch, rclone: rclone, scratch: scratch)
                 continue
             }
             reporter.say("uploading \(batch.wave.title): \(batch.files.count) files, \(ConsoleReporter.size(batch.bytes))")
@@ -243,25 +243,48 @@ extension Deployer {
         return answer.features["Copy"] ?? false
     }
 
-    /// Copies on the target, a few rclone calls at a time (one file each: rclone copies
-    /// under another name only one file per call).
-    func copy(_ batch: DeployPlan.Batch, rclone: Rclone) throws {
+    /// Copies on the target, a few rclone calls at a time: files that keep their name
+    /// under another folder (`tiles/0001/5/16/10.png` to `tiles/0000/5/16/10.png`) go as
+    /// one `rclone copy` per folder pair; renamed files (`frames/0001-<hash>.png` to
+    /// `frames/0000-<hash>.png`) one `copyto` each.
+    func copy(_ batch: DeployPlan.Batch, rclone: Rclone, scratch: URL) throws {
         reporter.say("copying \(batch.copies.count) \(batch.wave.title) on the target")
+        var folders: [String: (from: String, to: String, names: [String])] = [:]
+        var renamed: [DeployPlan.Copy] = []
+        for item in batch.copies {
+            let from = item.from.split(separator: "/"), to = item.file.path.split(separator: "/")
+            var shared = 0
+            while shared < min(from.count, to.count) - 1, from[from.count - 1 - shared] == to[to.count - 1 - shared] { shared += 1 }
+            guard shared > 0 else {
+                renamed.append(item)
+                continue
+            }
+            let source = from.dropLast(shared).joined(separator: "/"), target = to.dropLast(shared).joined(separator: "/")
+            folders["\(source)\n\(target)", default: (source, target, [])].names.append(to.suffix(shared).joined(separator: "/"))
+        }
+        var calls: [[String]] = renamed.map { item in
+            ["copyto", Rclone.join(deploy.target, item.from), Rclone.join(deploy.target, item.file.path), "--no-check-dest"]
+        }
+        for (number, folder) in folders.values.sorted(by: { $0.to < $1.to }).enumerated() {
+            let list = scratch.appendingPathComponent("copy-\(batch.wave.rawValue)-\(number)-\(UUID().uuidString).txt")
+            try Data(folder.names.map { $0 + "\n" }.joined().utf8).write(to: list)
+            calls.append([
+                "copy", Rclone.join(deploy.target, folder.from), Rclone.join(deploy.target, folder.to), "--files-from-raw", list.path,
+                "--no-traverse", "--no-check-dest",
+            ])
+        }
         let failures = LockedBox<[DeployError]>([])
-        let target = deploy.target
-        let copies = batch.copies
         let width = 4
+        let all = calls
         DispatchQueue.concurrentPerform(iterations: width) { lane in
-            for index in stride(from: lane, to: copies.count, by: width) {
-                let item = copies[index]
+            for index in stride(from: lane, to: all.count, by: width) {
                 do {
-                    let result = try rclone.run(
-                        ["copyto", Rclone.join(target, item.from), Rclone.join(target, item.file.path), "--no-check-dest"] + rclone.flags)
-                    if result.status != 0 { failures.withLock { $0.append(failure("copying \(item.from) to \(item.file.path)", result)) } }
+                    let result = try rclone.run(all[index] + rclone.flags)
+                    if result.status != 0 { failures.withLock { $0.append(failure("copying on the target (\(rclone.redact(all[index][1])))", result)) } }
                 } catch let error as DeployError {
                     failures.withLock { $0.append(error) }
                 } catch {
-                    failures.withLock { $0.append(DeployError("copying \(item.from): \(error)")) }
+                    failures.withLock { $0.append(DeployError("copying on the target: \(error)")) }
                 }
             }
         }

@@ -141,7 +141,7 @@ struct DeployPlanTests {
 }
 
 extension DeployPlanTests {
-    @Test("a renumbered file is copied on the target from a source that keeps its bytes")
+    @Test("a renumbered file is copied on the target, its source read before it is replaced")
     func copies() {
         let site = [Self.file("a/frames/0000-aaaaaaaa.png", "A"), Self.file("a/tiles/0000/1.png", "T1")]
         let (remote, ledger) = Self.deployed(site)
@@ -152,11 +152,28 @@ extension DeployPlanTests {
         ]
         let plan = DeployPlan(
             site: moved, remote: remote, ledger: ledger, now: Self.now, graceSeconds: 60, maxDeletes: 10, serverSideCopy: true)
-        let copies = plan.batches.flatMap(\.copies)
-        #expect(copies.map { "\($0.from) -> \($0.file.path)" } == ["a/frames/0000-aaaaaaaa.png -> a/frames/0001-aaaaaaaa.png"])
-        // tiles/0000 is itself replaced in this deploy: tiles/0001 must not be copied from it.
-        #expect(Set(plan.batches.flatMap(\.files).map(\.path)) == ["a/frames/0000-bbbbbbbb.png", "a/tiles/0000/1.png", "a/tiles/0001/1.png"])
+        let copies = plan.batches.flatMap(\.copies).map { "\($0.from) -> \($0.file.path)" }
+        #expect(copies == ["a/frames/0000-aaaaaaaa.png -> a/frames/0001-aaaaaaaa.png", "a/tiles/0000/1.png -> a/tiles/0001/1.png"])
+        // tiles/0000 is read by that copy before its own new bytes are uploaded.
+        #expect(Set(plan.batches.flatMap(\.files).map(\.path)) == ["a/frames/0000-bbbbbbbb.png", "a/tiles/0000/1.png"])
+        let tilesCopy = plan.batches.firstIndex { $0.copies.contains { $0.file.path == "a/tiles/0001/1.png" } }
+        let tilesUpload = plan.batches.firstIndex { $0.files.contains { $0.path == "a/tiles/0000/1.png" } }
+        #expect(tilesCopy! < tilesUpload!)
         let plain = DeployPlan(site: moved, remote: remote, ledger: ledger, now: Self.now, graceSeconds: 60, maxDeletes: 10)
         #expect(plain.copyCount == 0 && plain.uploadCount == 4)
+    }
+
+    @Test("a chain of copies runs reader first, and a cycle is uploaded instead")
+    func copyOrder() {
+        func copy(_ from: String, _ to: String) -> DeployPlan.Copy {
+            DeployPlan.Copy(from: from, file: Self.file(to, to))
+        }
+        // t2 <- t3, t1 <- t2, t0 <- t1: t0's copy first (it reads t1 before t1 is written).
+        let chain = DeployPlan.ordered([copy("t3", "t2"), copy("t1", "t0"), copy("t2", "t1")])
+        #expect(chain.levels.map { $0.map(\.file.path) } == [["t0"], ["t1"], ["t2"]])
+        #expect(chain.cyclic.isEmpty)
+        let swap = DeployPlan.ordered([copy("x", "y"), copy("y", "x"), copy("z", "w")])
+        #expect(swap.levels.map { $0.map(\.file.path) } == [["w"]])
+        #expect(Set(swap.cyclic.map(\.file.path)) == ["x", "y"])
     }
 }
