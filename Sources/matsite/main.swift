@@ -154,7 +154,7 @@ extension Matsite {
 }
 
 extension Matsite {
-    struct Deploy: ParsableCommand {
+    struct Deploy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "deploy",
             abstract: "Publish the built site to deploy.target (S3, GCS, Azure, SFTP, WebDAV... through rclone).",
@@ -166,7 +166,9 @@ extension Matsite {
                 max-age=31536000, immutable), 2 fixed-name files such as posters and fallback \
                 tiles, 3 manifests, 4 pages (waves 2-4: Cache-Control: no-cache). Then deletes \
                 files that have been out of the site for deploy.grace (default PT24H), at most \
-                deploy.max_deletes (default 1000) a run, and writes the ledger.
+                deploy.max_deletes (default 1000) a run, and writes the ledger. It sends a \
+                hard-linked snapshot of the site taken under the build's lock, so a build \
+                publishing meanwhile never mixes into it.
 
                 Credentials stay with rclone: its config file or RCLONE_CONFIG_* variables; \
                 inline connection-string values are never printed.
@@ -188,14 +190,14 @@ extension Matsite {
         @Flag(name: .shortAndLong, help: "Print errors only.")
         var quiet = false
 
-        func run() throws {
+        func run() async throws {
             let reporter = ConsoleReporter(mode: quiet ? .quiet : .plain)
             do {
                 let project = try Project.load(config: config)
                 var options = Deployer.Options()
                 options.dryRun = dryRun
                 options.output = output
-                let summary = try Deployer(config: project.config, options: options, reporter: reporter).run()
+                let summary = try await Deployer(config: project.config, options: options, reporter: reporter).run()
                 reporter.say(summary.report)
             } catch {
                 throw Exit.fail(error, reporter: reporter)

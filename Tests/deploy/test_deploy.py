@@ -327,3 +327,29 @@ def test_usage_errors(sftp, tmp_path):
     dead = Project(tmp_path, sftp, target=":sftp,host=127.0.0.1,port=1,user=x,pass=hunter2secret:/srv")
     err = dead.run_deploy(expect=1)["stderr"]
     assert "hunter2secret" not in err and "pass=***" in err
+
+
+def test_build_during_deploy(s3, tmp_path):
+    """A build that publishes while a deploy is sending: the deploy sends the site it
+    snapshotted, whole, and leaves no snapshot behind; the next deploy sends the new one."""
+    project = Project(tmp_path, s3, rclone_flags=["--bwlimit=40k", "--transfers=1"])
+    project.build(T0)
+    site0 = project.site_tree()
+    project.write()
+    proc = subprocess.Popen([BIN, "deploy", "-c", "matsite.yml"], cwd=tmp_path, env=s3.env(),
+                            stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if "uploading content-hashed files" in line:
+            break
+    project.build(T1)
+    assert project.site_tree() != site0
+    rest, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 0, "".join(seen) + rest
+    assert without_ledger(remote_tree(s3)) == site0
+    assert not list(tmp_path.glob(".site.matsite-deploy-*"))
+    project.deploy.pop("rclone_flags")
+    project.run_deploy()
+    tree, site1 = remote_tree(s3), project.site_tree()
+    assert {p: tree.get(p) for p in site1} == site1

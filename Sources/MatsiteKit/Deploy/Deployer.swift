@@ -71,7 +71,7 @@ public struct Deployer: Sendable {
     }
 
     /// Plans and (unless a dry run) carries out the deploy.
-    public func run() throws -> Summary {
+    public func run() async throws -> Summary {
         let site = config.resolve(options.output ?? config.output).standardizedFileURL
         guard FileManager.default.fileExists(atPath: site.appendingPathComponent("manifest.json").path) else {
             throw ConfigError(
@@ -85,7 +85,9 @@ public struct Deployer: Sendable {
         }
         let rclone = Rclone(executable: executable, flags: deploy.rcloneFlags, redact: Rclone.redactor(for: deploy.target))
         let shownTarget = Rclone.redactedTarget(deploy.target)
-        let files = try Self.scan(site)
+        let snapshot = try await SiteSnapshot.take(of: site)
+        defer { snapshot.remove() }
+        let files = try Self.scan(snapshot.root)
         reporter.say("deploy: \(files.count) site files in \(site.path) -> \(shownTarget)")
         let (remote, ledger) = try listTarget(rclone)
         let now = options.now ?? Date()
@@ -98,7 +100,7 @@ public struct Deployer: Sendable {
         // Asked only when it matters: a window that moved renumbers its frames.
         if plan.copyCount > 0, try !canCopy(rclone) { plan = planned(copying: false) }
         describe(plan)
-        if !options.dryRun { try carryOut(plan, site: site, rclone: rclone) }
+        if !options.dryRun { try carryOut(plan, site: snapshot.root, rclone: rclone) }
         return Summary(
             waves: DeployWave.allCases.map { wave in
                 let t = plan.totals(wave)
