@@ -36,6 +36,7 @@ struct DeployPlanTests {
         #expect(DeployWave.of("assets/leaflet-8162c049/images/layers.png") == .hashed)
         #expect(DeployWave.of("radar/points/reports/z05-0123456789ab.json") == .hashed)
         #expect(DeployWave.of("radar/legend-89abcdef.png") == .hashed)
+        #expect(DeployWave.of("radar/loop-0123456789abcdef.mp4") == .hashed)
         #expect(DeployWave.of("radar/tiles/0011/7/37/53.png") == .fixed)
         #expect(DeployWave.of("radar/poster.png") == .fixed)
         #expect(DeployWave.of("assets/demo-basemap/3/1/2.png") == .fixed)
