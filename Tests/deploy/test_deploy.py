@@ -36,7 +36,7 @@ animations:
     time_format: "%Y%m%d%H%M"
     frames: {{ last: PT{minutes}M, step: PT10M }}
     fallback: {{ levels: 1 }}
-deploy:
+{animation_extra}deploy:
 {deploy}
 """
 
@@ -70,8 +70,9 @@ def write_feed(folder: Path) -> None:
 
 
 class Project:
-    def __init__(self, folder: Path, server, minutes: int = 30, **deploy):
+    def __init__(self, folder: Path, server, minutes: int = 30, animation_extra: str = "", **deploy):
         self.folder = folder
+        self.animation_extra = animation_extra
         self.server = server
         self.minutes = minutes
         self.deploy = {"target": server.target(), **deploy}
@@ -86,7 +87,7 @@ class Project:
             if value is None:
                 continue
             lines.append(f"  {key}: {json.dumps(value)}")
-        text = CONFIG.format(minutes=self.minutes, deploy="\n".join(lines))
+        text = CONFIG.format(minutes=self.minutes, animation_extra=self.animation_extra, deploy="\n".join(lines))
         (self.folder / "matsite.yml").write_text(text)
 
     def build(self, at: str) -> None:
@@ -237,8 +238,9 @@ def test_deploy_move_and_unchanged(server, tmp_path):
 
 
 def test_s3_headers(s3, tmp_path):
-    """Headers by wave, also on frames the store copied after a window move."""
-    project = Project(tmp_path, s3)
+    """Headers by wave, also on frames the store copied after a window move; WebP frames
+    and PNG posters."""
+    project = Project(tmp_path, s3, animation_extra="    format: webp-lossless\n")
     project.build(T0)
     project.run_deploy()
     project.build(T1)
@@ -246,7 +248,7 @@ def test_s3_headers(s3, tmp_path):
     client = s3.client()
     frame = sorted(frames_of(project.site))[0]
     expected = {
-        frame: ("image/png", "public, max-age=31536000, immutable"),
+        frame: ("image/webp", "public, max-age=31536000, immutable"),
         "radar/manifest.json": ("application/json", "no-cache"),
         "manifest.json": ("application/json", "no-cache"),
         "radar/index.html": ("text/html; charset=utf-8", "no-cache"),
@@ -320,7 +322,7 @@ def test_usage_errors(sftp, tmp_path):
     no_rclone = Project(tmp_path, sftp, rclone="/nonexistent/rclone")
     err = no_rclone.run_deploy(expect=2)["stderr"]
     assert "deploy.rclone" in err and "not found" in err
-    (tmp_path / "matsite.yml").write_text(CONFIG.split("deploy:")[0].format(minutes=30))
+    (tmp_path / "matsite.yml").write_text(CONFIG.split("{animation_extra}deploy:")[0].format(minutes=30))
     proc = subprocess.run([BIN, "deploy", "-c", "matsite.yml"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 2 and "deploy.target" in proc.stderr
     # A server that refuses the connection: a transfer failure, exit 1, and no secret shown.
