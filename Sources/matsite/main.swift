@@ -23,9 +23,10 @@ struct Matsite: AsyncParsableCommand {
               matsite init my-loops          # a project that builds offline
               matsite serve --watch          # preview on http://127.0.0.1:8000
               matsite check                  # validate and probe every source
+              matsite deploy --dry-run       # what publishing to deploy.target would do
             """,
         version: "matsite \(MatsiteKit.Matsite.version)",
-        subcommands: [Build.self, Init.self, Serve.self, Check.self],
+        subcommands: [Build.self, Deploy.self, Init.self, Serve.self, Check.self],
         defaultSubcommand: nil
     )
 
@@ -144,6 +145,59 @@ extension Matsite {
             do {
                 let summary = try await project.build(options: options, reporter: reporter)
                 reporter.finish()
+                reporter.say(summary.report)
+            } catch {
+                throw Exit.fail(error, reporter: reporter)
+            }
+        }
+    }
+}
+
+extension Matsite {
+    struct Deploy: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "deploy",
+            abstract: "Publish the built site to deploy.target (S3, GCS, Azure, SFTP, WebDAV... through rclone).",
+            discussion: """
+                Compares the site folder with the target (its listing and the ledger \
+                .matsite-deploy.json that deploy keeps there) and uploads only files whose bytes \
+                changed, in four waves so a viewer never gets a page whose manifest or frames \
+                are not there yet: 1 content-hashed files (Cache-Control: public, \
+                max-age=31536000, immutable), 2 fixed-name files such as posters and fallback \
+                tiles, 3 manifests, 4 pages (waves 2-4: Cache-Control: no-cache). Then deletes \
+                files that have been out of the site for deploy.grace (default PT24H), at most \
+                deploy.max_deletes (default 1000) a run, and writes the ledger. It sends a \
+                hard-linked snapshot of the site taken under the build's lock, so a build \
+                publishing meanwhile never mixes into it.
+
+                Credentials stay with rclone: its config file or RCLONE_CONFIG_* variables; \
+                inline connection-string values are never printed.
+
+                Exit codes: 0 deployed; 1 a transfer failed (run again: it resumes); 2 bad \
+                config or usage (no deploy.target, rclone missing, no built site).
+                """
+        )
+
+        @Option(name: .shortAndLong, help: "The config file (default: ./matsite.yml).")
+        var config: String?
+
+        @Option(name: .shortAndLong, help: "The built site folder (default: the config's output:).")
+        var output: String?
+
+        @Flag(name: .customLong("dry-run"), help: "Print the plan (files and bytes per wave, deletes, files in their grace period); change nothing.")
+        var dryRun = false
+
+        @Flag(name: .shortAndLong, help: "Print errors only.")
+        var quiet = false
+
+        func run() async throws {
+            let reporter = ConsoleReporter(mode: quiet ? .quiet : .plain)
+            do {
+                let project = try Project.load(config: config)
+                var options = Deployer.Options()
+                options.dryRun = dryRun
+                options.output = output
+                let summary = try await Deployer(config: project.config, options: options, reporter: reporter).run()
                 reporter.say(summary.report)
             } catch {
                 throw Exit.fail(error, reporter: reporter)

@@ -88,7 +88,7 @@ public enum ConfigLoader {
 extension ConfigLoader {
     static let topKeys = [
         "version", "title", "base_url", "output", "cache", "templates", "leaflet", "base_map",
-        "http", "limits", "embed", "deadline_s", "animations",
+        "http", "limits", "embed", "deadline_s", "animations", "deploy",
     ]
 
     static func read(_ root: Node, into config: inout SiteConfig, reader r: inout YAMLReader) throws {
@@ -105,6 +105,7 @@ extension ConfigLoader {
         if let node = top["http"] { config.http = try http(node, &r) }
         if let node = top["limits"] { config.limits = try limits(node, &r) }
         if let node = top["embed"] { config.embed = try embed(node, &r) }
+        if let node = top["deploy"] { config.deploy = try deploy(node, &r) }
         guard let list = top["animations"] else {
             throw r.error(root, "animations", "missing: at least one animation is required")
         }

@@ -29,6 +29,8 @@ public struct SiteConfig: Sendable {
     public var embed = EmbedOptions()
     /// Whole-build deadline in seconds.
     public var deadlineSeconds: Double = 1800
+    /// Where `matsite deploy` publishes the built site (`deploy:`); nil when not set.
+    public var deploy: DeployConfig?
     /// The animations, in config order.
     public var animations: [AnimationConfig] = []
     /// Folder of the config file: relative paths resolve against it.

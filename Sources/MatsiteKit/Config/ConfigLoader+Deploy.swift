@@ -1,0 +1,34 @@
+import Foundation
+import Yams
+
+/// The `deploy:` section: where and how `matsite deploy` publishes the built site.
+extension ConfigLoader {
+    static func deploy(_ node: Node, _ r: inout YAMLReader) throws -> DeployConfig {
+        let f = try r.fields(node, "deploy", allowed: ["target", "grace", "max_deletes", "rclone", "rclone_flags"])
+        guard let targetNode = f["target"] else {
+            throw r.error(node, "deploy.target", "missing: the rclone remote path to publish to, like \"remote:bucket/path\"")
+        }
+        let target = try nonEmpty(r.string(targetNode, "deploy.target"), targetNode, "deploy.target", r)
+        guard !target.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw r.error(targetNode, "deploy.target", "must be one line without control characters")
+        }
+        var config = DeployConfig(target: target)
+        config.line = targetNode.mark?.line
+        if let n = f["grace"] {
+            let duration = try ConfigLoader.duration(n, "deploy.grace", r: &r, zero: true)
+            // A month counts as 30.436875 days: a grace period needs no calendar precision.
+            config.graceSeconds = Double(duration.months) * 2_629_746 + Double(duration.milliseconds) / 1000
+            config.graceText = duration.text
+        }
+        if let n = f["max_deletes"] { config.maxDeletes = try r.int(n, "deploy.max_deletes", in: 0...1_000_000) }
+        if let n = f["rclone"] { config.rclone = try nonEmpty(r.string(n, "deploy.rclone"), n, "deploy.rclone", r) }
+        if let n = f["rclone_flags"] {
+            let flags = try r.strings(n, "deploy.rclone_flags")
+            for flag in flags where !flag.hasPrefix("-") {
+                throw r.error(n, "deploy.rclone_flags", "\"\(flag)\" is not a flag: write each as --name=value")
+            }
+            config.rcloneFlags = flags
+        }
+        return config
+    }
+}
