@@ -166,6 +166,7 @@ class SiteServer:
         self.requests: list[str] = []
         self._holds: dict[str, threading.Event] = {}
         self._overrides: dict[str, tuple[bytes, str]] = {}
+        self._override_left: dict[str, int] = {}
         self._lock = threading.Lock()
         handler = functools.partial(_Handler, directory=root)
         self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -193,10 +194,13 @@ class SiteServer:
                 event.set()
             self._holds.clear()
 
-    def override(self, path: str, body: bytes, content_type: str) -> None:
-        """Serves `body` at `path` (e.g. a test parent page or a changed manifest)."""
+    def override(self, path: str, body: bytes, content_type: str, times: int | None = None) -> None:
+        """Serves `body` at `path` (e.g. a test parent page or a changed manifest); with
+        `times`, only for that many requests, then the file again."""
         with self._lock:
             self._overrides["/" + path.lstrip("/")] = (body, content_type)
+            if times is not None:
+                self._override_left["/" + path.lstrip("/")] = times
 
     def clear(self) -> None:
         self.release_all()
@@ -240,6 +244,10 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             site.requests.append(path)
             holds = [e for part, e in site._holds.items() if part in path]
             override = site._overrides.get(path)
+            if override is not None and path in site._override_left:
+                site._override_left[path] -= 1
+                if site._override_left[path] <= 0:
+                    del site._overrides[path], site._override_left[path]
         for event in holds:
             event.wait(60)
         if override is not None:

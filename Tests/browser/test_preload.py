@@ -55,3 +55,25 @@ def test_a_missing_frame_shows_a_clear_message(tab, server, site_dir):
     assert s["state"] == "loading"
     assert "Frame 2 of" in s["error"] and "404" in s["error"], s["error"]
     assert page.locator(".matsite-status").inner_text().find("404") >= 0
+
+
+def test_a_half_written_manifest_is_read_again_and_the_loop_plays(tab, server, site_dir):
+    # What a reader of an SFTP target can get while a deploy rewrites the manifest in place:
+    # the first half of it, once. The player asks again and plays; it never says "failed".
+    whole = (site_dir / "radar" / "manifest.json").read_bytes()
+    server.override("radar/manifest.json", whole[: len(whole) // 2], "application/json", times=1)
+    page = tab.page
+    page.goto(server.url("radar/index.html"))
+    wait_state(page, ["ready", "playing"])
+    # The page's preload got the half; the player's second try, past the cache, the whole.
+    assert server.requested("radar/manifest.json") == 2
+    assert not player_state(page).get("error")
+
+
+def test_a_manifest_that_stays_broken_fails_clearly_after_two_more_tries(tab, server, site_dir):
+    server.override("radar/manifest.json", b'{"frames": [', "application/json")
+    page = tab.page
+    page.goto(server.url("radar/index.html"))
+    page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.error", timeout=20000)
+    assert server.requested("radar/manifest.json") == 3
+    assert "could not be loaded" in player_state(page)["error"]

@@ -105,20 +105,30 @@
 			}
 		},
 
-		// Fetches the manifest and starts preloading every frame.
+		// Fetches the manifest and starts preloading every frame. A failed fetch or a
+		// manifest that does not parse is asked for twice more (0.5 s, then 1.5 s later,
+		// past the browser's cache): a file server being deployed to can hand out a
+		// manifest half written, and a phone's link drops a request now and then.
 		start: function () {
-			var self = this;
+			var self = this, waits = [500, 1500];
 			this._say('Loading\u2026');
-			fetch(this.options.manifestUrl, {credentials: 'same-origin'}).then(function (res) {
-				if (!res.ok) { throw new Error('HTTP ' + res.status); }
-				return res.json();
-			}).then(function (m) {
-				if (!self._removed) { self._setup(m); }
-			}).catch(function (err) {
-				if (self._removed) { return; }
-				self._fail('The animation could not be loaded (' + self.options.manifestUrl + ': ' +
-					(err && err.message ? err.message : 'error') + ').');
-			});
+			var attempt = function (n) {
+				fetch(self.options.manifestUrl, {credentials: 'same-origin', cache: n ? 'reload' : 'default'}).then(function (res) {
+					if (!res.ok) { throw new Error('HTTP ' + res.status); }
+					return res.json();
+				}).then(function (m) {
+					if (!self._removed) { self._setup(m); }
+				}).catch(function (err) {
+					if (self._removed) { return; }
+					if (n < waits.length) {
+						setTimeout(function () { if (!self._removed) { attempt(n + 1); } }, waits[n]);
+						return;
+					}
+					self._fail('The animation could not be loaded (' + self.options.manifestUrl + ': ' +
+						(err && err.message ? err.message : 'error') + ').');
+				});
+			};
+			attempt(0);
 			return this;
 		},
 
