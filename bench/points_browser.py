@@ -40,7 +40,7 @@ animations:
     source: {{ demo: radar }}
     frames: {{ count: 2 }}
     points:
-      - {{ id: pts, title: Reports, csv: points.csv, label: name, popup: [name], cluster: {{ radius_px: 40, max_zoom: 14 }} }}
+      - {{ id: pts, title: Reports, csv: points.csv, label: name, popup: [name], cluster: {{ radius_px: 40, max_zoom: 14, tile_above_bytes: {tile_above} }} }}
 """
 
 PROBE = """
@@ -98,6 +98,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--points", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--tile-above", type=int, default=1 << 20, help="cluster.tile_above_bytes (default 1 MiB)")
     ap.add_argument("--chromium", default=os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium"))
     args = ap.parse_args()
 
@@ -105,7 +106,7 @@ def main() -> int:
     write_points(folder / "points.csv", args.points)
     # The working tree's templates: the player measured is the one in the tree, whatever
     # templates the binary was built with.
-    site = build_site(folder, CONFIG.format(templates=REPO / "templates"))
+    site = build_site(folder, CONFIG.format(templates=REPO / "templates", tile_above=args.tile_above))
     layer = read_manifest(str(site))["points"][0]
     server = SiteServer(str(site))
     first, gaps, worst, longtasks, shown = [], [], [], [], []
