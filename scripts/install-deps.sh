@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs what matsite needs on a Debian machine with Swift already installed, and only
 # what is missing. Usage: scripts/install-deps.sh [build|test]
-#   build: the C libraries matsite links (libpng, libjpeg-turbo, libwebp, libxml2, libcrypto)
-#          and Leaflet for the player
-#   test:  also headless Chromium and Python's Playwright, pytest, axe-playwright-python and Pillow for the browser tests
+#   build: the C libraries matsite links (libpng, libjpeg-turbo, libwebp, libxml2, libcrypto,
+#          giflib, FreeType), Leaflet for the player, and for exported loops (export:) the
+#          label font (DejaVu) and ffmpeg (MP4)
+#   test:  also headless Chromium and Python's Playwright, pytest, axe-playwright-python, Pillow and numpy for the browser tests
 set -euo pipefail
 mode=${1:-build}
-packages=(pkg-config libpng-dev libjpeg62-turbo-dev libwebp-dev libxml2-dev libssl-dev zlib1g-dev libjs-leaflet)
+packages=(pkg-config libpng-dev libjpeg62-turbo-dev libwebp-dev libxml2-dev libssl-dev zlib1g-dev libjs-leaflet
+          libgif-dev libfreetype-dev fonts-dejavu-core ffmpeg)
 if [ "$mode" = test ]; then
-    packages+=(chromium fonts-dejavu-core)
+    packages+=(chromium)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -21,6 +23,6 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if [ "$mode" = test ]; then
-    python3 -c 'import playwright, pytest, axe_playwright_python, PIL' 2>/dev/null || python3 -m pip install -q playwright pytest axe-playwright-python Pillow
+    python3 -c 'import playwright, pytest, axe_playwright_python, PIL, numpy' 2>/dev/null || python3 -m pip install -q playwright pytest axe-playwright-python Pillow numpy
 fi
 command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.3 first" >&2; exit 1; }
