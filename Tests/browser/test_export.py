@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from helpers import build_site, read_manifest
+from axe_playwright_python.sync_playwright import Axe
+
+from helpers import STRICT_CSP, SiteServer, build_site, read_manifest, wait_state
 
 BACKGROUND = (0x33, 0x66, 0x99)
 OPACITY = 0.8
@@ -85,6 +87,28 @@ def test_manifest_lists_the_exports_and_the_pages_link_them(site):
         assert f'href="radar/{url}"' in index
     embed = (site / "radar" / "embed.html").read_text()
     assert "loop-" not in embed and "og:video" not in embed
+
+
+def test_download_links_work_and_pass_axe_under_the_strict_csp(tab, site):
+    m = read_manifest(str(site))
+    srv = SiteServer(str(site), csp=STRICT_CSP)
+    try:
+        page = tab.page
+        for path in ("index.html", "radar/index.html?autoplay=0"):
+            page.goto(srv.url(path))
+            if path.startswith("radar"):
+                wait_state(page, "ready")
+            links = page.evaluate("""() => [...document.querySelectorAll('a[download]')]
+                .map((a) => [a.textContent.trim(), a.href, a.type])""")
+            assert [label for label, _, _ in links] == ["MP4", "GIF", "WebP"], links
+            for (label, href, kind), fmt in zip(links, ("mp4", "gif", "webp")):
+                assert href.endswith(m["exports"][fmt]) and kind.endswith(fmt)
+                assert page.request.get(href).body() == (site / "radar" / m["exports"][fmt]).read_bytes()
+            violations = Axe().run(page).response["violations"]
+            assert not violations, [(v["id"], [n["target"] for n in v["nodes"]][:5]) for v in violations]
+        assert not tab.console_errors, tab.console_errors
+    finally:
+        srv.stop()
 
 
 @pytest.mark.parametrize("fmt,pillow_format", [("gif", "GIF"), ("webp", "WEBP")])
@@ -159,13 +183,17 @@ def test_an_unchanged_rebuild_keeps_the_exports_without_encoding(tmp_path):
     assert read_manifest(str(site))["exports"]["gif"] != m["exports"]["gif"]
 
 
-def test_export_width_scales_keeping_the_aspect_ratio(tmp_path):
-    site = build_site(tmp_path, CONFIG.replace("export: [mp4, gif, webp]", "export: [gif]\n    export_width: 201"))
+def test_export_width_scales_keeping_the_aspect_ratio_and_the_legend_is_drawn(tmp_path):
+    legend = '    legend: { unit: dBZ, stops: [[10, "#ff00ff"], [40, "#00ff00", heavy]] }\n'
+    site = build_site(tmp_path, CONFIG.replace("export: [mp4, gif, webp]", "export: [gif]\n    export_width: 301") + legend)
     m = read_manifest(str(site))
     assert set(m["exports"]) == {"gif"}
     gif = Image.open(site / "radar" / m["exports"]["gif"])
-    expected_height = round(201 * m["height"] / m["width"]) & ~1
-    assert gif.size == (200, expected_height)
+    expected_height = round(301 * m["height"] / m["width"]) & ~1
+    assert gif.size == (300, expected_height)
+    # The legend's swatches, in their exact colours, at the top right.
+    top_right = {tuple(p) for p in np.asarray(gif.convert("RGB"))[:30, 150:].reshape(-1, 3)}
+    assert (255, 0, 255) in top_right and (0, 255, 0) in top_right
 
 
 def test_check_and_build_refuse_mp4_without_ffmpeg(tmp_path):

@@ -87,6 +87,9 @@ private extension LoopExporter {
         -> String
     {
         var text = "\(Self.version)\n\(format.rawValue)\n\(size.width)x\(size.height)\n\(background.description)\n"
+        if let legend = animation.legend {
+            text += "legend \(legend.unit) " + legend.stops.map { "\($0.value) \($0.color) \($0.label ?? "")" }.joined(separator: "; ") + "\n"
+        }
         text += "opacity \(animation.opacity ?? 1)\ncredit \(credit)\nfont \(LoopExportTools.fontPath()) \(fontSize)\n"
         if format == .webp { text += "quality \(settings.webpQuality)\n" }
         for (frame, label) in zip(frames, labels) { text += "\(frame.sha256) \(frame.durationMs) \(label)\n" }
@@ -195,14 +198,56 @@ private extension LoopExporter {
         let t = try font.measure(time, px: px)
         canvas.shade(x: 0, y: 0, width: t.width + 2 * pad, height: t.ascent + t.descent + 2 * pad, color: dark, alpha: 160)
         try canvas.text(time, font: font, px: px, x: pad, baseline: pad + t.ascent, color: white)
-        guard !credit.isEmpty else { return }
         let small = max(10, px * 3 / 4)
+        if let legend = animation.legend {
+            try drawLegend(legend, on: &canvas, font: font, px: small, pad: pad, below: (t.width + 2 * pad, t.ascent + t.descent + 2 * pad))
+        }
+        guard !credit.isEmpty else { return }
         let c = try font.measure(credit, px: small)
         let bandWidth = min(canvas.width, c.width + 2 * pad)
         let bandHeight = c.ascent + c.descent + 2 * pad
         canvas.shade(x: canvas.width - bandWidth, y: canvas.height - bandHeight, width: bandWidth, height: bandHeight, color: dark, alpha: 160)
         try canvas.text(
             credit, font: font, px: small, x: canvas.width - bandWidth + pad, baseline: canvas.height - pad - c.descent, color: white)
+    }
+
+    /// The legend's stops at the top right: a swatch of each colour with its label (or
+    /// value), then the unit; on a second row when it would cover the time.
+    func drawLegend(
+        _ legend: AnimationManifest.Legend, on canvas: inout LoopCanvas, font: LabelFont, px: Int, pad: Int, below time: (width: Int, height: Int)
+    ) throws {
+        let items = legend.stops.map { stop in
+            (color: RGB(hex: String(stop.color.prefix(7))) ?? RGB(hex: stop.color) ?? RGB(0, 0, 0), text: stop.label ?? Self.number(stop.value))
+        }
+        let metrics = try font.measure("0", px: px)
+        let swatch = metrics.ascent
+        var width = pad
+        var widths: [Int] = []
+        for item in items {
+            let w = try font.measure(item.text, px: px).width
+            widths.append(w)
+            width += swatch + pad / 2 + w + pad
+        }
+        let unit = legend.unit.isEmpty ? 0 : try font.measure(legend.unit, px: px).width + pad
+        width += unit
+        let height = metrics.ascent + metrics.descent + 2 * pad
+        let x0 = max(0, canvas.width - width)
+        let y0 = x0 < time.width ? time.height : 0
+        canvas.shade(x: x0, y: y0, width: width, height: height, color: RGB(0, 0, 0), alpha: 160)
+        let baseline = y0 + pad + metrics.ascent
+        var x = x0 + pad
+        for (item, w) in zip(items, widths) {
+            canvas.shade(x: x, y: baseline - swatch, width: swatch, height: swatch, color: item.color, alpha: 255)
+            x += swatch + pad / 2
+            try canvas.text(item.text, font: font, px: px, x: x, baseline: baseline, color: RGB(255, 255, 255))
+            x += w + pad
+        }
+        if unit > 0 { try canvas.text(legend.unit, font: font, px: px, x: x, baseline: baseline, color: RGB(255, 255, 255)) }
+    }
+
+    /// A stop's value as the legend writes it: whole numbers without a decimal point.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%g", value)
     }
 
     /// The background's pixels at the loop's size.
