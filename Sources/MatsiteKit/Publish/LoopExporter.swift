@@ -19,7 +19,7 @@ struct LoopExporter {
     let reporter: any BuildReporter
 
     /// Bumped when the composition or an encoder's settings change, so old files are not kept.
-    static let version = "matsite-loop-1"
+    static let version = "matsite-loop-2"
 
     /// What was exported: the manifest's URLs and one line of cost per format.
     struct Result {
@@ -150,7 +150,23 @@ private extension LoopExporter {
             canvas.draw(image, opacity: animation.opacity ?? 1)
             try drawLabels(on: &canvas, time: label, credit: credit, font: font)
             compose += Self.seconds(start.duration(to: .now))
-            for (format, _, sink) in sinks { try timed(format) { try sink.add(canvas, durationMs: frame.durationMs) } }
+            // The encoders take the frame side by side (ffmpeg works in its own process
+            // meanwhile): the export's wall time is nearer the slowest encoder's than the sum.
+            let spent = LockedBox<[(format: ExportConfig.Format, seconds: Double, error: (any Error)?)]>([])
+            let encoders = sinks.map { SinkBox(format: $0.format, sink: $0.sink) }
+            let shown = canvas
+            let duration = frame.durationMs
+            DispatchQueue.concurrentPerform(iterations: encoders.count) { i in
+                let start = ContinuousClock.now
+                var failure: (any Error)?
+                do { try encoders[i].sink.add(shown, durationMs: duration) } catch { failure = error }
+                let elapsed = Self.seconds(start.duration(to: .now))
+                spent.withLock { $0.append((encoders[i].format, elapsed, failure)) }
+            }
+            for entry in spent.withLock({ $0 }) {
+                if let error = entry.error { throw error }
+                seconds[entry.format, default: 0] += entry.seconds
+            }
         }
         var lines: [String] = []
         func line(_ format: ExportConfig.Format, _ name: String) {
@@ -178,7 +194,7 @@ private extension LoopExporter {
             return try GIFLoopEncoder(width: size.width, height: size.height)
         case .webp:
             let quality = settings.webpQuality
-            return try WebPLoopEncoder(width: size.width, height: size.height, lossless: quality == 100, quality: quality, effort: 1)
+            return try WebPLoopEncoder(width: size.width, height: size.height, lossless: quality == 100, quality: quality, effort: 3)
         case .mp4:
             guard let ffmpeg = LoopExportTools.ffmpegPath() else {
                 throw StepFailure("\(animation.keyPath).export: mp4 needs ffmpeg, and it is gone since the config was checked")
@@ -295,6 +311,18 @@ private extension LoopExporter {
 
     static func megabytes(_ bytes: Int) -> String {
         String(format: "%.2f MB (%d bytes)", Double(bytes) / 1e6, bytes)
+    }
+}
+
+/// One encoder handed to a worker thread: each is used by one thread at a time (the
+/// exporter waits for every worker before the next frame), so it crosses threads safely.
+final class SinkBox: @unchecked Sendable {
+    let format: ExportConfig.Format
+    let sink: any LoopSink
+
+    init(format: ExportConfig.Format, sink: any LoopSink) {
+        self.format = format
+        self.sink = sink
     }
 }
 
