@@ -196,6 +196,14 @@ def test_export_width_scales_keeping_the_aspect_ratio_and_the_legend_is_drawn(tm
     assert (255, 0, 255) in top_right and (0, 255, 0) in top_right
 
 
+def test_check_names_the_export_tools(tmp_path):
+    (tmp_path / "matsite.yml").write_text(CONFIG)
+    proc = subprocess.run([binary(), "check", "--config", str(tmp_path / "matsite.yml")], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"export: mp4, gif, webp \(font \S+DejaVuSans\.ttf, ffmpeg \S*ffmpeg\)", proc.stdout), proc.stdout
+
+
 def test_check_and_build_refuse_mp4_without_ffmpeg(tmp_path):
     (tmp_path / "matsite.yml").write_text(CONFIG)
     env = dict(os.environ, MATSITE_FFMPEG=str(tmp_path / "no-such-ffmpeg"))
