@@ -2,8 +2,10 @@
 import PackageDescription
 
 // The pipeline, by target:
-//   MatsiteImaging      tile decode (PNG, JPEG, WebP), PNG encode and band-by-band stitching
-//                       (owns libpng, libjpeg-turbo and libwebp, via CPNGShim, CJPEGShim, CWebPShim)
+//   MatsiteImaging      tile decode (PNG, JPEG, WebP), PNG encode and band-by-band stitching,
+//                       exported loops' frames, labels, GIF and animated WebP
+//                       (owns libpng, libjpeg-turbo, libwebp(mux), giflib and FreeType, via
+//                       CPNGShim, CJPEGShim, CWebPShim, CGIFShim, CFreeTypeShim)
 //   MatsiteCapabilities WMTS/WMS capabilities and ISO 8601 time dimensions (owns libxml2)
 //   MatsiteKit          config -> plan -> fetch -> stitch -> publish, pages, cache, serve
 //                       (SHA-256 from libcrypto, via CLibCrypto)
@@ -48,10 +50,29 @@ let package = Package(
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // libwebpmux: the animation encoder of exported loops (WebPAnimEncoder).
+        .systemLibrary(
+            name: "CWebPMux",
+            pkgConfig: "libwebpmux",
+            providers: [.apt(["libwebp-dev"])]
+        ),
         .target(
             name: "CWebPShim",
-            dependencies: ["CWebP"]
+            dependencies: ["CWebP", "CWebPMux"]
         ),
+        // giflib writes exported GIF loops; FreeType draws their labels.
+        .systemLibrary(
+            name: "CGIF",
+            pkgConfig: "libgif",
+            providers: [.apt(["libgif-dev"])]
+        ),
+        .target(name: "CGIFShim", dependencies: ["CGIF"]),
+        .systemLibrary(
+            name: "CFreeType",
+            pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"])]
+        ),
+        .target(name: "CFreeTypeShim", dependencies: ["CFreeType"]),
         .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
@@ -63,7 +84,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        .target(name: "MatsiteImaging", dependencies: ["CPNGShim", "CJPEGShim", "CWebPShim"]),
+        .target(name: "MatsiteImaging", dependencies: ["CPNGShim", "CJPEGShim", "CWebPShim", "CGIFShim", "CFreeTypeShim"]),
         // Atomic directory exchange (renameat2) for publishing.
         .target(name: "CMatsiteSystem"),
         .target(name: "MatsiteCapabilities", dependencies: ["CLibXML2"]),

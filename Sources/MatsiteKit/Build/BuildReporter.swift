@@ -13,11 +13,15 @@ public protocol BuildReporter: Sendable {
     func detail(_ message: String)
     /// An animation's frames were published as tile pyramids: what that cost (one line).
     func levelsPublished(animation: String, summary: String)
+    /// An animation's loop was exported (or kept): one format's cost, one line.
+    func exported(animation: String, summary: String)
 }
 
 extension BuildReporter {
     /// By default, a detail.
     public func levelsPublished(animation: String, summary: String) { detail(summary) }
+    /// By default, a detail.
+    public func exported(animation: String, summary: String) { detail(summary) }
 }
 
 /// A reporter that drops everything.

@@ -279,6 +279,15 @@ private extension Builder {
             manifest.legend?.image = image.name
         }
         manifest.pyramid = pyramid
+        // Exported loops (MP4, GIF, WebP), from the frames just staged.
+        if let settings = animation.export {
+            let exporter = LoopExporter(
+                animation: animation, settings: settings, layout: plan.layout, demoBaseMap: config.baseMap?.demo == true,
+                writer: writer, reporter: reporter)
+            let exported = try await step(.publish) { try exporter.export(frames) }
+            for line in exported.lines { reporter.exported(animation: animation.id, summary: line) }
+            manifest.exports = exported.exports
+        }
         if !points.isEmpty {
             var layers: [AnimationManifest.PointLayer] = []
             for (config, set) in zip(animation.points, points) {

@@ -55,6 +55,12 @@ public struct Checker: Sendable {
                     finding.lines.append("times: \(TimeFormat.iso(first)) .. \(TimeFormat.iso(last))")
                 }
                 finding.lines += source.notes
+                if let export = animation.export {
+                    // The tools were found when the config was loaded: say which will run.
+                    let ffmpeg = export.formats.contains(.mp4) ? ", ffmpeg \(LoopExportTools.ffmpegPath() ?? "none")" : ""
+                    finding.lines.append(
+                        "export: \(export.formats.map(\.rawValue).joined(separator: ", ")) (font \(LoopExportTools.fontPath())\(ffmpeg))")
+                }
                 // One tile per frame: the one nearest the frame's centre.
                 let centre = (layout.rows.count / 2) * layout.columns.count + layout.columns.count / 2
                 var ok = 0

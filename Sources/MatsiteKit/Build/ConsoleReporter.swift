@@ -65,6 +65,13 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
         }
     }
 
+    /// Printed unless quiet: an export can cost as much as the build.
+    public func exported(animation: String, summary: String) {
+        state.withLock { p in
+            if mode != .quiet { emit(summary, &p) }
+        }
+    }
+
     public func detail(_ message: String) {
         logger.debug("\(message)")
     }

@@ -5,11 +5,12 @@ import Yams
 
 /// One entry of `animations`, and the checks that need the whole entry.
 extension ConfigLoader {
-    static let animationKeys = [
-        "id", "title", "bbox", "zoom", "frame_duration_ms", "last_frame_duration_ms", "crossfade_ms",
-        "loop", "missing", "attribution", "source", "frames", "time_format", "fallback", "compression",
-        "format", "quality", "opacity", "legend", "time_zone", "time_label", "pyramid", "points",
-    ]
+    static let animationKeys =
+        [
+            "id", "title", "bbox", "zoom", "frame_duration_ms", "last_frame_duration_ms", "crossfade_ms",
+            "loop", "missing", "attribution", "source", "frames", "time_format", "fallback", "compression",
+            "format", "quality", "opacity", "legend", "time_zone", "time_label", "pyramid", "points",
+        ] + exportKeys
 
     static func animation(_ node: Node, _ path: String, config: SiteConfig, _ r: inout YAMLReader) throws -> AnimationConfig {
         let f = try r.fields(node, path, allowed: animationKeys)
@@ -71,6 +72,7 @@ extension ConfigLoader {
             if let m = pf["above_px"] { animation.pyramid.abovePx = try r.int(m, pf.path("above_px"), in: 0...(1 << 40)) }
         }
         try player(f, into: &animation, &r)
+        try export(f, into: &animation, &r)
         if let n = f["points"] { animation.points = try points(n, f.path("points"), &r) }
         animation.frames = try frames(framesNode, f.path("frames"), source: &source, &r)
         animation.source = source

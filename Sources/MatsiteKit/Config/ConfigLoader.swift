@@ -14,6 +14,7 @@ public enum ConfigLoader {
         }
         var config = try parse(data, file: name)
         config.directory = url.deletingLastPathComponent()
+        try checkExportTools(config)
         return config
     }
 

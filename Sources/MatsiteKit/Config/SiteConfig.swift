@@ -170,6 +170,8 @@ public struct AnimationConfig: Sendable {
     public var legendImageLine: Int?
     /// Point layers drawn over the frames, clustered at build time.
     public var points: [PointLayerConfig] = []
+    /// The loop exported as MP4, GIF and/or animated WebP (`export:`), if asked for.
+    public var export: ExportConfig?
     /// Line of the animation's entry in the config, for messages.
     public var line: Int?
     /// Position in the config's `animations` list.

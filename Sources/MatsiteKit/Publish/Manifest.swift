@@ -74,6 +74,15 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
 
     /// Point layers drawn over the frames, clustered at build time.
     public var points: [PointLayer]? = nil
+    /// The loop as video and animated images (`export:`), relative to the manifest.
+    public var exports: Exports? = nil
+
+    /// Exported loops' URLs, by format; absent formats were not asked for.
+    public struct Exports: Codable, Sendable, Equatable {
+        public var mp4: String?
+        public var gif: String?
+        public var webp: String?
+    }
 
     /// A colour key: stops of value and colour, and the values' unit.
     public struct Legend: Codable, Sendable, Equatable {

@@ -16,7 +16,17 @@ struct SitePages: Sendable {
                 "embed_url": "embed.html", "width": manifest.width, "height": manifest.height,
                 "assets": assets.relative(depth: 1), "is_embed": false,
             ]
+            let downloads = Self.downloads(manifest.exports)
+            if !downloads.isEmpty {
+                context["exports"] = downloads
+                context["has_exports"] = true
+            }
+            if let video = manifest.exports?.mp4 { context["og_video"] = video }
             try writer.put(Array(pages.render("player", context).utf8), at: "\(manifest.id)/index.html")
+            // The embed page stays clean: no download links there.
+            context["exports"] = nil
+            context["has_exports"] = nil
+            context["og_video"] = nil
             context["is_embed"] = true
             try writer.put(Array(pages.render("embed", context).utf8), at: "\(manifest.id)/embed.html")
             var entry: [String: Any] = [
@@ -25,6 +35,8 @@ struct SitePages: Sendable {
                 "frame_count": manifest.frames.count, "width": manifest.width, "height": manifest.height,
                 "iframe_snippet": iframeSnippet(manifest),
             ]
+            let cardDownloads = Self.downloads(manifest.exports, prefix: "\(manifest.id)/")
+            if !cardDownloads.isEmpty { entry["exports"] = cardDownloads }
             // Absent, not "": an empty string is truthy to Mustache sections.
             if let first = manifest.frames.first?.time { entry["first_time"] = first }
             if let last = manifest.frames.last?.time { entry["last_time"] = last }
@@ -43,6 +55,15 @@ struct SitePages: Sendable {
                     manifest: "\($0.id)/manifest.json", poster: "\($0.id)/poster.png")
             })
         try writer.put(Array(JSONEncoder.manifest.encode(siteManifest)), at: "manifest.json")
+    }
+
+    /// The exported loops as download links: label, URL (below `prefix`) and MIME type.
+    static func downloads(_ exports: AnimationManifest.Exports?, prefix: String = "") -> [[String: Any]] {
+        guard let exports else { return [] }
+        let all: [(String, String?, String)] = [
+            ("MP4", exports.mp4, "video/mp4"), ("GIF", exports.gif, "image/gif"), ("WebP", exports.webp, "image/webp"),
+        ]
+        return all.compactMap { label, url, type in url.map { ["label": label, "url": prefix + $0, "type": type] } }
     }
 
     /// The `<iframe>` a user pastes into their page: sized to the frames' aspect ratio.

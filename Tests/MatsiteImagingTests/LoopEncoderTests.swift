@@ -1,0 +1,172 @@
+import Testing
+
+@testable import MatsiteImaging
+
+/// The exported loops' pieces: composition, labels, and the GIF and WebP encoders, whose
+/// files are read back block by block (Pillow and ffprobe read them in the browser tests).
+@Suite("LoopEncoders")
+struct LoopEncoderTests {
+    static let font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+    /// A canvas of one colour with a square of another at (x, y).
+    func canvas(_ width: Int, _ height: Int, _ base: RGB, square: (x: Int, y: Int, color: RGB)? = nil) -> LoopCanvas {
+        var canvas = LoopCanvas(width: width, height: height, color: base)
+        if let square { canvas.shade(x: square.x, y: square.y, width: 3, height: 3, color: square.color, alpha: 255) }
+        return canvas
+    }
+
+    @Test("a frame is blended over the background at its alpha times the opacity, rounded")
+    func blending() {
+        let frame = DecodedImage(width: 2, height: 1, palette: nil, pixels: [200, 100, 0, 255, 10, 20, 30, 128])
+        var canvas = LoopCanvas(width: 2, height: 1, color: RGB(0, 0, 100))
+        canvas.draw(frame, opacity: 0.5)
+        let a0 = (255 * 128 + 127) / 255
+        #expect(canvas.pixel(x: 0, y: 0) == RGB(UInt8((200 * a0 + 127) / 255), UInt8((100 * a0 + 127) / 255), UInt8((100 * (255 - a0) + 127) / 255)))
+        let a1 = (128 * 128 + 127) / 255
+        #expect(canvas.pixel(x: 1, y: 0).b == UInt8((30 * a1 + 100 * (255 - a1) + 127) / 255))
+    }
+
+    @Test("an odd edge is cut, not scaled; another size is scaled nearest-neighbour")
+    func sizes() {
+        #expect((0..<4).map { LoopCanvas.source($0, count: 4, sourceCount: 5) } == [0, 1, 2, 3])
+        #expect((0..<4).map { LoopCanvas.source($0, count: 4, sourceCount: 8) } == [1, 3, 5, 7])
+        var pixels: [UInt8] = []
+        for x in 0..<8 { pixels += [UInt8(x * 10), 0, 0, 255] }
+        var canvas = LoopCanvas(width: 4, height: 1, color: RGB(0, 0, 0))
+        canvas.draw(DecodedImage(width: 8, height: 1, palette: nil, pixels: pixels), opacity: 1)
+        #expect((0..<4).map { canvas.pixel(x: $0, y: 0).r } == [10, 30, 50, 70])
+    }
+
+    @Test("labels are drawn with FreeType inside the measured box, and nowhere else")
+    func label() throws {
+        let font = try LabelFont(path: Self.font)
+        let box = try font.measure("10:20 UTC", px: 16)
+        #expect(box.width > 40 && box.ascent > 8 && box.descent > 0)
+        var canvas = LoopCanvas(width: 120, height: 40, color: RGB(0, 0, 0))
+        try canvas.text("10:20 UTC", font: font, px: 16, x: 4, baseline: 24, color: RGB(255, 255, 255))
+        var inside = 0
+        for y in 0..<40 {
+            for x in 0..<120 where canvas.pixel(x: x, y: y) != RGB(0, 0, 0) {
+                #expect(x >= 4 && x < 4 + box.width + 2 && y >= 24 - box.ascent && y < 24 + box.descent)
+                inside += 1
+            }
+        }
+        #expect(inside > 50)
+        #expect(throws: ImageError.self) { try LabelFont(path: "/nonexistent/font.ttf") }
+    }
+
+    @Test("a GIF loops forever, has one image per frame with its delay, and writes only what changed")
+    func gif() throws {
+        let encoder = try GIFLoopEncoder(width: 20, height: 10)
+        let grey = RGB(200, 200, 200)
+        try encoder.add(canvas(20, 10, grey), durationMs: 100)
+        try encoder.add(canvas(20, 10, grey, square: (5, 4, RGB(255, 0, 0))), durationMs: 200)
+        try encoder.add(canvas(20, 10, grey, square: (5, 4, RGB(255, 0, 0))), durationMs: 1500)
+        let file = try GIFFile(try encoder.finish())
+        #expect(file.width == 20 && file.height == 10)
+        #expect(file.loops)
+        #expect(file.images.map(\.delay) == [10, 20, 150])
+        #expect(file.images.map(\.rect.w) == [20, 3, 1])
+        #expect(file.images[1].rect.x == 5 && file.images[1].rect.y == 4)
+        #expect(file.images[1].transparent != nil)
+        #expect(file.images[0].colors == 2)
+    }
+
+    @Test("a frame of more than 256 colours gets a 256-entry table (median cut)")
+    func gifQuantised() throws {
+        var canvas = LoopCanvas(width: 32, height: 32, color: RGB(0, 0, 0))
+        for y in 0..<32 {
+            for x in 0..<32 { canvas.shade(x: x, y: y, width: 1, height: 1, color: RGB(UInt8(x * 8), UInt8(y * 8), 77), alpha: 255) }
+        }
+        let encoder = try GIFLoopEncoder(width: 32, height: 32)
+        try encoder.add(canvas, durationMs: 500)
+        let file = try GIFFile(try encoder.finish())
+        #expect(file.images.count == 1 && file.images[0].colors == 256)
+    }
+
+    @Test("an animated WebP has one frame per canvas with its duration and loops forever")
+    func webp() throws {
+        for lossless in [true, false] {
+            let encoder = try WebPLoopEncoder(width: 20, height: 10, lossless: lossless, quality: 80, effort: 1)
+            try encoder.add(canvas(20, 10, RGB(200, 200, 200)), durationMs: 100)
+            try encoder.add(canvas(20, 10, RGB(200, 200, 200), square: (2, 2, RGB(0, 0, 255))), durationMs: 200)
+            try encoder.add(canvas(20, 10, RGB(200, 200, 200), square: (12, 5, RGB(0, 255, 0))), durationMs: 1500)
+            let bytes = try encoder.finish()
+            #expect(Array(bytes[0..<4]) == Array("RIFF".utf8) && Array(bytes[8..<12]) == Array("WEBP".utf8))
+            var chunks: [(String, ArraySlice<UInt8>)] = []
+            var at = 12
+            while at + 8 <= bytes.count {
+                let size = Int(bytes[at + 4]) | Int(bytes[at + 5]) << 8 | Int(bytes[at + 6]) << 16 | Int(bytes[at + 7]) << 24
+                chunks.append((String(decoding: bytes[at..<(at + 4)], as: UTF8.self), bytes[(at + 8)..<(at + 8 + size)]))
+                at += 8 + size + size % 2
+            }
+            let anim = try #require(chunks.first { $0.0 == "ANIM" }?.1)
+            #expect(anim[anim.startIndex + 4] == 0 && anim[anim.startIndex + 5] == 0) // loop count 0: forever
+            let frames = chunks.filter { $0.0 == "ANMF" }.map(\.1)
+            #expect(frames.count == 3)
+            let durations = frames.map { f in
+                let d = f.startIndex + 12
+                return Int(f[d]) | Int(f[d + 1]) << 8 | Int(f[d + 2]) << 16
+            }
+            #expect(durations == [100, 200, 1500])
+        }
+    }
+}
+
+/// A GIF read block by block: the logical screen, the loop extension and each image's
+/// rectangle, delay, transparency and colour count.
+struct GIFFile {
+    struct Image {
+        var rect: (x: Int, y: Int, w: Int, h: Int)
+        var delay: Int
+        var transparent: Int?
+        var colors: Int
+    }
+
+    var width = 0
+    var height = 0
+    var loops = false
+    var images: [Image] = []
+
+    struct Malformed: Error {}
+
+    init(_ b: [UInt8]) throws {
+        guard b.count > 13, Array(b[0..<6]) == Array("GIF89a".utf8) else { throw Malformed() }
+        func u16(_ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
+        width = u16(6)
+        height = u16(8)
+        var i = 13 + (b[10] & 0x80 != 0 ? 3 << (Int(b[10] & 7) + 1) : 0)
+        var delay = 0
+        var transparent: Int?
+        func skipSubBlocks() throws {
+            while i < b.count, b[i] != 0 { i += Int(b[i]) + 1 }
+            guard i < b.count else { throw Malformed() }
+            i += 1
+        }
+        while i < b.count {
+            switch b[i] {
+            case 0x21:
+                let label = b[i + 1]
+                if label == 0xF9 {
+                    delay = u16(i + 4)
+                    transparent = b[i + 3] & 1 != 0 ? Int(b[i + 6]) : nil
+                } else if label == 0xFF, Array(b[(i + 3)..<(i + 14)]) == Array("NETSCAPE2.0".utf8) {
+                    loops = u16(i + 16) == 0
+                }
+                i += 2
+                try skipSubBlocks()
+            case 0x2C:
+                let packed = b[i + 9]
+                let colors = packed & 0x80 != 0 ? 1 << (Int(packed & 7) + 1) : 0
+                images.append(Image(rect: (u16(i + 1), u16(i + 3), u16(i + 5), u16(i + 7)), delay: delay, transparent: transparent, colors: colors))
+                i += 10 + 3 * colors + 1
+                try skipSubBlocks()
+            case 0x3B:
+                return
+            default:
+                throw Malformed()
+            }
+        }
+        throw Malformed()
+    }
+}
