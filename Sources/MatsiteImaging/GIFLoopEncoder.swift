@@ -112,7 +112,7 @@ public final class GIFLoopEncoder {
     }
 }
 
-private extension GIFLoopEncoder {
+extension GIFLoopEncoder {
     /// The bounding box of the pixels that differ between two canvases; width 0 when none.
     func changedRect(_ a: [UInt8], _ b: [UInt8]) -> (Int, Int, Int, Int) {
         var x0 = width, y0 = height, x1 = -1, y1 = -1
@@ -167,12 +167,17 @@ private extension GIFLoopEncoder {
             }
             return best
         }
-        var boxes: [[Entry]] = [counts.map { ($0.key, $0.value) }]
+        // In key order, and split with the key breaking ties: a dictionary's order changes
+        // from process to process, and the same frames must give the same file.
+        var boxes: [[Entry]] = [counts.map { ($0.key, $0.value) }.sorted { $0.key < $1.key }]
         while boxes.count < limit {
             guard let (i, split) = boxes.indices.map({ ($0, widest(boxes[$0])) }).filter({ boxes[$0.0].count > 1 }).max(by: { $0.1.range < $1.1.range }),
                 split.range > 0
             else { break }
-            let sorted = boxes[i].sorted { channel($0.key, split.channel) < channel($1.key, split.channel) }
+            let sorted = boxes[i].sorted {
+                let (a, b) = (channel($0.key, split.channel), channel($1.key, split.channel))
+                return a != b ? a < b : $0.key < $1.key
+            }
             let total = sorted.reduce(0) { $0 + $1.count }
             var running = 0
             var cut = 1

@@ -84,6 +84,29 @@ struct LoopEncoderTests {
         #expect(file.images.count == 1 && file.images[0].colors == 256)
     }
 
+    @Test("median cut gives the same table whatever order the colour counts come in (the same frames, the same GIF)")
+    func medianCutIsDeterministic() {
+        // Antialiased label text over radar colours: many colours sharing channel values, so
+        // ties are everywhere. Dictionaries filled in different orders and with different
+        // capacities iterate differently.
+        var entries: [(UInt32, Int)] = []
+        for r in stride(from: 0, to: 256, by: 17) {
+            for g in stride(from: 0, to: 256, by: 51) {
+                for b in stride(from: 0, to: 256, by: 85) { entries.append((UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b), 1 + (r + g + b) % 7)) }
+            }
+        }
+        var results: Set<[UInt8]> = []
+        for round in 0..<8 {
+            var counts = [UInt32: Int](minimumCapacity: 64 << round)
+            // A different order each round: rotated, and reversed every other round.
+            let shift = round * 37 % entries.count
+            let rotated = Array(entries[shift...] + entries[..<shift])
+            for (key, count) in round % 2 == 0 ? rotated : rotated.reversed() { counts[key] = count }
+            results.insert(GIFLoopEncoder.medianCut(counts, to: 100).palette)
+        }
+        #expect(results.count == 1)
+    }
+
     @Test("an animated WebP has one frame per canvas with its duration and loops forever")
     func webp() throws {
         for lossless in [true, false] {

@@ -31,7 +31,7 @@ final class FFmpegLoopEncoder {
             "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
             "-f", "rawvideo", "-pix_fmt", "rgb24", "-video_size", "\(width)x\(height)", "-framerate", "1000/\(tickMs)",
             "-i", "pipe:0",
-            "-c:v", "libx264", "-preset", "medium", "-crf", "28", "-pix_fmt", "yuv420p",
+            "-c:v", "libx264", "-preset", "veryfast", "-crf", "28", "-pix_fmt", "yuv420p",
             "-movflags", "+faststart", "-threads", "2", "-f", "mp4", output.path,
         ]
         process.standardInput = pipe
