@@ -51,13 +51,13 @@ def site(tmp_path_factory):
     return build_site(tmp_path_factory.mktemp("export"), CONFIG)
 
 
-def composition(site: Path, frame: dict, width: int, height: int) -> np.ndarray:
+def composition(site: Path, frame: dict, width: int, height: int, background=BACKGROUND) -> np.ndarray:
     """The player's picture, computed here: the frame's pixels over the background at
     alpha x opacity, rounded as 8-bit blending rounds, cut to the export's even size."""
     rgba = np.asarray(Image.open(site / "radar" / frame["url"]).convert("RGBA"), dtype=np.int64)[:height, :width]
     o = int(OPACITY * 255 + 0.5)
     a = (rgba[..., 3:4] * o + 127) // 255
-    bg = np.array(BACKGROUND, dtype=np.int64)
+    bg = np.array(background, dtype=np.int64)
     return ((rgba[..., :3] * a + bg * (255 - a) + 127) // 255).astype(np.uint8)
 
 
@@ -214,3 +214,67 @@ def test_check_and_build_refuse_mp4_without_ffmpeg(tmp_path):
         assert "animations[0].export" in proc.stderr and "ffmpeg" in proc.stderr and "no-such-ffmpeg" in proc.stderr
         assert "matsite.yml:14" in proc.stderr, proc.stderr
     assert not (tmp_path / "site").exists()
+
+
+def test_a_tile_source_background_is_fetched_once_and_drawn_under_every_frame(tmp_path):
+    """export_background as an XYZ template: a tile server on 127.0.0.1 whose every tile is
+    one green; the GIF's pixels away from the labels are the frames over that green."""
+    import io
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    green = (0, 160, 0)
+    buf = io.BytesIO()
+    Image.new("RGB", (256, 256), green).save(buf, format="PNG")
+    tile = buf.getvalue()
+    asked: list[str] = []
+
+    class Tiles(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            asked.append(self.path)
+            ok = re.fullmatch(r"/5/[0-9]+/[0-9]+\.png", self.path) is not None
+            self.send_response(200 if ok else 404)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Cache-Control", "max-age=3600")
+            self.send_header("Content-Length", str(len(tile) if ok else 0))
+            self.end_headers()
+            if ok:
+                self.wfile.write(tile)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Tiles)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        template = f"http://127.0.0.1:{server.server_address[1]}/{{z}}/{{x}}/{{y}}.png"
+        config = CONFIG.replace("export: [mp4, gif, webp]", "export: [gif]").replace('"#336699"', f'"{template}"')
+        site = build_site(tmp_path, config)
+        m = read_manifest(str(site))
+        width, height = export_size(m)
+        assert asked and all(p.startswith("/5/") for p in asked), asked
+        gif = Image.open(site / "radar" / m["exports"]["gif"])
+        for i, frame in enumerate(m["frames"]):
+            gif.seek(i)
+            shown = np.asarray(gif.convert("RGB"))
+            expected = composition(site, frame, width, height, background=green)
+            assert np.array_equal(away_from_labels(shown), away_from_labels(expected)), f"frame {i}"
+        # Rebuilt: the tiles come from the cache, and the loop is kept.
+        before = len(asked)
+        proc = subprocess.run([binary(), "build", "--config", str(tmp_path / "matsite.yml"), "--output", str(site)],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        assert "radar: export gif kept (unchanged)" in proc.stderr, proc.stderr
+        assert len(asked) == before
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_openstreetmap_background_is_refused_at_check(tmp_path):
+    config = CONFIG.replace('"#336699"', '"https://tile.openstreetmap.org/{z}/{x}/{y}.png"')
+    (tmp_path / "matsite.yml").write_text(config)
+    proc = subprocess.run([binary(), "check", "--config", str(tmp_path / "matsite.yml")], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert "animations[0].export_background" in proc.stderr and "tile policy" in proc.stderr, proc.stderr

@@ -92,6 +92,14 @@ private extension Builder {
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
         var (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
         for i in plans.indices { plans[i].legendImage = legendImages[plans[i].config.id] }
+        // An export's background tiles, fetched before anything is staged (a failure leaves the site as it was).
+        for i in plans.indices {
+            guard let template = plans[i].config.export?.backgroundTiles, let fetcher else { continue }
+            let (layout, zoom) = (plans[i].layout, plans[i].config.zoom)
+            plans[i].exportBackground = try await step(.fetch) {
+                try await ExportBackgroundTiles.fetch(template, layout: layout, zoom: zoom, fetcher: fetcher)
+            }
+        }
         let previous = PreviousSite(output: output)
         let frameTimes = Dictionary(plans.map { ($0.config.id, $0.frames.map(\.time)) }, uniquingKeysWith: { a, _ in a })
         let points = try await step(.plan) {
@@ -281,9 +289,10 @@ private extension Builder {
         manifest.pyramid = pyramid
         // Exported loops (MP4, GIF, WebP), from the frames just staged.
         if let settings = animation.export {
-            let exporter = LoopExporter(
+            var exporter = LoopExporter(
                 animation: animation, settings: settings, layout: plan.layout, demoBaseMap: config.baseMap?.demo == true,
                 writer: writer, reporter: reporter)
+            exporter.backgroundTiles = plan.exportBackground
             let exported = try await step(.publish) { try exporter.export(frames) }
             for line in exported.lines { reporter.exported(animation: animation.id, summary: line) }
             manifest.exports = exported.exports
@@ -339,6 +348,7 @@ private extension Builder {
         config.animations.contains { animation in
             if case .index(let index) = animation.frames, case .url = index.location { return true }
             if animation.points.contains(where: { if case .url = $0.source { true } else { false } }) { return true }
+            if animation.export?.backgroundTiles != nil { return true }
             switch animation.source.kind {
             case .url, .wmts, .wms: return true
             case .perFrame:

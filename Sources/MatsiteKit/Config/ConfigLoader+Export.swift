@@ -28,13 +28,37 @@ extension ConfigLoader {
         if let n = f["export_width"] { export.width = try r.int(n, f.path("export_width"), in: 16...8192) }
         if let n = f["export_background"] {
             let text = try r.string(n, f.path("export_background"))
-            guard let color = RGB(hex: text) else {
-                throw r.error(n, f.path("export_background"), "\"\(text)\" is not a colour: use #rgb or #rrggbb")
+            if text.hasPrefix("http://") || text.hasPrefix("https://") {
+                if let problem = backgroundTemplateProblem(text) { throw r.error(n, f.path("export_background"), problem) }
+                export.backgroundTiles = text
+            } else {
+                guard let color = RGB(hex: text) else {
+                    throw r.error(
+                        n, f.path("export_background"), "\"\(text)\" is not a colour (#rgb or #rrggbb) or a tile URL (https://.../{z}/{x}/{y}.png)")
+                }
+                export.background = color
             }
-            export.background = color
         }
         if let n = f["export_quality"] { export.webpQuality = try r.int(n, f.path("export_quality"), in: 1...100) }
         animation.export = export
+    }
+
+    /// What is wrong with an `export_background` tile template, if anything. Exporting
+    /// fetches every tile under the box in bulk, which OpenStreetMap's tile policy forbids.
+    static func backgroundTemplateProblem(_ template: String) -> String? {
+        guard let url = URL(string: template.replacingOccurrences(of: "{", with: "%7B").replacingOccurrences(of: "}", with: "%7D")),
+            let host = url.host, !host.isEmpty
+        else { return "\"\(template)\" is not a URL" }
+        for needed in ["{z}", "{x}", "{y}"] where !template.contains(needed) {
+            return "the tile URL has no \(needed): give an XYZ template such as https://tiles.example.org/{z}/{x}/{y}.png"
+        }
+        let rest = template.replacingOccurrences(of: "{z}", with: "").replacingOccurrences(of: "{x}", with: "")
+            .replacingOccurrences(of: "{y}", with: "")
+        if rest.contains("{") { return "only {z}, {x} and {y} are filled in a background tile URL" }
+        if host == "openstreetmap.org" || host.hasSuffix(".openstreetmap.org") {
+            return "OpenStreetMap's tile policy forbids bulk downloads, which an export background is: use a provider that allows them, or tiles you host"
+        }
+        return nil
     }
 
     /// The tools the config's exports need are on this machine: `ffmpeg` with libx264 for
@@ -44,6 +68,13 @@ extension ConfigLoader {
         for animation in config.animations {
             guard let export = animation.export else { continue }
             let path = "\(animation.keyPath).export"
+            if let tiles = export.backgroundTiles, tiles == config.baseMap?.url {
+                throw ConfigError(
+                    file: config.file, line: export.line, keyPath: "\(animation.keyPath).export_background",
+                    message:
+                        "is base_map.url: the player fetches those tiles a viewer at a time, an export fetches them in bulk, which most providers forbid; name tiles whose provider allows bulk use (or that you host)"
+                )
+            }
             if let problem = LoopExportTools.fontProblem(environment) {
                 throw ConfigError(file: config.file, line: export.line, keyPath: path, message: problem)
             }

@@ -24,6 +24,9 @@ public struct ExportConfig: Sendable, Equatable {
     /// `export_background`: the colour under the frames; nil: the demo base map when the
     /// site's `base_map` is the demo, else `defaultBackground`.
     public var background: RGB?
+    /// `export_background` given as an XYZ tile URL template (`{z}`, `{x}`, `{y}`): the
+    /// frames' tiles at their zoom, fetched and cached like frame tiles, drawn under them.
+    public var backgroundTiles: String?
     /// `export_quality`: 100 (the default) writes lossless WebP; less, lossy WebP at that quality.
     public var webpQuality = 100
     /// Line of `export:` in the config, for messages.

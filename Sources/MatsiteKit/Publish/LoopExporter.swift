@@ -15,6 +15,8 @@ struct LoopExporter {
     let layout: FrameLayout
     /// True when the site's base map is the demo: it is drawn under the frames.
     let demoBaseMap: Bool
+    /// The `export_background` tile source's tiles, fetched before the build publishes.
+    var backgroundTiles: ExportBackgroundTiles? = nil
     let writer: SiteWriter
     let reporter: any BuildReporter
 
@@ -100,16 +102,19 @@ private extension LoopExporter {
     enum Background: CustomStringConvertible {
         case color(RGB)
         case demo
+        case tiles(ExportBackgroundTiles)
 
         var description: String {
             switch self {
             case .color(let c): "colour \(c.hex)"
             case .demo: "demo \(DemoBaseMap.version)"
+            case .tiles(let t): "tiles \(t.digest)"
             }
         }
     }
 
     var background: Background {
+        if let backgroundTiles { return .tiles(backgroundTiles) }
         if let color = settings.background { return .color(color) }
         return demoBaseMap ? .demo : .color(ExportConfig.defaultBackground)
     }
@@ -273,19 +278,30 @@ private extension LoopExporter {
             return LoopCanvas(width: size.width, height: size.height, color: color).rgb
         case .demo:
             return try demoMap(size)
+        case .tiles(let background):
+            return try tileMap(size, zoom: background.zoom) { _, x, y in background.tiles[y * (1 << background.zoom) + x] }
         }
     }
 
     /// The demo base map under the frame, as the player shows it: its tiles at the frame's
     /// zoom (drawn up to the map's deepest zoom, scaled up beyond), nearest neighbour.
     func demoMap(_ size: (width: Int, height: Int)) throws -> [UInt8] {
-        let z = min(animation.zoom, DemoBaseMap.maxZoom)
+        let decoder = PNGDecoder(maxWidth: 256, maxHeight: 256)
+        return try tileMap(size, zoom: min(animation.zoom, DemoBaseMap.maxZoom)) { z, x, y in
+            try decoder.decode(DemoBaseMap.tile(z: z, x: x, y: y), keepIndices: false)
+        }
+    }
+
+    /// 256-px tiles of `zoom` under the frame, nearest neighbour, scaled up when the frames
+    /// are deeper; where `tile` has none, the default background colour.
+    func tileMap(
+        _ size: (width: Int, height: Int), zoom z: Int, tile: (_ z: Int, _ x: Int, _ y: Int) throws -> DecodedImage?
+    ) throws -> [UInt8] {
         let shift = animation.zoom - z
         let tileSize = 256
         let world = tileSize << z
-        let decoder = PNGDecoder(maxWidth: tileSize, maxHeight: tileSize)
-        var tiles: [Int: DecodedImage] = [:]
-        var out = [UInt8](repeating: 0, count: size.width * size.height * 3)
+        var tiles: [Int: DecodedImage?] = [:]
+        var out = LoopCanvas(width: size.width, height: size.height, color: ExportConfig.defaultBackground).rgb
         let columns = (0..<size.width).map { LoopCanvas.source($0, count: size.width, sourceCount: layout.width) }
         for y in 0..<size.height {
             let gy = min(world - 1, max(0, (layout.originY + LoopCanvas.source(y, count: size.height, sourceCount: layout.height)) >> shift))
@@ -293,13 +309,13 @@ private extension LoopExporter {
                 let gx = (((layout.originX + columns[x]) >> shift) % world + world) % world
                 let (tx, ty) = (gx / tileSize, gy / tileSize)
                 let id = ty * (1 << z) + tx
-                if tiles[id] == nil { tiles[id] = try decoder.decode(DemoBaseMap.tile(z: z, x: tx, y: ty), keepIndices: false) }
-                let tile = tiles[id]!
+                if tiles[id] == nil { tiles[id] = .some(try tile(z, tx, ty)) }
+                guard let found = tiles[id], let image = found, image.width == tileSize, image.height == tileSize else { continue }
                 let s = ((gy % tileSize) * tileSize + gx % tileSize) * 4
                 let p = (y * size.width + x) * 3
-                out[p] = tile.pixels[s]
-                out[p + 1] = tile.pixels[s + 1]
-                out[p + 2] = tile.pixels[s + 2]
+                // A tile's transparent pixels show the default colour under them.
+                let a = Int(image.pixels[s + 3])
+                for c in 0..<3 { out[p + c] = UInt8((Int(image.pixels[s + c]) * a + Int(out[p + c]) * (255 - a) + 127) / 255) }
             }
         }
         return out

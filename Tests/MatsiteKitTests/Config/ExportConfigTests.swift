@@ -34,6 +34,8 @@ struct ExportConfigTests {
         #expect(export.background == RGB(0x10, 0x20, 0x30))
         #expect(export.webpQuality == 80)
         #expect(export.line == 10)
+        let tiles = try #require(try parse(["    export: [gif]", "    export_background: https://t.example.org/{z}/{x}/{y}.png"]).export)
+        #expect(tiles.backgroundTiles == "https://t.example.org/{z}/{x}/{y}.png" && tiles.background == nil)
         let plain = try #require(try parse(["    export: [gif]"]).export)
         #expect(plain.width == nil && plain.background == nil && plain.webpQuality == 100)
     }
@@ -48,6 +50,12 @@ struct ExportConfigTests {
             (["    export: [gif]", "    export_width: 8"], "animations[0].export_width", 11, "16"),
             (["    export: [gif]", "    export_background: blue"], "animations[0].export_background", 11, "#rrggbb"),
             (["    export: [gif]", "    export_quality: 0"], "animations[0].export_quality", 11, "1"),
+            (["    export: [gif]", "    export_background: https://t.example.org/{z}/{x}.png"], "animations[0].export_background", 11, "{y}"),
+            (
+                ["    export: [gif]", "    export_background: https://a.tile.openstreetmap.org/{z}/{x}/{y}.png"],
+                "animations[0].export_background", 11, "tile policy"
+            ),
+            (["    export: [gif]", "    export_background: https://t.example.org/{s}/{z}/{x}/{y}.png"], "animations[0].export_background", 11, "only"),
             (["    export_width: 640"], "animations[0].export_width", 10, "without export"),
             (["    exports: [gif]"], "animations[0].exports", 10, "did you mean \"export\""),
         ])
@@ -71,6 +79,17 @@ struct ExportConfigTests {
         #expect(none.message.contains("no ffmpeg") || none.message.contains("none on PATH"), "\(none.message)")
         let gif = try ConfigLoader.parse(Data(ConfigLoaderTests.yaml(appending: ["    export: [gif]"]).utf8), file: "site.yml")
         try ConfigLoader.checkExportTools(gif, environment: ["PATH": "/nonexistent"])
+    }
+
+    @Test("an export background that is base_map.url is refused at load: bulk downloads of the player's tiles")
+    func backgroundIsNotTheBaseMap() throws {
+        let url = "https://tiles.example.org/{z}/{x}/{y}.png"
+        var config = try ConfigLoader.parse(
+            Data(ConfigLoaderTests.yaml(appending: ["    export: [gif]", "    export_background: \(url)"]).utf8), file: "site.yml")
+        try ConfigLoader.checkExportTools(config)
+        config.baseMap = BaseMapConfig(url: url)
+        let error = try #require(#expect(throws: ConfigError.self) { try ConfigLoader.checkExportTools(config) })
+        #expect(error.keyPath == "animations[0].export_background" && error.message.contains("base_map.url"), "\(error)")
     }
 
     @Test("a missing label font is a config error naming the font")
