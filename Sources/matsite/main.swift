@@ -12,8 +12,9 @@ struct Matsite: AsyncParsableCommand {
         discussion: """
             matsite reads matsite.yml, fetches the map tiles that cover each animation's box \
             (XYZ/TMS templates, WMTS, WMS, local folders, MBTiles), stitches every frame into one \
-            PNG, and writes a static site with players that preload every frame and crossfade \
-            without flicker.
+            image (PNG, JPEG or WebP), and writes a static site with players that preload every \
+            frame and crossfade without flicker, point layers clustered at build time, and the \
+            loop exported as MP4, GIF and WebP on request. `matsite deploy` publishes it.
 
             Exit codes: 0 success; 1 the build failed (fetch, decode, write); 2 bad config or usage.
 
