@@ -225,12 +225,12 @@ def test_a_zoom_in_sampled_mid_transition_shows_members_between_cluster_and_own_
     page = tab.page
     open_player(page, srv, slow=True)
     assert page.evaluate("() => Matsite.PointLayer.prototype.options.duration") == 30000
-    set_view(page, 46.0, 0.0, 5)
-    wait_level(page, 5)
-    set_view(page, 46.0, 0.0, 6)
-    wait_level(page, 6)
+    set_view(page, 46.0, 0.0, 7)
+    wait_level(page, 7)
+    set_view(page, 46.0, 0.0, 8)
+    wait_level(page, 8)
     page.wait_for_timeout(1500)
-    upper, lower = level(site, entry, 5), level(site, entry, 6)
+    upper, lower = level(site, entry, 7), level(site, entry, 8)
     els = [e for e in drawn(page) if not e["leaving"]]
     own = project(page, [[lower["lat"][e["index"]], lower["lon"][e["index"]]] for e in els])
     anc = project(page, [[upper["lat"][lower["parent"][e["index"]]], upper["lon"][lower["parent"][e["index"]]]] for e in els])
@@ -258,15 +258,15 @@ def test_a_zoom_out_merges_members_into_their_parent(tab, points):
     entry = layer_entry(site)
     page = tab.page
     open_player(page, srv, slow=True)
-    set_view(page, 46.0, 0.0, 6)
-    wait_level(page, 6)
+    set_view(page, 46.0, 0.0, 8)
+    wait_level(page, 8)
     page.wait_for_timeout(300)
-    set_view(page, 46.0, 0.0, 5)
+    set_view(page, 46.0, 0.0, 7)
     page.wait_for_function("() => document.querySelectorAll('.matsite-point-leaving').length > 0")
     page.wait_for_timeout(1500)
-    upper, lower = level(site, entry, 5), level(site, entry, 6)
+    upper, lower = level(site, entry, 7), level(site, entry, 8)
     leaving = [e for e in drawn(page) if e["leaving"]]
-    assert all(e["zoom"] == 6 for e in leaving)
+    assert all(e["zoom"] == 8 for e in leaving)
     own = project(page, [[lower["lat"][e["index"]], lower["lon"][e["index"]]] for e in leaving])
     parent = project(page, [[upper["lat"][lower["parent"][e["index"]]], upper["lon"][lower["parent"][e["index"]]]] for e in leaving])
     moved = 0

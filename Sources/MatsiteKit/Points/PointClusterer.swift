@@ -192,11 +192,90 @@ private extension PointClusterer {
             childCount.append(Int32(members.count))
             firstChild.append(Int32(members[0]))
         }
+        consolidate(&upper, lower: &lower, childCount: &childCount, firstChild: &firstChild, radius: 2 * h)
         // A cluster splits where its only child splits, or right below when it has several.
         upper.split = (0..<upper.x.count).map { c in
             childCount[c] > 1 ? Int16(zoom + 1) : lower.split[Int(firstChild[c])]
         }
         return upper
+    }
+
+    /// Merges neighbouring clusters of one zoom while every point of the merged cluster
+    /// stays within `radius` of its new centre (checked exactly, through each cluster's
+    /// reach). The seeds above merge at half the radius, which keeps the guarantee but lets
+    /// cluster centres sit half a radius apart: drawn, their markers overlap, and a view
+    /// holds four times as many elements as it needs.
+    func consolidate(
+        _ upper: inout ClusterLevel, lower: inout ClusterLevel, childCount: inout [Int32], firstChild: inout [Int32], radius r: Double
+    ) {
+        let n = upper.itemCount
+        guard n > 1 else { return }
+        let cells = UInt64(ceil(1 / r)) + 3
+        var keys = [UInt64](repeating: 0, count: n)
+        for c in 0..<n {
+            keys[c] = (UInt64(max(0, upper.x[c] / r)) + 1) &* cells &+ (UInt64(max(0, upper.y[c] / r)) + 1)
+        }
+        let order = Self.radixOrder(keys)
+        let sorted = order.map { keys[Int($0)] }
+        var into = [Int32](repeating: -1, count: n) // the survivor a cluster merged into
+        var done = [Bool](repeating: false, count: n)
+        var cursors = [0, 0, 0]
+        for p in 0..<n {
+            let c = Int(order[p])
+            for d in 0..<3 {
+                let target = sorted[p] &+ UInt64(d) &* cells &- cells &- 1
+                while cursors[d] < n, sorted[cursors[d]] < target { cursors[d] += 1 }
+            }
+            done[c] = true
+            guard into[c] < 0 else { continue }
+            for d in 0..<3 {
+                let last = sorted[p] &+ UInt64(d) &* cells &- cells &+ 1
+                var q = cursors[d]
+                while q < n, sorted[q] <= last {
+                    let j = Int(order[q])
+                    q += 1
+                    // Only clusters not yet visited: they have absorbed nothing themselves.
+                    guard !done[j], into[j] < 0 else { continue }
+                    let (wc, wj) = (Double(upper.count[c]), Double(upper.count[j]))
+                    let mx = (upper.x[c] * wc + upper.x[j] * wj) / (wc + wj)
+                    let my = (upper.y[c] * wc + upper.y[j] * wj) / (wc + wj)
+                    let reachC = ((upper.x[c] - mx) * (upper.x[c] - mx) + (upper.y[c] - my) * (upper.y[c] - my)).squareRoot() + upper.radius[c]
+                    let reachJ = ((upper.x[j] - mx) * (upper.x[j] - mx) + (upper.y[j] - my) * (upper.y[j] - my)).squareRoot() + upper.radius[j]
+                    let reach = max(reachC, reachJ)
+                    guard reach <= r else { continue }
+                    upper.x[c] = mx
+                    upper.y[c] = my
+                    upper.count[c] += upper.count[j]
+                    upper.radius[c] = reach
+                    childCount[c] += childCount[j]
+                    into[j] = Int32(c)
+                }
+            }
+        }
+        // Survivors keep their order; the merged-away are dropped and their children move.
+        var index = [Int32](repeating: -1, count: n)
+        var kept = 0
+        for c in 0..<n where into[c] < 0 {
+            index[c] = Int32(kept)
+            kept += 1
+        }
+        guard kept < n else { return }
+        for c in 0..<n where into[c] >= 0 { index[c] = index[Int(into[c])] }
+        for i in lower.parent.indices { lower.parent[i] = index[Int(lower.parent[i])] }
+        var merged = ClusterLevel(zoom: upper.zoom)
+        var counts: [Int32] = []
+        var firsts: [Int32] = []
+        for c in 0..<n where into[c] < 0 {
+            merged.x.append(upper.x[c])
+            merged.y.append(upper.y[c])
+            merged.count.append(upper.count[c])
+            merged.radius.append(upper.radius[c])
+            counts.append(childCount[c])
+            firsts.append(firstChild[c])
+        }
+        upper = merged
+        childCount = counts
+        firstChild = firsts
     }
 
     /// Indices of `keys` in ascending key order (stable), by an LSD radix sort over the
