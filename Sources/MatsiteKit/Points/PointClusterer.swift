@@ -35,6 +35,10 @@ struct ClusterLevel: Sendable {
 /// the centre. Neighbours are found in a grid of h-sized cells (an item only looks at the
 /// 3x3 cells around it), sorted by cell with a radix sort: linear work per zoom.
 struct PointClusterer: Sendable {
+    /// The clustering and its files' format, in the layer's `inputs` hash: a matsite that
+    /// clusters differently must not link a layer an older one made. Change it with either.
+    static let version = "matsite points 3 (merge pass)"
+
     /// Cluster radius in screen pixels.
     let radiusPx: Int
     /// Shallowest zoom with clusters.

@@ -43,7 +43,7 @@ struct PointLoader {
     static func inputs(_ document: [UInt8], layer: PointLayerConfig, frameTimes: [Date?]) -> String {
         var hash = SHA256()
         let times = frameTimes.map { $0.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? "-" }
-        hash.update(Array("matsite points 2\n\(layer)\n\(times.joined(separator: ","))\n".utf8))
+        hash.update(Array("\(PointClusterer.version)\n\(layer)\n\(times.joined(separator: ","))\n".utf8))
         hash.update(document)
         return hash.hexDigest()
     }
