@@ -63,6 +63,23 @@
 			return c;
 		},
 
+		// The container follows Leaflet's zoom animation, and is placed over the frames' box.
+		_animateZoom: function (e) {
+			var scale = this._map.getZoomScale(e.zoom);
+			var offset = this._map._latLngBoundsToNewLayerBounds(this._bounds, e.zoom, e.center).min;
+			L.DomUtil.setTransform(this._container, offset, scale);
+		},
+
+		_reset: function () {
+			var map = this._map;
+			var box = L.bounds(map.latLngToLayerPoint(this._bounds.getNorthWest()),
+				map.latLngToLayerPoint(this._bounds.getSouthEast()));
+			var size = box.getSize();
+			L.DomUtil.setPosition(this._container, box.min);
+			this._container.style.width = size.x + 'px';
+			this._container.style.height = size.y + 'px';
+		},
+
 		_elementOf: function (layer) { return layer; },
 
 		_rolesSwapped: function () {},
@@ -264,22 +281,6 @@
 				box.style.width = ((right - left) * 100) + '%';
 				box.style.height = ((bottom - top) * 100) + '%';
 			});
-		},
-
-		_animateZoom: function (e) {
-			var scale = this._map.getZoomScale(e.zoom);
-			var offset = this._map._latLngBoundsToNewLayerBounds(this._bounds, e.zoom, e.center).min;
-			L.DomUtil.setTransform(this._container, offset, scale);
-		},
-
-		_reset: function () {
-			var map = this._map;
-			var box = L.bounds(map.latLngToLayerPoint(this._bounds.getNorthWest()),
-				map.latLngToLayerPoint(this._bounds.getSouthEast()));
-			var size = box.getSize();
-			L.DomUtil.setPosition(this._container, box.min);
-			this._container.style.width = size.x + 'px';
-			this._container.style.height = size.y + 'px';
 		}
 	});
 }(window.L, window.Matsite = window.Matsite || {}));

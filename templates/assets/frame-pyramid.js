@@ -276,22 +276,6 @@
 			M.FrameOverlay.prototype._markMissing.call({_missing: this._missingLayer, _frames: this._frames, _box: this._box}, index);
 		},
 
-		_animateZoom: function (e) {
-			var scale = this._map.getZoomScale(e.zoom);
-			var offset = this._map._latLngBoundsToNewLayerBounds(this._bounds, e.zoom, e.center).min;
-			L.DomUtil.setTransform(this._container, offset, scale);
-		},
-
-		_reset: function () {
-			var map = this._map;
-			var box = L.bounds(map.latLngToLayerPoint(this._bounds.getNorthWest()),
-				map.latLngToLayerPoint(this._bounds.getSouthEast()));
-			var size = box.getSize();
-			L.DomUtil.setPosition(this._container, box.min);
-			this._container.style.width = size.x + 'px';
-			this._container.style.height = size.y + 'px';
-		},
-
 		_onReset: function () {
 			this._reset();
 			this._onView();
