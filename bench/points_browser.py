@@ -6,10 +6,12 @@ groups, seeded), serves it from 127.0.0.1 and, in headless Debian chromium:
   - time from navigation start to the first cluster drawn in the marker pane,
   - a zoom-in by one level (Leaflet's zoom animation, then the split): frame gaps over
     50 ms and long tasks while it runs, at three places,
+  - a zoom-out by one level (the merge) at the same places,
   - the same zoom-ins with the layer toggled off, as a baseline (the map's own zoom),
   - bytes published for the points.
+--cpu-throttle 4 runs it all with Chromium's CPU throttling, as a stand-in for a phone.
 
-    python3 bench/points_browser.py [--points 100000] [--runs 5]
+    python3 bench/points_browser.py [--points 100000] [--runs 5] [--cpu-throttle 4]
 """
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ try {
 } catch (e) { /* longtask timing unsupported */ }
 """
 
-ZOOM_IN = """async ([lat, lon, z, points]) => {
+ZOOM = """async ([lat, lon, z, points, step]) => {
     const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
     // Without points: the same zoom-in with the layer toggled off, for a baseline.
     document.querySelectorAll('.matsite-point-toggle input').forEach((box) => {
@@ -70,8 +72,8 @@ ZOOM_IN = """async ([lat, lon, z, points]) => {
     let done = false;
     const tick = (ts) => { if (last !== null) deltas.push(ts - last); last = ts; if (!done) requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
-    map.zoomIn(1);
-    // Leaflet's zoom animation (250 ms), then the split (350 ms), and some slack.
+    map.setZoom(z + step);
+    // Leaflet's zoom animation (250 ms), then the split or merge (350 ms), and some slack.
     await new Promise((r) => setTimeout(r, 1200));
     done = true;
     const t1 = performance.now();
@@ -99,6 +101,7 @@ def main() -> int:
     ap.add_argument("--points", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--tile-above", type=int, default=1 << 20, help="cluster.tile_above_bytes (default 1 MiB)")
+    ap.add_argument("--cpu-throttle", type=float, default=1.0, help="Chromium CPU throttling rate (4: about a phone)")
     ap.add_argument("--chromium", default=os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium"))
     args = ap.parse_args()
 
@@ -111,26 +114,33 @@ def main() -> int:
     server = SiteServer(str(site))
     first, gaps, worst, longtasks, shown = [], [], [], [], []
     base_gaps, base_worst = [], []
+    out_gaps, out_worst = [], []
     places = [(46.0, 0.0, 6), (44.5, -4.0, 8), (49.0, 5.0, 10)]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=args.chromium)
         for _ in range(args.runs):
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             page = context.new_page()
+            if args.cpu_throttle > 1:
+                context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": args.cpu_throttle})
             page.add_init_script(PROBE)
             page.goto(server.url("radar/index.html?autoplay=0"))
             page.wait_for_function("() => window.__bench.first !== null", timeout=60000)
             first.append(page.evaluate("window.__bench.first"))
             for lat, lon, z in places:
-                r = page.evaluate(ZOOM_IN, [lat, lon, z, False])
+                r = page.evaluate(ZOOM, [lat, lon, z, False, 1])
                 base_gaps.append(sum(1 for d in r["deltas"] if d > 50))
                 base_worst.append(max(r["deltas"]) if r["deltas"] else 0)
             for lat, lon, z in places:
-                r = page.evaluate(ZOOM_IN, [lat, lon, z, True])
+                r = page.evaluate(ZOOM, [lat, lon, z, True, 1])
                 gaps.append(sum(1 for d in r["deltas"] if d > 50))
                 worst.append(max(r["deltas"]) if r["deltas"] else 0)
                 longtasks.append(r["longtasks"])
                 shown.append(r["shown"])
+            for lat, lon, z in places:
+                r = page.evaluate(ZOOM, [lat, lon, z + 1, True, -1])
+                out_gaps.append(sum(1 for d in r["deltas"] if d > 50))
+                out_worst.append(max(r["deltas"]) if r["deltas"] else 0)
             context.close()
         browser.close()
     server.stop()
@@ -141,12 +151,14 @@ def main() -> int:
 
     print(f"points: {layer['count']}, levels {layer['levels'][0]['zoom']}-{layer['levels'][-1]['zoom']}, "
           f"{sum(l['bytes'] for l in layer['levels'])} bytes published")
-    print(f"runs: {args.runs}, zoom-ins per run: {len(places)} (to zooms {', '.join(str(z + 1) for _, _, z in places)})")
+    print(f"runs: {args.runs}, zoom-ins per run: {len(places)} (to zooms {', '.join(str(z + 1) for _, _, z in places)})"
+          + (f", CPU throttled {args.cpu_throttle:g}x" if args.cpu_throttle > 1 else ""))
     print(f"time to first clusters: {fig(first, ' ms')}")
     print(f"frame gaps over 50 ms per zoom-in: {fig(gaps)}")
     print(f"longest frame gap during a zoom-in: {fig(worst, ' ms')}")
     print(f"long tasks (> 50 ms) per zoom-in: {fig(longtasks)}")
     print(f"elements drawn after a zoom-in: {fig(shown)}")
+    print(f"zoom-outs (back from those zooms): gaps over 50 ms {fig(out_gaps)}; longest {fig(out_worst, ' ms')}")
     print(f"baseline, the same zoom-ins with the layer off: gaps over 50 ms {fig(base_gaps)}; longest {fig(base_worst, ' ms')}")
     return 0
 

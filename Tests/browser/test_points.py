@@ -168,6 +168,13 @@ def view(page):
             return {south: b.getSouth(), north: b.getNorth(), west: b.getWest(), east: b.getEast(), w: s.x, h: s.y}; }""")
 
 
+def assert_at_own_places(page, data, els):
+    """Every drawn element stands on its item's published position in `data`."""
+    own = project(page, [[data["lat"][e["index"]], data["lon"][e["index"]]] for e in els])
+    for e, (ox, oy) in zip(els, own):
+        assert abs(e["x"] - ox) < 1.5 and abs(e["y"] - oy) < 1.5, (e, ox, oy)
+
+
 def test_clusters_and_counts_match_the_published_data_at_three_zooms(tab, points):
     srv, site = points
     entry = layer_entry(site)
@@ -248,9 +255,7 @@ def test_a_zoom_in_sampled_mid_transition_shows_members_between_cluster_and_own_
     # Finished, every member stands on its own place.
     page.evaluate("() => document.getAnimations().forEach((a) => a.finish())")
     els = [e for e in drawn(page) if not e["leaving"]]
-    own = project(page, [[lower["lat"][e["index"]], lower["lon"][e["index"]]] for e in els])
-    for e, (ox, oy) in zip(els, own):
-        assert abs(e["x"] - ox) < 1.5 and abs(e["y"] - oy) < 1.5
+    assert_at_own_places(page, lower, els)
 
 
 def test_a_zoom_out_merges_members_into_their_parent(tab, points):
@@ -277,6 +282,93 @@ def test_a_zoom_out_merges_members_into_their_parent(tab, points):
         assert abs(math.hypot(e["x"] - ox, e["y"] - oy) + math.hypot(e["x"] - px, e["y"] - py) - span) < 1.5
         moved += 1
     assert moved > 0
+
+
+def tune(page, **options):
+    """Sets PointLayer options before the player makes its layers."""
+    sets = " ".join(f"Matsite.PointLayer.prototype.options.{k} = {json.dumps(v)};" for k, v in options.items())
+    page.add_init_script("window.addEventListener('DOMContentLoaded', () => {"
+                         f" if (window.Matsite && Matsite.PointLayer) {{ {sets} }} }});")
+
+
+def test_a_new_level_is_made_a_few_elements_a_frame_and_moves_at_most_the_cap(tab, points):
+    srv, site = points
+    entry = layer_entry(site)
+    page = tab.page
+    tune(page, perFrame=3, moves=4, duration=30000)
+    open_player(page, srv)
+    set_view(page, 46.0, 0.0, 7)
+    wait_level(page, 7)
+    page.wait_for_timeout(300)
+    # Every batch of elements added to the page, with the frame it came in.
+    page.evaluate("""() => {
+        window.__adds = [];
+        let frame = 0;
+        const tick = () => { frame++; requestAnimationFrame(tick); };
+        requestAnimationFrame(tick);
+        new MutationObserver((records) => {
+            for (const r of records) {
+                const n = [...r.addedNodes].filter((e) => e.matches && e.matches('[data-count]')).length;
+                if (n) window.__adds.push([frame, n]);
+            }
+        }).observe(document.querySelector('.leaflet-marker-pane'), {childList: true, subtree: true});
+    }""")
+    set_view(page, 46.0, 0.0, 8)
+    wait_level(page, 8)
+    page.wait_for_timeout(500)
+    adds = page.evaluate("window.__adds")
+    made = sum(n for _, n in adds)
+    assert made > 6, f"too few elements at zoom 8 to show slicing: {made}"
+    per_frame = {}
+    for frame, n in adds:
+        per_frame[frame] = per_frame.get(frame, 0) + n
+    assert max(per_frame.values()) <= 3, per_frame
+    assert len(per_frame) >= math.ceil(made / 3), per_frame
+    # At most four split moves run (nearest the centre); everything else stands on its own place.
+    moving = page.evaluate("() => document.getAnimations().filter((a) => a.effect && a.effect.target"
+                           " && a.effect.target.matches('[data-count]')).length")
+    assert 0 < moving <= 4
+    page.evaluate("() => document.getAnimations().forEach((a) => a.finish())")
+    lower = level(site, entry, 8)
+    els = [e for e in drawn(page) if not e["leaving"]]
+    assert len(els) == made
+    assert_at_own_places(page, lower, els)
+
+
+def test_a_zoom_while_a_level_is_being_made_leaves_one_whole_level(tab, points):
+    srv, site = points
+    entry = layer_entry(site)
+    page = tab.page
+    tune(page, perFrame=1)
+    open_player(page, srv)
+    set_view(page, 46.0, 0.0, 6)
+    wait_level(page, 6)
+    page.wait_for_timeout(300)
+    # Zoom 7 starts being made (one element a frame), and zoom 8 comes three frames later.
+    page.evaluate("""async () => {
+        const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+        map.setView([46, 0], 7, {animate: false});
+        for (let i = 0; i < 3; i++) await new Promise((r) => requestAnimationFrame(r));
+        map.setView([46, 0], 8, {animate: false});
+    }""")
+    wait_level(page, 8)
+    page.wait_for_function("() => !document.querySelector('.matsite-point-leaving')", timeout=20000)
+    page.wait_for_timeout(500)
+    page.evaluate("() => document.getAnimations().forEach((a) => a.finish())")
+    frame = int(page.evaluate("() => document.querySelector('[data-matsite-player]').dataset.frame"))
+    data = level(site, entry, 8)
+    v = view(page)
+    expected = {i for i, (lat, lon) in enumerate(zip(data["lat"], data["lon"]))
+                if count_at(data, i, frame) > 0 and v["south"] < lat < v["north"] and v["west"] < lon < v["east"]}
+    els = drawn(page)
+    assert all(e["zoom"] == 8 for e in els), [e for e in els if e["zoom"] != 8]
+    assert expected <= {e["index"] for e in els}
+    assert len(els) == len({e["index"] for e in els}), "an item is drawn twice"
+    assert_at_own_places(page, data, els)
+    # Nothing left half-made: no transparent element, one box of elements.
+    assert page.evaluate("() => [...document.querySelectorAll('.leaflet-marker-pane [data-count]')]"
+                         ".filter((e) => getComputedStyle(e).opacity !== '1').length") == 0
+    assert page.evaluate("() => document.querySelectorAll('.matsite-point-box > .matsite-point-box').length") == 1
 
 
 def test_frame_changes_change_counts_as_published(tab, points):
@@ -349,12 +441,34 @@ def test_reduced_motion_moves_nothing(tabs, points):
     wait_level(page, 5)
     set_view(page, 46.0, 0.0, 6)
     wait_level(page, 6)
-    assert page.evaluate("() => document.querySelectorAll('.matsite-point-moving, .matsite-point-enter, .matsite-point-leaving').length") == 0
+    assert page.evaluate("() => document.querySelectorAll('.matsite-point-enter, .matsite-point-leaving').length") == 0
+    # No split moves either: no animation runs on any point element.
+    assert page.evaluate("() => document.getAnimations().filter((a) => a.effect && a.effect.target"
+                         " && a.effect.target.closest && a.effect.target.closest('.matsite-point-item')).length") == 0
     lower = level(site, layer_entry(site), 6)
     els = drawn(page)
-    own = project(page, [[lower["lat"][e["index"]], lower["lon"][e["index"]]] for e in els])
-    for e, (ox, oy) in zip(els, own):
-        assert abs(e["x"] - ox) < 1.5 and abs(e["y"] - oy) < 1.5
+    assert_at_own_places(page, lower, els)
+
+
+@pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)])
+def test_the_zoom_notice_leaves_the_map_controls_clear(tabs, points, width, height):
+    """Zoomed in past the frames' detail, the status says so: on a phone as on a desktop
+    it must not cover the zoom buttons or the point layers' toggle."""
+    srv, _ = points
+    page = tabs.open(viewport={"width": width, "height": height}).page
+    open_player(page, srv)
+    set_view(page, 46.0, 0.0, 8)
+    page.wait_for_function("() => { const s = document.querySelector('.matsite-status.matsite-status-on');"
+                           " return s && s.textContent.includes('Zoom'); }")
+    boxes = page.evaluate("""() => ['.matsite-status', '.leaflet-control-zoom', '.matsite-point-layers'].map((s) => {
+        const r = document.querySelector(s).getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom];
+    })""")
+    status, zoom, toggle = boxes
+    assert status[2] > status[0] and status[3] > status[1], "the status is not shown"
+    for other in (zoom, toggle):
+        apart = status[2] <= other[0] or other[2] <= status[0] or status[3] <= other[1] or other[3] <= status[1]
+        assert apart, (status, other)
 
 
 def test_points_are_csp_clean_and_axe_clean(tabs, points_site):

@@ -40,7 +40,21 @@
 			reducedMotion: false,
 			// @option duration: Number = 350
 			// Milliseconds a split or merge takes.
-			duration: 350
+			duration: 350,
+			// @option perFrame: Number = 80
+			// The most elements made, or moves started, in one frame. Styling,
+			// laying out and painting them costs the browser several times the script,
+			// in the same frame; on a device whose frames come late, fewer.
+			perFrame: 80,
+			// @option moves: Number = 300
+			// The most elements one draw moves or fades, nearest the view's centre first;
+			// the rest appear in place. Every moving element is a layer the browser
+			// composites, and past a few hundred the layers cost more than a frame.
+			moves: 300,
+			// @option merges: Number = 150
+			// Of those, the most that merge (move and fade) on a zoom out: the elements
+			// that merge were already drawn, and are redrawn at the new zoom first.
+			merges: 150
 		},
 
 		// def: the manifest's entry; resolve: (url relative to the manifest) -> URL.
@@ -63,7 +77,19 @@
 		},
 
 		onAdd: function (map) {
-			this._pane = map.getPane('markerPane');
+			// The layer's elements live in boxes inside one root in the marker pane: the
+			// box of the level shown, and while a new level is being made, its box, under
+			// the other. Leaflet hides the root, not each element, during its zoom
+			// animation: one style change instead of one per element.
+			this._root = L.DomUtil.create('div', 'matsite-point-box leaflet-zoom-hide', map.getPane('markerPane'));
+			this._box = L.DomUtil.create('div', 'matsite-point-box', this._root);
+			this._next = null;
+			this._retired = [];
+			// One listener on the root for every element (thousands of elements each with
+			// their own would cost more to create than the elements themselves). A press on
+			// a point or cluster is not the map's: no drag, no double-click zoom, no map click.
+			L.DomEvent.on(this._root, 'mousedown touchstart dblclick contextmenu', this._onPress, this);
+			L.DomEvent.on(this._root, 'click', this._onClick, this);
 			map.on('zoomend', this._onZoom, this);
 			map.on('moveend', this._onMove, this);
 			this._update(false);
@@ -75,6 +101,9 @@
 			this._timers.forEach(clearTimeout);
 			this._timers = [];
 			this._clear();
+			L.DomUtil.remove(this._root);
+			this._root = this._box = this._next = null;
+			this._queue = null;
 			this._level = null;
 		},
 
@@ -238,27 +267,58 @@
 			if (this._def.labeled || (this._def.popup && this._def.popup.length)) { need.push(this._loadProps()); }
 			var self = this;
 			var ticket = this._ticket = (this._ticket || 0) + 1;
+			// After a zoom the elements shown stand where the old zoom put them: they stay
+			// hidden until drawn, and the draw waits for the next frame, leaving this one
+			// to Leaflet's end of the zoom.
+			if (zoomed) { L.DomUtil.addClass(this._root, 'matsite-point-wait'); }
+			var draw = function () {
+				if (ticket !== self._ticket || !self._map) { return; }
+				self._from = undefined;
+				L.DomUtil.removeClass(self._root, 'matsite-point-wait');
+				self._draw(z, from !== null && from !== z ? from : null);
+			};
 			Promise.all(need).then(function (all) {
 				if (ticket !== self._ticket || !self._map) { return; }
 				self._props = self._props || all[all.length - 1] || null;
-				self._from = undefined;
-				self._draw(z, from !== null && from !== z ? from : null);
-			}).catch(function () { /* a level that cannot be had leaves the layer as it was */ });
+				if (self._from !== undefined) { L.Util.requestAnimFrame(draw); } else { draw(); }
+			}).catch(function () {
+				// A level that cannot be had leaves the layer as it was.
+				if (self._root) { L.DomUtil.removeClass(self._root, 'matsite-point-wait'); }
+			});
 		},
 
 		// Draws level z; `from` is the level drawn before when the change is animated.
+		// Elements already shown are updated at once; new elements, and moves, go in
+		// a few at a time over the next frames, nearest the view's centre first: making
+		// and styling a thousand elements, or starting a thousand moves, in one frame
+		// would freeze the page for a tenth of a second on a fast machine.
 		_draw: function (z, from) {
 			var map = this._map;
 			var d = this._data[z];
 			var move = from !== null && !this.options.reducedMotion;
-			var bounds = map.getBounds().pad(0.1);
+			var view = map.getBounds();
+			var bounds = view.pad(0.1);
 			var south = bounds.getSouth(), north = bounds.getNorth(), west = bounds.getWest(), east = bounds.getEast();
-			var old = this._shown, oldLevel = this._level, oldData = oldLevel === null ? null : this._data[oldLevel];
+			this._switch();
 			this._finishLeaving();
+			var old = this._shown, oldLevel = this._level, oldData = oldLevel === null ? null : this._data[oldLevel];
+			// Zooming in, the new level is made in a box of its own, under the level shown,
+			// which stays until the new level's moves start: its clusters cover the new
+			// members that start where they stand, so each cluster is seen to split.
+			// (Zooming out, the new level is made among the old one's elements, which
+			// merge away once it is made.)
+			if (oldLevel !== null && oldLevel < z) {
+				this._next = L.DomUtil.create('div', 'matsite-point-box');
+				this._root.insertBefore(this._next, this._box);
+			}
 			var shown = {};
 			var self = this;
-			var moves = [];
-			this._drawn = 0;
+			var jobs = [];
+			var src = move && from < z ? this._data[from] : null;
+			// Only what can be seen moves; the margin kept for panning just appears.
+			var lo = map.latLngToLayerPoint(view.getNorthWest()), hi = map.latLngToLayerPoint(view.getSouthEast());
+			var seen = function (p) { return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y; };
+			var drawn = 0;
 			var ids = d.ids, n = ids ? ids.length : d.lat.length;
 			for (var k = 0; k < n; k++) {
 				var i = ids ? ids[k] : k;
@@ -266,107 +326,250 @@
 				if (lat < south || lat > north || lon < west || lon > east) { continue; }
 				var count = this._countAt(d, i);
 				if (count <= 0) { continue; }
+				drawn++;
 				var el = oldLevel === z ? old[i] : null;
-				var latlng = L.latLng(lat, lon);
-				var target = map.latLngToLayerPoint(latlng);
+				var target = map.latLngToLayerPoint([lat, lon]);
 				if (el) {
 					delete old[i];
 					this._setCount(el, d, i, count);
-					this._still(el);
-					L.DomUtil.setPosition(el, target);
-				} else {
-					el = this._create(d, z, i, count, latlng);
-					if (move && from < z) {
-						// Splitting: start where the ancestor stood.
-						var a = this._ancestor(z, i, from);
-						var src = this._data[from];
-						var start = a >= 0 && src ? map.latLngToLayerPoint([src.lat[a], src.lon[a]]) : target;
-						moves.push([el, start, target]);
-					} else {
-						L.DomUtil.setPosition(el, target);
-						if (!this.options.reducedMotion) { L.DomUtil.addClass(el, 'matsite-point-enter'); }
-					}
+					this._place(el, target);
+					shown[i] = el;
+					continue;
 				}
-				shown[i] = el;
-				this._drawn++;
+				var job = {i: i, count: count, at: target, start: null};
+				if (src) {
+					// Splitting: from where the ancestor stood.
+					var a = this._ancestor(z, i, from);
+					var start = a >= 0 ? map.latLngToLayerPoint([src.lat[a], src.lon[a]]) : null;
+					if (start && (seen(start) || seen(target))) { job.start = start; }
+				}
+				jobs.push(job);
 			}
 			// What the new level no longer shows: merged into its ancestor, or simply gone.
+			// The merges nearest the centre move (as many as may); the others go now.
+			var centre = map.latLngToLayerPoint(map.getCenter());
+			var far = function (p) { return Math.abs(p.x - centre.x) + Math.abs(p.y - centre.y); };
+			var merging = [];
 			Object.keys(old).forEach(function (key) {
 				var gone = old[key];
-				if (move && from > z && oldData) {
-					var a = self._ancestor(from, +key, z);
-					if (a >= 0) {
-						var to = map.latLngToLayerPoint([d.lat[a], d.lon[a]]);
-						moves.push([gone, map.latLngToLayerPoint([oldData.lat[+key], oldData.lon[+key]]), to]);
-						L.DomUtil.addClass(gone, 'matsite-point-leaving');
+				if (self._next && oldData && from < z) {
+					// Shown where it stands at the new zoom until the new level replaces it.
+					var at = map.latLngToLayerPoint([oldData.lat[+key], oldData.lon[+key]]);
+					if (seen(at)) {
+						self._place(gone, at);
 						gone.setAttribute('aria-hidden', 'true');
 						gone.tabIndex = -1;
-						self._leaving.push(gone);
 						return;
 					}
 				}
-				self._still(gone);
+				if (move && from > z && oldData) {
+					var a = self._ancestor(from, +key, z);
+					var start = map.latLngToLayerPoint([oldData.lat[+key], oldData.lon[+key]]);
+					var end = a >= 0 ? map.latLngToLayerPoint([d.lat[a], d.lon[a]]) : null;
+					if (end && (seen(start) || seen(end))) {
+						merging.push({el: gone, at: end, start: start, far: far(start)});
+						return;
+					}
+				}
 				L.DomUtil.remove(gone);
 			});
-			this._animate(moves);
-			if (this._leaving.length) {
-				this._timers.push(setTimeout(function () { self._finishLeaving(); }, this.options.duration + 50));
-			}
+			merging.sort(function (p, q) { return p.far - q.far; });
+			merging.forEach(function (job, n) {
+				if (n >= self.options.merges) {
+					L.DomUtil.remove(job.el);
+					return;
+				}
+				self._place(job.el, job.start);
+				job.el.setAttribute('aria-hidden', 'true');
+				job.el.tabIndex = -1;
+				self._leaving.push(job.el);
+			});
 			this._shown = shown;
 			this._level = z;
-			this.fire('drawn', {zoom: z, shown: this._drawn});
-			// The levels one zoom away, fetched and parsed now, so a zoom does not wait for them.
-			var prefetch = function () {
-				[z - 1, z + 1].forEach(function (k) {
-					if (k >= self._min && k <= self._max) { self._load(k).catch(function () {}); }
-				});
+			this._drawn = drawn;
+			jobs.forEach(function (j) { j.far = far(j.at); });
+			jobs.sort(function (p, q) { return p.far - q.far; });
+			jobs = merging.slice(0, this.options.merges).concat(jobs);
+			this._run(jobs, d, z);
+		},
+
+		// Carries out a draw's jobs (an element to make, perhaps moving from a start; an
+		// element to move away and fade) in two steps. First every element is made, a
+		// few at a time, one slice a frame; then, in the next frame, every move and fade
+		// starts at once. A moving element is a layer the browser composites, and adding
+		// elements to the page while hundreds of such layers exist costs several times
+		// more than adding them before. A later draw drops what is left: it works out
+		// its own.
+		_run: function (jobs, d, z) {
+			var self = this;
+			var queue = this._queue = {};
+			var shown = this._shown;
+			var box = this._next || this._box;
+			var k = 0;
+			var motion = !this.options.reducedMotion;
+			var anims = [];  // [el, start, end, kind]: kind 'split', 'merge' or 'fade'
+			// How much a frame takes is learnt from the frames themselves: a frame that
+			// came late (the one before took too long) makes the next slice smaller, a
+			// frame on time lets it grow back, up to perFrame. A slow phone ends up with
+			// small slices.
+			var last = 0;
+			var pace = function () {
+				var t = window.performance ? performance.now() : Date.now();
+				var n = self._pace || self.options.perFrame;
+				if (last) {
+					if (t - last > 30) { n = Math.max(10, Math.round(n * 0.6)); } else if (t - last < 20) { n = Math.min(self.options.perFrame, Math.round(n * 1.25)); }
+				}
+				last = t;
+				self._pace = n;
+				return n;
 			};
-			if (window.requestIdleCallback) { window.requestIdleCallback(prefetch, {timeout: 2000}); } else { setTimeout(prefetch, 200); }
+			var make = function () {
+				if (self._queue !== queue || !self._map) { return; }
+				var made = 0, most = pace();
+				var added = document.createDocumentFragment();
+				while (k < jobs.length && made < most) {
+					var job = jobs[k++];
+					var animate = motion && anims.length < self.options.moves;
+					if (job.el) {
+						if (animate) { anims.push([job.el, job.start, job.at, 'merge']); } else { L.DomUtil.remove(job.el); }
+					} else if (!shown[job.i]) {
+						var el = self._create(d, z, job.i, job.count);
+						made++;
+						if (animate && job.start) {
+							L.DomUtil.setPosition(el, job.start);
+							anims.push([el, job.start, job.at, 'split']);
+						} else {
+							L.DomUtil.setPosition(el, job.at);
+							if (animate) {
+								// Out of sight until its fade starts.
+								el.style.opacity = '0';
+								anims.push([el, null, null, 'fade']);
+							}
+						}
+						shown[job.i] = el;
+						added.appendChild(el);
+					}
+				}
+				box.appendChild(added);
+				if (k < jobs.length) {
+					L.Util.requestAnimFrame(make);
+				} else if (first) {
+					start();
+				} else {
+					L.Util.requestAnimFrame(start);
+				}
+				first = false;
+			};
+			var started = 0;
+			var start = function () {
+				if (self._queue !== queue || !self._map) { return; }
+				self._switch();
+				var end = Math.min(anims.length, started + pace());
+				for (; started < end; started++) {
+					var a = anims[started];
+					self._start(a[0], a[1], a[2], a[3]);
+				}
+				if (started < anims.length) {
+					L.Util.requestAnimFrame(start);
+					return;
+				}
+				self._queue = null;
+				if (self._leaving.length) {
+					self._timers.push(setTimeout(function () { self._finishLeaving(); }, self.options.duration + 50));
+				}
+				self.fire('drawn', {zoom: z, shown: self._drawn});
+				// The levels one zoom away, fetched and parsed now, so a zoom does not wait for them.
+				var prefetch = function () {
+					[z - 1, z + 1].forEach(function (n) {
+						if (n >= self._min && n <= self._max) { self._load(n).catch(function () {}); }
+					});
+				};
+				if (window.requestIdleCallback) { window.requestIdleCallback(prefetch, {timeout: 2000}); } else { setTimeout(prefetch, 200); }
+			};
+			// A small draw is done at once. A large one starts in the next frame: this one
+			// has worked out the draw (and Leaflet its own zoom), and elements that merge
+			// were moved to where they start.
+			var first = jobs.length <= self.options.perFrame / 4 && (!jobs.length || !jobs[0].el);
+			if (first) { make(); } else { L.Util.requestAnimFrame(make); }
+		},
+
+		// The new level's box, made whole or not (a later draw may come first), takes
+		// the place of the level shown before. That box stays while elements in it merge
+		// away.
+		_switch: function () {
+			if (!this._next) { return; }
+			var old = this._box;
+			this._box = this._next;
+			this._next = null;
+			if (this._leaving.length) { this._retired.push(old); } else { L.DomUtil.remove(old); }
 		},
 
 		_finishLeaving: function () {
-			var self = this;
-			this._leaving.forEach(function (el) { self._still(el); L.DomUtil.remove(el); });
+			this._leaving.forEach(function (el) { L.DomUtil.remove(el); });
 			this._leaving = [];
+			this._retired.forEach(function (box) { L.DomUtil.remove(box); });
+			this._retired = [];
 		},
 
-		// Moves each [el, start, end] from start to end with a transition. All starts are
-		// set before one layout, then all ends: a layout per element would cost thousands.
-		_animate: function (moves) {
-			if (!moves.length) { return; }
-			var self = this;
-			moves.forEach(function (m) {
-				self._still(m[0]);
-				L.DomUtil.setPosition(m[0], m[1]);
-			});
-			// Reading layout commits the start positions, so the changes below transition.
-			void this._pane.offsetWidth;
-			var batch = (this._batch || 0) + 1;
-			this._batch = batch;
-			var duration = this.options.duration + 'ms';
-			moves.forEach(function (m) {
-				m[0].style.transitionDuration = duration;
-				m[0]._matsiteBatch = batch;
-				L.DomUtil.addClass(m[0], 'matsite-point-moving');
-				L.DomUtil.setPosition(m[0], m[2]);
-			});
-			this._timers.push(setTimeout(function () {
-				moves.forEach(function (m) { if (m[0]._matsiteBatch === batch) { self._still(m[0]); } });
-			}, this.options.duration + 50));
+		// Starts one element's animation with Web Animations (no second style for a
+		// transition to start from, no layout read, and a move the compositor runs):
+		// a split moves it from start to end, a merge also fades it out (it is removed
+		// after), a fade brings it in where it stands.
+		_start: function (el, start, end, kind) {
+			if (el._matsiteMove) { el._matsiteMove.cancel(); }
+			if (kind === 'fade') { el.style.opacity = ''; }
+			if (kind === 'merge') {
+				L.DomUtil.addClass(el, 'matsite-point-leaving');
+			} else if (kind === 'split') {
+				L.DomUtil.setPosition(el, end);
+			}
+			if (typeof el.animate !== 'function') { return; }
+			var keys;
+			if (kind === 'fade') {
+				keys = [{opacity: 0}, {opacity: 1}];
+			} else {
+				keys = [{transform: 'translate3d(' + start.x + 'px,' + start.y + 'px,0)'},
+					{transform: 'translate3d(' + end.x + 'px,' + end.y + 'px,0)'}];
+				if (kind === 'merge') { keys[0].opacity = 1; keys[1].opacity = 0; }
+			}
+			el._matsiteMove = el.animate(keys, {duration: kind === 'fade' ? 250 : this.options.duration, easing: 'ease-out'});
 		},
 
-		// Ends a move at once (a new one, or a position in another zoom's coordinates, follows).
-		_still: function (el) {
-			el._matsiteBatch = 0;
-			L.DomUtil.removeClass(el, 'matsite-point-moving');
-			el.style.transitionDuration = '';
+		// Puts an element at a position at once, ending a move under way (or one a
+		// dropped draw never started).
+		_place: function (el, pos) {
+			if (el._matsiteMove) {
+				el._matsiteMove.cancel();
+				el._matsiteMove = null;
+			}
+			if (el.style.opacity) { el.style.opacity = ''; }
+			var at = el._leaflet_pos;
+			if (!at || at.x !== pos.x || at.y !== pos.y) { L.DomUtil.setPosition(el, pos); }
 		},
 
 		_clear: function () {
 			this._finishLeaving();
-			var shown = this._shown, self = this;
-			Object.keys(shown).forEach(function (k) { self._still(shown[k]); L.DomUtil.remove(shown[k]); });
+			var shown = this._shown;
+			Object.keys(shown).forEach(function (k) { L.DomUtil.remove(shown[k]); });
 			this._shown = {};
+		},
+
+		// The element of this layer an event happened in, if any.
+		_item: function (e) {
+			var t = e.target;
+			var el = t && t.closest ? t.closest('.matsite-point-item') : null;
+			return el && el._matsiteLayer === this ? el : null;
+		},
+
+		_onPress: function (e) {
+			if (this._item(e)) { L.DomEvent.stopPropagation(e); }
+		},
+
+		_onClick: function (e) {
+			var el = this._item(e);
+			if (!el) { return; }
+			L.DomEvent.stopPropagation(e);
+			this._open(el);
 		},
 
 		_leaf: function (d, i) {
@@ -381,41 +584,41 @@
 			return typeof t === 'string' ? t : '';
 		},
 
-		_create: function (d, z, i, count, latlng) {
-			var el = L.DomUtil.create('button', 'matsite-point-item leaflet-zoom-hide', this._pane);
+		_create: function (d, z, i, count) {
+			var el = document.createElement('button');
+			el.className = 'matsite-point-item';
 			el.type = 'button';
 			el.setAttribute('data-layer', String(this._def.id));
 			el.setAttribute('data-zoom', String(z));
 			el.setAttribute('data-index', String(i));
-			L.DomEvent.disableClickPropagation(el);
-			L.DomEvent.on(el, 'dblclick', L.DomEvent.stopPropagation);
-			var self = this;
-			L.DomEvent.on(el, 'click', function () { self._open(el, latlng); });
+			el._matsiteLayer = this;
 			this._setCount(el, d, i, count);
 			return el;
 		},
 
+		// Shows count on an element (a cluster, or a single point with its label); an
+		// element that already shows it is not touched, so a frame change restyles only
+		// the elements whose count changed.
 		_setCount: function (el, d, i, count) {
+			if (el._matsiteCount === count) { return; }
+			el._matsiteCount = count;
 			var title = String(this._def.title || this._def.id || 'Points');
 			var leaf = count === 1 ? this._leaf(d, i) : -1;
+			var kind = count === 1 && leaf >= 0 ? 'matsite-point' :
+				'matsite-cluster matsite-cluster-' + (count < 10 ? 's' : count < 1000 ? 'm' : 'l');
+			if (el._matsiteKind !== kind) {
+				if (el._matsiteKind) { el._matsiteKind.split(' ').forEach(function (c) { L.DomUtil.removeClass(el, c); }); }
+				kind.split(' ').forEach(function (c) { L.DomUtil.addClass(el, c); });
+				el._matsiteKind = kind;
+			}
 			el.setAttribute('data-count', String(count));
-			if (count === 1 && leaf >= 0) {
+			if (kind === 'matsite-point') {
 				var label = this._labelOf(leaf);
-				['matsite-cluster', 'matsite-cluster-s', 'matsite-cluster-m', 'matsite-cluster-l'].forEach(function (c) {
-					L.DomUtil.removeClass(el, c);
-				});
-				L.DomUtil.addClass(el, 'matsite-point');
 				el.textContent = '';
 				if (label) { L.DomUtil.create('span', 'matsite-point-label', el).textContent = label; }
 				el.setAttribute('aria-label', title + ': ' + (label || 'a point') + ' (opens details)');
 				el.setAttribute('data-leaf', String(leaf));
 			} else {
-				L.DomUtil.removeClass(el, 'matsite-point');
-				L.DomUtil.addClass(el, 'matsite-cluster');
-				L.DomUtil.removeClass(el, 'matsite-cluster-s');
-				L.DomUtil.removeClass(el, 'matsite-cluster-m');
-				L.DomUtil.removeClass(el, 'matsite-cluster-l');
-				L.DomUtil.addClass(el, count < 10 ? 'matsite-cluster-s' : count < 1000 ? 'matsite-cluster-m' : 'matsite-cluster-l');
 				el.textContent = count >= 10000 ? Math.round(count / 1000) + 'k' : String(count);
 				el.setAttribute('aria-label', title + ': ' + words(count) + ' here (zooms in)');
 				el.removeAttribute('data-leaf');
@@ -423,11 +626,13 @@
 		},
 
 		// A cluster zooms in to where it splits; a single point opens its popup.
-		_open: function (el, latlng) {
+		_open: function (el) {
 			var map = this._map;
 			if (!map) { return; }
 			var z = +el.getAttribute('data-zoom'), i = +el.getAttribute('data-index');
 			var d = this._data[z];
+			if (!d) { return; }
+			var latlng = L.latLng(d.lat[i], d.lon[i]);
 			var leaf = el.hasAttribute('data-leaf') ? +el.getAttribute('data-leaf') : -1;
 			if (leaf < 0) {
 				var split = d && d.split && isNum(d.split[i]) && d.split[i] > z ? d.split[i] : z + 1;
