@@ -395,8 +395,8 @@
 
 		// Carries out a draw's jobs (an element to make, perhaps moving from a start; an
 		// element to move away and fade) in two steps. First every element is made, a
-		// few at a time, one slice a frame; then, in the next frame, every move and fade
-		// starts at once. A moving element is a layer the browser composites, and adding
+		// few at a time, one slice a frame; then, from the next frame, the moves and fades
+		// start, again a slice a frame. A moving element is a layer the browser composites, and adding
 		// elements to the page while hundreds of such layers exist costs several times
 		// more than adding them before. A later draw drops what is left: it works out
 		// its own.
