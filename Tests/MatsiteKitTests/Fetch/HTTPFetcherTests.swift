@@ -83,7 +83,7 @@ struct HTTPFetcherTests {
             let error = await #expect(throws: FetchFailure.self) {
                 try await withFetcher(Self.options(retries: 2)) { try await $0.get(url, accept: "image/png") }
             }
-            #expect(error?.status == 500)
+            #expect(error?.problem == .refused(status: 500, excerpt: "status 500"))
             #expect(error?.attempts == 3)
             #expect(error?.url == url)
             #expect(error?.description.contains("HTTP 500") == true)
