@@ -100,6 +100,19 @@ enum CLI {
             return nil
         }
 
+        /// Waits until stdout holds `text` and returns it, or nil after `timeout` s or once
+        /// the process ended without it.
+        func waitForOutput(containing text: String, timeout: Double = 300) async -> String? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                let now = out
+                if now.contains(text) { return now }
+                if !isRunning { return out.contains(text) ? out : nil }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return nil
+        }
+
         /// Waits for the end (killing it after `timeout` s) and for the output.
         func wait(timeout: Double = 120) {
             let deadline = Date().addingTimeInterval(timeout)
