@@ -9,7 +9,7 @@ struct CheckCommandTests {
         title: Check test
         output: site
         cache: cache
-        http: { retry_delay_ms: 10, retries: 1, timeout_s: 5 }
+        http: { retry_delay_ms: 10, retries: 1, timeout_s: \(TestSite.patientTimeout) }
         animations:
           - id: loop
             bbox: [-10.0, 40.0, 10.0, 52.0]

@@ -24,14 +24,6 @@ struct FailFastTests {
         """
     }
 
-    /// A port on 127.0.0.1 that nothing listens on (a server's, just stopped).
-    static func closedPort() async throws -> Int {
-        let server = try await TestServer.start()
-        let port = server.port
-        await server.stop()
-        return port
-    }
-
     struct Target: Sendable, CustomStringConvertible {
         let name: String
         let url: @Sendable (Int) -> String
@@ -50,7 +42,9 @@ struct FailFastTests {
 
     @Test("build and check end within 20 s with exit 1, naming the host and a fitting hint", arguments: targets)
     func deadHost(_ target: Target) async throws {
-        let port = try await Self.closedPort()
+        let closed = try ClosedPort()
+        let port = closed.port
+        defer { withExtendedLifetime(closed) {} }
         let project = try CLI.scratch("down")
         defer { try? FileManager.default.removeItem(at: project) }
         try Data(Self.config(url: target.url(port)).utf8).write(to: project.appendingPathComponent("matsite.yml"))

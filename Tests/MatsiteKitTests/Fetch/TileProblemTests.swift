@@ -113,6 +113,7 @@ struct TileProblemTests {
     static func loader() -> (TileSourceLoader, HTTPFetcher) {
         var options = SiteConfig().http
         options.retryDelayMilliseconds = 10
+        options.timeoutSeconds = Double(TestSite.patientTimeout)
         let fetcher = HTTPFetcher(options: options)
         return (TileSourceLoader(fetcher: fetcher), fetcher)
     }
@@ -124,9 +125,9 @@ struct TileProblemTests {
 
     @Test("a closed port on 127.0.0.1 is a refused connection naming host and port; the host is then not asked again")
     func refusedConnection() async throws {
-        let server = try await TestServer.start()
-        let port = server.port
-        await server.stop()
+        let closed = try ClosedPort()
+        let port = closed.port
+        defer { withExtendedLifetime(closed) {} }
         let (loader, fetcher) = Self.loader()
         let first = Self.problem(await loader.load(.http("http://127.0.0.1:\(port)/t/1/0/0.png")))
         #expect(first == .connectionRefused(host: "127.0.0.1", port: port))

@@ -14,6 +14,7 @@ struct TileSourceLoaderTests {
             var options = SiteConfig().http
             options.retries = 1
             options.retryDelayMilliseconds = 10
+            options.timeoutSeconds = Double(TestSite.patientTimeout)
             let fetcher = HTTPFetcher(options: options)
             let outcome = await TileSourceLoader(fetcher: fetcher).load(.http(server.url(path)))
             await fetcher.shutdown()
