@@ -111,8 +111,8 @@ private extension Checker {
             switch outcome {
             case .tile(let bytes, _):
                 switch Self.probe(bytes, tileSize: layout.tileSize) {
-                case .success(let facts): if ok == 0 { report(.fact("probe: \(locator) -> \(facts)")) }
-                case .failure(let found): problem = found.problem
+                case .good(let facts): if ok == 0 { report(.fact("probe: \(locator) -> \(facts)")) }
+                case .bad(let found): problem = found
                 }
             case .problem(let found): problem = found
             case nil: problem = .transfer("not probed")
@@ -161,18 +161,20 @@ private extension Checker {
         return nil
     }
 
-    /// A probed tile's facts, or what is wrong with it: its format unreadable, its size not
-    /// the planned `tile_size`.
-    static func probe(_ bytes: [UInt8], tileSize: Int) -> Result<String, ProbeProblem> {
-        let info: TileInfo
-        do throws(ImageError) { info = try TileDecoder().info(of: bytes) } catch { return .failure(ProbeProblem(problem: .undecodable(error.reason))) }
-        guard info.width == tileSize, info.height == tileSize else {
-            return .failure(ProbeProblem(problem: .wrongSize(width: info.width, height: info.height, expected: tileSize)))
-        }
-        return .success("\(info.kind.rawValue), \(bytes.count) bytes, \(info.width)x\(info.height) px")
+    /// What a probed tile's bytes are.
+    enum Probe {
+        /// A usable tile: its facts in words.
+        case good(String)
+        /// Its format unreadable, or its size not the planned `tile_size`.
+        case bad(TileProblem)
     }
 
-    struct ProbeProblem: Swift.Error {
-        let problem: TileProblem
+    static func probe(_ bytes: [UInt8], tileSize: Int) -> Probe {
+        let info: TileInfo
+        do throws(ImageError) { info = try TileDecoder().info(of: bytes) } catch { return .bad(.undecodable(error.reason)) }
+        guard info.width == tileSize, info.height == tileSize else {
+            return .bad(.wrongSize(width: info.width, height: info.height, expected: tileSize))
+        }
+        return .good("\(info.kind.rawValue), \(bytes.count) bytes, \(info.width)x\(info.height) px")
     }
 }

@@ -50,21 +50,43 @@ public enum TileProblem: Sendable, Hashable {
 
     /// Which wait ran out.
     public enum TimeoutPhase: Sendable, Hashable {
-        case connect, answer, body
+        /// Making the connection.
+        case connect
+        /// The answer's head.
+        case answer
+        /// The whole body.
+        case body
     }
 
     /// What came instead of an image.
     public struct NotAnImage: Sendable, Hashable {
         /// What the bytes look like.
         public enum Kind: Sendable, Hashable {
-            case empty, gif, html, xml, other
+            /// No bytes at all.
+            case empty
+            /// A GIF (matsite stitches PNG, JPEG and WebP).
+            case gif
+            /// A web page.
+            case html
+            /// Another XML document (a capabilities document, an error).
+            case xml
+            /// Anything else.
+            case other
         }
 
+        /// What the bytes look like.
         public var kind: Kind
         /// The response's `Content-Type`, when there was one.
         public var contentType: String?
-        /// The first line of text, when it is text.
+        /// The start of its text (a page's words, not its tags), when it is text.
         public var excerpt: String
+
+        /// What came, as seen.
+        public init(kind: Kind, contentType: String?, excerpt: String) {
+            self.kind = kind
+            self.contentType = contentType
+            self.excerpt = excerpt
+        }
     }
 }
 

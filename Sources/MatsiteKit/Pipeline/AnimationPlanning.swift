@@ -7,9 +7,6 @@ struct PlanningClock: Sendable, CustomStringConvertible {
     /// True when `--at` gave it.
     var fromAt: Bool
 
-    /// The machine's clock.
-    static func system() -> PlanningClock { PlanningClock(now: Date(), fromAt: false) }
-
     var description: String {
         fromAt ? "--at \(TimeFormat.iso(now))" : "the clock said \(TimeFormat.iso(now))"
     }
