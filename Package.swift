@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Already under async-http-client; named to tell a failed TLS handshake by its type.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
@@ -101,6 +103,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -127,8 +130,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "MatsiteImagingTests", dependencies: ["MatsiteImaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "MatsiteCapabilitiesTests", dependencies: ["MatsiteCapabilities"],
-                    resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "MatsiteCapabilitiesTests", dependencies: ["MatsiteCapabilities"],
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "MatsiteKitTests",
             dependencies: [

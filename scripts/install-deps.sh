@@ -7,13 +7,14 @@
 #          `matsite deploy` drives
 #   test:  also headless Chromium and Python's Playwright, pytest, axe-playwright-python,
 #          Pillow and numpy for the browser tests; OpenSSH's server and client and
-#          moto[server] (an S3 API server: Debian packages none) for the deploy tests
+#          moto[server] (an S3 API server: Debian packages none) for the deploy tests;
+#          stress-ng, to load the machine while the suite runs (tests must hold on a busy CI)
 set -euo pipefail
 mode=${1:-build}
 packages=(pkg-config libpng-dev libjpeg62-turbo-dev libwebp-dev libxml2-dev libssl-dev zlib1g-dev libjs-leaflet
           libgif-dev libfreetype-dev fonts-dejavu-core ffmpeg rclone)
 if [ "$mode" = test ]; then
-    packages+=(chromium openssh-server openssh-client)
+    packages+=(chromium openssh-server openssh-client stress-ng)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -4,7 +4,7 @@ import Yams
 /// The `deploy:` section: where and how `matsite deploy` publishes the built site.
 extension ConfigLoader {
     static func deploy(_ node: Node, _ r: inout YAMLReader) throws -> DeployConfig {
-        let f = try r.fields(node, "deploy", allowed: ["target", "grace", "max_deletes", "rclone", "rclone_flags"])
+        let f = try r.fields(node, "deploy", allowed: ["target", "grace", "max_deletes", "rclone", "rclone_flags", "timeout_s"])
         guard let targetNode = f["target"] else {
             throw r.error(node, "deploy.target", "missing: the rclone remote path to publish to, like \"remote:bucket/path\"")
         }
@@ -21,6 +21,7 @@ extension ConfigLoader {
             config.graceText = duration.text
         }
         if let n = f["max_deletes"] { config.maxDeletes = try r.int(n, "deploy.max_deletes", in: 0...1_000_000) }
+        if let n = f["timeout_s"] { config.timeoutSeconds = Int(try r.double(n, "deploy.timeout_s", in: 1...604_800).rounded(.up)) }
         if let n = f["rclone"] { config.rclone = try nonEmpty(r.string(n, "deploy.rclone"), n, "deploy.rclone", r) }
         if let n = f["rclone_flags"] {
             let flags = try r.strings(n, "deploy.rclone_flags")

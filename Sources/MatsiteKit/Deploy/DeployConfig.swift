@@ -13,6 +13,9 @@ public struct DeployConfig: Sendable, Equatable {
     public var graceText = "PT24H"
     /// Most deletes in one run; the rest wait for the next.
     public var maxDeletes = 1000
+    /// How long one rclone call may run before it is stopped and the deploy fails
+    /// (`timeout_s`, default an hour): a hung transfer must not hold a cron job for ever.
+    public var timeoutSeconds = 3600
     /// The rclone binary (a name on PATH or a path).
     public var rclone = "rclone"
     /// Extra flags given to every rclone transfer (e.g. `--s3-acl=public-read`, `--bwlimit=1M`).

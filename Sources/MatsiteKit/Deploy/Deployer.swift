@@ -74,16 +74,11 @@ public struct Deployer: Sendable {
     public func run() async throws -> Summary {
         let site = config.resolve(options.output ?? config.output).standardizedFileURL
         guard FileManager.default.fileExists(atPath: site.appendingPathComponent("manifest.json").path) else {
-            throw ConfigError(
-                file: config.file, line: nil, keyPath: "output",
-                message: "\(site.path) holds no built site (no manifest.json): run matsite build first")
+            throw DeployError.noSite(folder: site.path)
         }
-        guard let executable = Rclone.locate(deploy.rclone) else {
-            throw ConfigError(
-                file: config.file, line: deploy.line, keyPath: "deploy.rclone",
-                message: "rclone (\(deploy.rclone)) was not found: install it (apt-get install rclone) or set deploy.rclone to its path")
-        }
-        let rclone = Rclone(executable: executable, flags: deploy.rcloneFlags, redact: Rclone.redactor(for: deploy.target))
+        guard let executable = Rclone.locate(deploy.rclone) else { throw DeployError.rcloneMissing(name: deploy.rclone) }
+        var rclone = Rclone(executable: executable, flags: deploy.rcloneFlags, redact: Rclone.redactor(for: deploy.target))
+        rclone.timeLimit = .seconds(deploy.timeoutSeconds)
         let shownTarget = Rclone.redactedTarget(deploy.target)
         let snapshot = try await SiteSnapshot.take(of: site)
         defer { snapshot.remove() }
@@ -116,7 +111,7 @@ extension Deployer {
     static func scan(_ site: URL) throws -> [SiteFile] {
         let root = site.resolvingSymlinksInPath().path
         guard let walker = FileManager.default.enumerator(atPath: root) else {
-            throw DeployError("cannot read the site folder \(root)")
+            throw DeployError.siteUnreadable(folder: root)
         }
         var files: [SiteFile] = []
         while let relative = walker.nextObject() as? String {
@@ -148,7 +143,7 @@ extension Deployer {
                 }
             }
             guard let items = try? JSONDecoder().decode([Item].self, from: listing.output) else {
-                throw DeployError("rclone lsjson \(Rclone.redactedTarget(deploy.target)) answered something that is not its JSON listing")
+                throw DeployError.listingNotJSON(target: Rclone.redactedTarget(deploy.target))
             }
             for item in items {
                 if item.path == DeployLedger.name { hasLedger = true }
@@ -286,7 +281,7 @@ extension Deployer {
                 } catch let error as DeployError {
                     failures.withLock { $0.append(error) }
                 } catch {
-                    failures.withLock { $0.append(DeployError("copying on the target: \(error)")) }
+                    failures.withLock { $0.append(DeployError.rcloneDidNotFinish(reason: rclone.redact("copying on the target: \(error)"))) }
                 }
             }
         }
@@ -330,7 +325,6 @@ extension Deployer {
 
     func failure(_ step: String, _ result: Rclone.Result) -> DeployError {
         let said = result.errors.filter { !($0.contains("Config file") && $0.contains("not found")) }.suffix(5)
-        let detail = said.isEmpty ? "" : ":\n  " + said.joined(separator: "\n  ")
-        return DeployError("deploy to \(Rclone.redactedTarget(deploy.target)) failed while \(step) (rclone exit \(result.status))\(detail)")
+        return DeployError.rcloneFailed(step: step, target: Rclone.redactedTarget(deploy.target), status: result.status, said: Array(said))
     }
 }

@@ -8,6 +8,8 @@ struct Rclone: Sendable {
     let executable: URL
     /// Flags for every call (`deploy.rclone_flags`).
     let flags: [String]
+    /// How long one call may run before it is stopped (`deploy.timeout_s`).
+    var timeLimit: Duration = .seconds(3600)
     /// Replaces secrets of an inline remote (`:s3,secret_access_key=...:bucket`) in
     /// anything shown.
     let redact: @Sendable (String) -> String
@@ -34,49 +36,22 @@ struct Rclone: Sendable {
     }
 
     /// Runs rclone with `arguments`, collecting stdout, and passing each stderr line to
-    /// `line` (redacted) as it comes: rclone's own progress (`--stats`) and errors.
+    /// `line` (redacted) as it comes: rclone's own progress (`--stats`) and errors. A call
+    /// that runs past `timeLimit` is stopped and throws.
     func run(_ arguments: [String], line: (@Sendable (String) -> Void)? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw DeployError("cannot start \(executable.path): \(error.localizedDescription)")
-        }
         let errors = LockedBox<[String]>([])
         let redact = self.redact
-        let handle = err.fileHandleForReading
-        let done = DispatchSemaphore(value: 0)
-        // stderr is read on its own thread while stdout is drained here: either pipe
-        // filling up would otherwise stall rclone.
-        DispatchQueue.global().async {
-            var pending = Data()
-            func flush(_ chunk: Data) {
-                guard let text = String(data: chunk, encoding: .utf8) else { return }
-                let shown = redact(text.trimmingCharacters(in: .whitespacesAndNewlines))
-                guard !shown.isEmpty else { return }
+        let output: Subprocess.Output
+        do {
+            output = try Subprocess.run(executable.path, arguments, timeLimit: timeLimit) { text in
+                let shown = redact(text)
                 errors.withLock { $0.append(shown) }
                 line?(shown)
             }
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                pending.append(data)
-                while let newline = pending.firstIndex(of: 0x0A) {
-                    flush(pending[pending.startIndex..<newline])
-                    pending.removeSubrange(pending.startIndex...newline)
-                }
-            }
-            if !pending.isEmpty { flush(pending) }
-            done.signal()
+        } catch {
+            throw DeployError.rcloneDidNotFinish(reason: redact("\(error)"))
         }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        done.wait()
-        return Result(status: process.terminationStatus, output: output, errors: errors.withLock { $0 })
+        return Result(status: output.status, output: Data(output.stdout), errors: errors.withLock { $0 })
     }
 }
 

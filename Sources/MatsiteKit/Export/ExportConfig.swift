@@ -29,6 +29,9 @@ public struct ExportConfig: Sendable, Equatable {
     public var backgroundTiles: String?
     /// `export_quality`: 100 (the default) writes lossless WebP; less, lossy WebP at that quality.
     public var webpQuality = 100
+    /// `export_timeout_s`: how long ffmpeg may take to write the MP4 before it is stopped
+    /// and the build fails (a hung encoder must not hold a cron build for ever).
+    public var timeoutSeconds = 600
     /// Line of `export:` in the config, for messages.
     public var line: Int?
 

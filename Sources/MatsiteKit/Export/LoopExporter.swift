@@ -202,10 +202,11 @@ private extension LoopExporter {
             return try WebPLoopEncoder(width: size.width, height: size.height, lossless: quality == 100, quality: quality, effort: 3)
         case .mp4:
             guard let ffmpeg = LoopExportTools.ffmpegPath() else {
-                throw StepFailure("\(animation.keyPath).export: mp4 needs ffmpeg, and it is gone since the config was checked")
+                throw ExportError.ffmpegMissing(keyPath: animation.keyPath)
             }
             return try FFmpegLoopEncoder(
-                ffmpeg: ffmpeg, width: size.width, height: size.height, durations: durations.isEmpty ? [1] : durations, output: output)
+                ffmpeg: ffmpeg, width: size.width, height: size.height, durations: durations.isEmpty ? [1] : durations, output: output,
+                timeLimit: .seconds(settings.timeoutSeconds))
         }
     }
 

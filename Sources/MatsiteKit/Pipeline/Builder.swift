@@ -196,25 +196,20 @@ private extension Builder {
     ) async throws
         -> (plans: [AnimationPlan], prefetched: [TileLocator: TileOutcome])
     {
-        let resolver = SourceResolver(config: config, fetcher: fetcher, now: options.at ?? Date())
+        let planning = AnimationPlanning(
+            config: config, fetcher: fetcher, loader: loader, clock: PlanningClock(now: options.at ?? Date(), fromAt: options.at != nil))
         var plans: [AnimationPlan] = []
         var prefetched: [TileLocator: TileOutcome] = [:]
         for animation in selected {
-            // A live feed's newest frames may not be published yet: leave them out.
-            let trimmed = await UnpublishedFrames.trim(try await resolver.resolve(animation), animation: animation, loader: loader)
-            prefetched.merge(trimmed.loaded) { new, _ in new }
-            for skipped in trimmed.skipped {
+            let planned = try await planning.plan(animation)
+            prefetched.merge(planned.prefetched) { new, _ in new }
+            // A live feed's newest frames not published yet are left out.
+            for skipped in planned.plan.skipped {
                 reporter.warning("\(animation.id): \(skipped.time) left out of this build: \(skipped.reason); the next build picks it up")
             }
-            var plan = Planner.plan(animation, source: trimmed.source)
-            plan.skipped = trimmed.skipped
-            warnIfOlder(plan, output: output)
-            guard !plan.frames.isEmpty else { throw StepFailure("animation \(animation.id) has no frames") }
-            // The tile size is final only now (a WMTS layer may bring 512-pixel tiles):
-            // check the limits again before any tile is asked for.
-            try plan.checkLimits(config.limits, file: config.file)
-            reporter.planned(animation: animation.id, frames: plan.frames.count, tiles: plan.frames.count * plan.layout.tileCount)
-            plans.append(plan)
+            warnIfOlder(planned.plan, output: output)
+            reporter.planned(animation: animation.id, frames: planned.plan.frames.count, tiles: planned.plan.frames.count * planned.plan.layout.tileCount)
+            plans.append(planned.plan)
         }
         return (plans, prefetched)
     }
@@ -246,6 +241,7 @@ private extension Builder {
         // with --verbose.
         let transparent = outcomes.flatMap(\.transparent)
         for tile in transparent { reporter.detail("drawn transparent: \(tile)") }
+        try await step(.fetch) { try EmptyLoop.check(outcomes, frames: plan.frames, animation: animation.id) }
         for line in TileProblemGroups(transparent).transparentWarnings() { reporter.warning(line) }
         let failures = outcomes.flatMap(\.failures)
         guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }

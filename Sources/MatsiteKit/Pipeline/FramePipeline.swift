@@ -86,7 +86,7 @@ private extension FramePipeline {
             // In tile order, as a kept frame lists them: fetch completion order would make the
             // manifest differ between two builds of the same inputs.
             let missing = (problems.sorted { $0.index < $1.index } + stitched.drawnTransparent).map {
-                AnimationManifest.MissingTile(reuse.grid.tile($0.index), reason: $0.reason)
+                AnimationManifest.MissingTile(reuse.grid.tile($0.index), reason: $0.problem.description)
             }
             reporter.frameDone(animation: animation, index: frame.index, reused: false)
             let entry = AnimationManifest.Frame(
@@ -100,7 +100,7 @@ private extension FramePipeline {
         }
     }
 
-    func keep(_ frame: FramePlan, into folder: URL, inputHash: String, fetchProblems: [(index: Int, reason: String)]) -> Outcome? {
+    func keep(_ frame: FramePlan, into folder: URL, inputHash: String, fetchProblems: [(index: Int, problem: TileProblem)]) -> Outcome? {
         guard let kept = reuse.keep(frame, into: folder, inputHash: inputHash, fetchProblems: fetchProblems) else { return nil }
         reporter.frameDone(animation: animation, index: frame.index, reused: true)
         return Outcome(
@@ -109,18 +109,18 @@ private extension FramePipeline {
             previousIndex: kept.previousIndex, previousFallbackHash: kept.previousFallbackHash)
     }
 
-    func failed(_ frame: FramePlan, _ problems: [(index: Int, reason: String)], sorted: Bool = true) -> Outcome {
+    func failed(_ frame: FramePlan, _ problems: [(index: Int, problem: TileProblem)], sorted: Bool = true) -> Outcome {
         let ordered = sorted ? problems.sorted { $0.index < $1.index } : problems
         return Outcome(
             index: frame.index,
             failures: ordered.map {
-                FailedTile(animation: animation, frame: frame.index, locator: frame.tiles[$0.index].description, reason: $0.reason)
+                FailedTile(animation: animation, frame: frame.index, locator: frame.tiles[$0.index].description, problem: $0.problem)
             })
     }
 
-    func drawnTransparent(_ frame: FramePlan, _ problems: [(index: Int, reason: String)]) -> [FailedTile] {
+    func drawnTransparent(_ frame: FramePlan, _ problems: [(index: Int, problem: TileProblem)]) -> [FailedTile] {
         problems.sorted { $0.index < $1.index }.map {
-            FailedTile(animation: animation, frame: frame.index, locator: frame.tiles[$0.index].description, reason: $0.reason)
+            FailedTile(animation: animation, frame: frame.index, locator: frame.tiles[$0.index].description, problem: $0.problem)
         }
     }
 }

@@ -3,19 +3,22 @@ import MatsiteCapabilities
 
 /// A frame index document that cannot be used: names the document (URL or file), the
 /// path inside it (`radar.past[3].time`) and what is wrong.
-struct FrameIndexError: Swift.Error, CustomStringConvertible, Sendable, Equatable {
+struct FrameIndexError: ClassifiedError, CustomStringConvertible, Sendable, Equatable {
     /// The document's URL or file.
     let document: String
     /// Where in the document; empty for the whole of it.
     let path: String
     /// What is wrong.
     let message: String
+    /// `.config` when the document is fine but the config's limits refuse it.
+    var exitClass: ExitClass = .failed
 
     /// An error.
-    init(document: String, path: String, message: String) {
+    init(document: String, path: String, message: String, exitClass: ExitClass = .failed) {
         self.document = document
         self.path = path
         self.message = message
+        self.exitClass = exitClass
     }
 
     var description: String {
@@ -60,7 +63,12 @@ enum FrameIndex {
         }
         guard !items.isEmpty else { throw fail(itemsPath, "the list is empty: the feed lists no frames") }
         guard items.count <= maxItems else {
-            throw fail(itemsPath, "\(items.count) items, over the limit of \(maxItems) (limits.max_frames)")
+            // The feed is fine; the config's limit refuses it: a config error, as a rolling
+            // window over the limit is.
+            throw FrameIndexError(
+                document: name, path: itemsPath,
+                message: "\(items.count) items, over the limit of \(maxItems) (limits.max_frames)",
+                exitClass: .config)
         }
         var globals: [String: String] = [:]
         for (placeholder, field) in config.globals.sorted(by: { $0.key < $1.key }) {

@@ -77,10 +77,11 @@ private extension OGCSources {
         do {
             response = try await fetcher.get(target, accept: "application/xml,text/xml;q=0.9,*/*;q=0.1", maxBytes: 16 << 20)
         } catch {
-            throw StepFailure("capabilities: \(error)", underlying: error)
+            throw CapabilitiesFetchError(url: target, problem: error.problem, attempts: error.attempts)
         }
         guard response.status == 200 else {
-            throw StepFailure("capabilities: \(target): HTTP \(response.status)")
+            throw CapabilitiesFetchError(
+                url: target, problem: .refused(status: response.status, excerpt: TileProblem.excerpt(response.body)), attempts: response.attempts)
         }
         return response.body
     }
@@ -171,5 +172,18 @@ private extension OGCSources {
         guard let key else { return error }
         let field = path.hasSuffix("wms") && key == "layer" ? "layers" : key
         return ConfigError(file: file, line: animation.line, keyPath: "\(path).\(field)", message: error.description)
+    }
+}
+
+/// A capabilities document that could not be fetched, with why and what to do.
+struct CapabilitiesFetchError: Swift.Error, CustomStringConvertible, Equatable {
+    let url: String
+    let problem: TileProblem
+    let attempts: Int
+
+    var description: String {
+        let tries = attempts > 1 ? " (after \(attempts) attempts)" : ""
+        let hint = problem.hint(tolerated: false)
+        return "capabilities: \(url): \(problem)\(tries)" + (hint.map { "\n  hint: \($0)" } ?? "")
     }
 }

@@ -67,7 +67,7 @@ struct FramePyramidPublisher: Sendable {
         for frame in frames {
             let ext = (frame.url as NSString).pathExtension
             guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.url) else {
-                throw StepFailure("\(animation): frame \(frame.index) is not a PNG, JPEG or WebP file in frames/ (\(frame.url)): cannot cut levels from it")
+                throw LevelsError.notAFrameFile(animation: animation, index: frame.index, url: frame.url)
             }
             let folder = String(frame.url.dropLast(ext.count + 1))
             if let linked = link(frame, to: folder, tileExt: tileExt) {
@@ -151,15 +151,15 @@ private extension FramePyramidPublisher {
         let path = writer.root.path + "/" + animation + "/" + frame.url
         var image = try await CPUPool.shared.run { () throws -> LevelImage in
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw StepFailure("cannot read \(path) to cut its levels")
+                throw LevelsError.unreadable(path)
             }
             let decoder = TileDecoder(maxWidth: finest.width, maxHeight: finest.height)
             let decoded: DecodedImage
             do throws(ImageError) { decoded = try decoder.decode(Array(data), keepIndices: true) } catch {
-                throw StepFailure("cannot decode \(path) to cut its levels: \(error)", underlying: error)
+                throw LevelsError.undecodable(path, error)
             }
             guard decoded.width == finest.width, decoded.height == finest.height else {
-                throw StepFailure("\(path) is \(decoded.width)x\(decoded.height) pixels, expected \(finest.width)x\(finest.height)")
+                throw LevelsError.wrongSize(path, width: decoded.width, height: decoded.height, expected: (finest.width, finest.height))
             }
             return LevelImage(level: finest, format: decoded.palette.map(PixelFormat.indexed) ?? .rgba, pixels: decoded.pixels)
         }
@@ -209,7 +209,7 @@ private extension FramePyramidPublisher {
                                 try writer.finish()
                                 bytes += Int(writer.bytesWritten)
                             } catch {
-                                throw StepFailure("cannot write level tile \(path): \(error.reason)", underlying: error)
+                                throw LevelsError.cannotWrite(path, error)
                             }
                         }
                         return bytes
@@ -225,5 +225,31 @@ private extension FramePyramidPublisher {
     /// `folder` (relative to the animation's) in the staged site.
     func staged(_ folder: String) -> String {
         writer.root.path + "/" + animation + "/" + folder
+    }
+}
+
+/// A frame's levels could not be cut or written.
+enum LevelsError: Swift.Error, CustomStringConvertible {
+    /// The manifest names a frame file that is not an image in `frames/`.
+    case notAFrameFile(animation: String, index: Int, url: String)
+    /// The staged frame file cannot be read.
+    case unreadable(String)
+    /// The staged frame file does not decode.
+    case undecodable(String, ImageError)
+    /// The staged frame file is not the planned size.
+    case wrongSize(String, width: Int, height: Int, expected: (width: Int, height: Int))
+    /// A level tile cannot be written.
+    case cannotWrite(String, ImageError)
+
+    var description: String {
+        switch self {
+        case .notAFrameFile(let animation, let index, let url):
+            "\(animation): frame \(index) is not a PNG, JPEG or WebP file in frames/ (\(url)): cannot cut levels from it"
+        case .unreadable(let path): "cannot read \(path) to cut its levels"
+        case .undecodable(let path, let error): "cannot decode \(path) to cut its levels: \(error)"
+        case .wrongSize(let path, let width, let height, let expected):
+            "\(path) is \(width)x\(height) pixels, expected \(expected.width)x\(expected.height)"
+        case .cannotWrite(let path, let error): "cannot write level tile \(path): \(error.reason)"
+        }
     }
 }

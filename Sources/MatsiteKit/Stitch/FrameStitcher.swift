@@ -31,7 +31,7 @@ struct FrameStitcher: Sendable {
         var sha256: String
         var bytes: Int
         /// Tiles whose header was fine but whose pixels were not, drawn transparent.
-        var drawnTransparent: [(index: Int, reason: String)]
+        var drawnTransparent: [(index: Int, problem: TileProblem)]
         /// The poster, when asked for.
         var poster: [UInt8]?
     }
@@ -40,7 +40,7 @@ struct FrameStitcher: Sendable {
     /// `missing: fail`, or when a bad tile stops the stitch).
     enum Outcome: Sendable {
         case stitched(Frame)
-        case undecodable([(index: Int, reason: String)])
+        case undecodable([(index: Int, problem: TileProblem)])
     }
 
     /// What went into a frame, hashed: these settings and each tile's digest (or its
@@ -53,10 +53,10 @@ struct FrameStitcher: Sendable {
 
     /// Header checks (sizes, damaged headers) and the frame's pixel format. Tiles with a
     /// bad header are emptied and returned with why.
-    func checkHeaders(_ tiles: inout [TileContent]) async throws -> (format: PixelFormat, bad: [(index: Int, reason: String)]) {
+    func checkHeaders(_ tiles: inout [TileContent]) async throws -> (format: PixelFormat, bad: [(index: Int, problem: TileProblem)]) {
         let stitcher = self.stitcher, layout = self.layout, loaded = tiles
         let (format, failures) = try await CPUPool.shared.run { stitcher.plan(layout: layout, tiles: loaded) }
-        let bad: [(index: Int, reason: String)] = failures.map { (grid.index(column: $0.column, row: $0.row), $0.reason) }
+        let bad: [(index: Int, problem: TileProblem)] = failures.map { (grid.index(column: $0.column, row: $0.row), TileProblem($0.problem)) }
         for (i, _) in bad { tiles[i] = .empty }
         return (format, bad)
     }
@@ -99,7 +99,7 @@ struct FrameStitcher: Sendable {
             try? FileManager.default.removeItem(at: temporary)
             return .undecodable(try await CPUPool.shared.run { Self.undecodable(tiles, stitcher: stitcher) })
         }
-        let drawn: [(index: Int, reason: String)] = report.failedTiles.map { (grid.index(column: $0.column, row: $0.row), $0.reason) }
+        let drawn: [(index: Int, problem: TileProblem)] = report.failedTiles.map { (grid.index(column: $0.column, row: $0.row), TileProblem($0.problem)) }
         let (sha, size) = try FileHash.sha256(of: temporary)
         let name = String(format: "%04d-", index) + sha.prefix(8) + "." + written.fileExtension
         try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent(name))
@@ -109,12 +109,22 @@ struct FrameStitcher: Sendable {
 
 private extension FrameStitcher {
     /// The tiles (by position) that fail a full decode, with why.
-    static func undecodable(_ tiles: [TileContent], stitcher: Stitcher) -> [(index: Int, reason: String)] {
-        var failures: [(index: Int, reason: String)] = []
+    static func undecodable(_ tiles: [TileContent], stitcher: Stitcher) -> [(index: Int, problem: TileProblem)] {
+        var failures: [(index: Int, problem: TileProblem)] = []
         for (i, tile) in tiles.enumerated() {
             guard case .encoded(let bytes) = tile else { continue }
-            do throws(PNGError) { _ = try stitcher.decoder.decode(bytes, keepIndices: false) } catch { failures.append((i, error.reason)) }
+            do throws(PNGError) { _ = try stitcher.decoder.decode(bytes, keepIndices: false) } catch { failures.append((i, .undecodable(error.reason))) }
         }
         return failures
+    }
+}
+
+extension TileProblem {
+    /// The stitcher's finding about a tile.
+    init(_ problem: TileFailure.Problem) {
+        switch problem {
+        case .wrongSize(let width, let height, let expected): self = .wrongSize(width: width, height: height, expected: expected)
+        case .undecodable(let error): self = .undecodable(error.reason)
+        }
     }
 }

@@ -63,6 +63,16 @@ struct DeployCommandTests {
         let unbuilt = try CLI.run(["deploy"], in: project)
         #expect(unbuilt.status == 2)
         #expect(unbuilt.err.contains("holds no built site (no manifest.json): run matsite build first"), "\(unbuilt.err)")
+        // No matsite.yml at all: the embedded demo builds, but there is nothing to deploy.
+        let empty = try CLI.scratch("deploy-none")
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let none = try CLI.run(["deploy"], in: empty)
+        #expect(none.status == 2)
+        #expect(
+            none.err
+                == "error: \(empty.path)/matsite.yml: not found: deploy publishes the site a config describes; run it beside matsite.yml or name one with --config (it needs a deploy: section)\n",
+            "\(none.err)")
+        #expect(CLI.tree(empty).isEmpty, "nothing built, nothing written")
     }
 }
 

@@ -279,7 +279,7 @@ extension LiveFeedTests {
     ) async throws -> BuildSummary {
         feed.set(at)
         var options = BuildOptions()
-        options.lockWait = 10
+        options.lockWait = TestSite.lockWait
         options.at = TimeFormat.parseISO(at)
         return try await Builder(config: site.config(yaml), options: options, reporter: reporter).run()
     }

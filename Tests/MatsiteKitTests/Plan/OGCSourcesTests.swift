@@ -119,7 +119,7 @@ struct OGCSourcesTests {
     }
 }
 
-private extension OGCSourcesTests {
+extension OGCSourcesTests {
     func build(source: String, extra: String = "") async throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-ogc-\(UUID().uuidString)")
         let yaml = """

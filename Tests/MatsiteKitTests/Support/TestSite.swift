@@ -12,6 +12,12 @@ final class TestSite: Sendable {
     /// Where builds publish.
     var output: URL { root.appendingPathComponent("site") }
 
+    /// `http.timeout_s` for tests whose server does answer: generous, never reached.
+    static let patientTimeout = 600
+    /// How long a test build waits for another's lock: builds of one output in parallel
+    /// tests take turns, however slowly a loaded machine runs them.
+    static let lockWait: Double = 600
+
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -24,8 +30,9 @@ final class TestSite: Sendable {
     /// A whole config: site keys that keep tests fast and local, then `animations`
     /// (YAML list items indented by two spaces).
     /// The default `http:` retries quickly but waits long for answers: a loaded CI machine
-    /// must not turn a slow answer into a retry.
-    func yaml(_ animations: String, http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: 60 }") -> String {
+    /// must not turn a slow answer into a retry (tests count requests), so the wait is far
+    /// beyond any answer's, and ends as soon as the answer comes.
+    func yaml(_ animations: String, http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: \(TestSite.patientTimeout) }") -> String {
         """
         title: Test site
         output: \(output.path)
@@ -49,7 +56,7 @@ final class TestSite: Sendable {
     func build(_ yaml: String, reporter: any BuildReporter = SilentReporter()) async throws -> BuildSummary {
         var options = BuildOptions()
         options.useCache = false
-        options.lockWait = 10
+        options.lockWait = Self.lockWait
         return try await Builder(config: config(yaml), options: options, reporter: reporter).run()
     }
 
