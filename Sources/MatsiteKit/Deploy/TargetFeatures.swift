@@ -1,0 +1,90 @@
+import Foundation
+
+/// What the target's rclone backend can do (`rclone backend features`), and from that how
+/// a file that replaces another reaches readers whole.
+struct TargetFeatures: Sendable, Equatable {
+    /// The backend's kind in words (`sftp`, `webdav`, `s3`, `local`...), for messages.
+    var kind: String
+    /// An object store (S3, GCS, Azure...): each upload replaces its object in one request.
+    var bucketBased = false
+    /// rclone uploads to a temporary name and renames it (rclone 1.63 and later, on file
+    /// servers: local, SFTP, FTP, SMB).
+    var partialUploads = false
+    /// The server copies its own files (S3's CopyObject, WebDAV's COPY).
+    var copy = false
+    /// The server moves its own files (SFTP's rename, WebDAV's MOVE).
+    var move = false
+
+    /// How a file replacing another is written, so no reader gets part of it.
+    enum Replace: Sendable, Equatable {
+        /// An object store's upload, whole or not at all.
+        case objectStore
+        /// rclone's own temporary name and rename.
+        case rcloneRenames
+        /// matsite uploads under a temporary name in a staging folder on the target and
+        /// moves it into place (WebDAV: rclone writes its files in place).
+        case stageAndMove
+        /// Written in place: a reader can get part of it.
+        case inPlace
+    }
+
+    var replace: Replace {
+        if bucketBased { return .objectStore }
+        if partialUploads { return .rcloneRenames }
+        return move ? .stageAndMove : .inPlace
+    }
+
+    /// Reads `rclone backend features`' JSON; nil for anything else.
+    static func decode(_ data: Data) -> TargetFeatures? {
+        struct Answer: Decodable {
+            var string: String
+            var features: [String: Bool]
+            enum CodingKeys: String, CodingKey {
+                case string = "String", features = "Features"
+            }
+        }
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: data) else { return nil }
+        let f = answer.features
+        return TargetFeatures(
+            kind: kind(of: answer.string), bucketBased: f["BucketBased"] ?? false, partialUploads: f["PartialUploads"] ?? false,
+            copy: f["Copy"] ?? false, move: f["Move"] ?? false)
+    }
+
+    /// The backend's kind from its description: `sftp://user@host:22//srv` is sftp,
+    /// `webdav root 'www'` webdav, `S3 bucket site path www` s3, `Local file system at /x` local.
+    static func kind(of description: String) -> String {
+        if let scheme = description.range(of: "://") { return description[..<scheme.lowerBound].lowercased() }
+        let first = description.split(separator: " ").first.map { $0.lowercased() } ?? "unknown"
+        return first
+    }
+
+    /// How a reader fares while a deploy replaces files here, in a sentence for `check`
+    /// and the docs; `tears` when a reader can get part of a file.
+    func readerNote(rcloneVersion: String?) -> (text: String, tears: Bool) {
+        switch replace {
+        case .objectStore:
+            return ("\(kind): each upload replaces its object whole: readers get the old file or the new one", false)
+        case .rcloneRenames:
+            let rename =
+                kind == "sftp"
+                ? " (atomic on servers with OpenSSH's posix-rename extension; others delete the old file first, a moment of 404)" : ""
+            return ("\(kind): rclone uploads to a temporary name and renames it into place\(rename)", false)
+        case .stageAndMove:
+            let old =
+                rcloneVersion.map { RcloneBinary.renamesUploads($0) ? "" : " (rclone \($0) writes file servers in place; 1.63 and later rename)" }
+                ?? ""
+            return (
+                "\(kind): rclone writes its files in place, so matsite uploads a file that replaces another to a staging folder "
+                    + "and moves it into place\(old): atomic where the server's move is a rename (nginx's WebDAV); a server that "
+                    + "deletes the old file first (rclone serve webdav) shows a moment of 404, never part of a file",
+                false
+            )
+        case .inPlace:
+            return (
+                "\(kind): rclone writes its files in place and the server cannot move them: a reader can get part of a page or "
+                    + "manifest while it is replaced",
+                true
+            )
+        }
+    }
+}
