@@ -302,9 +302,11 @@ extension Matsite {
             discussion: """
                 Each probe reads the tile's format and pixel size: a size other than the planned \
                 tile size (source tile_size, or a WMTS layer's own) is a problem whose hint names \
-                the tile_size to set. Problems are grouped by cause and printed before the verdict.
+                the tile_size to set. Problems are grouped by cause and printed before the verdict. \
+                With deploy:, it also says which rclone (and version) a deploy will run, whether \
+                the target is there, and whether a viewer can catch a file half-replaced on it.
 
-                Exit 0 when every probe succeeds, 1 when a source is broken, 2 for a bad config.
+                Exit 0 when every probe succeeds, 1 when a source or the deploy target is broken, 2 for a bad config.
                 """
         )
 

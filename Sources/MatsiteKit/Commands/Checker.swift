@@ -92,6 +92,10 @@ public struct Checker: Sendable {
             findings.append(finding)
         }
         await fetcher.shutdown()
+        if let deploy = config.deploy {
+            let check = DeployCheck(deploy: deploy).run()
+            findings.append(Finding(id: "deploy", lines: check.lines, problems: check.problems))
+        }
         return findings
     }
 }

@@ -106,7 +106,7 @@ public struct Deployer: Sendable {
             features = known
             if plan.copyCount > 0, !known.copy { plan = planned(copying: false) }
             if !plan.replacing.isEmpty, known.replace == .inPlace {
-                reporter.say("warning: \(known.readerNote(rcloneVersion: nil).text)")
+                reporter.say("warning: \(known.readerNote.text)")
             }
         }
         describe(plan)

@@ -33,6 +33,11 @@ enum RcloneArguments {
         ["lsjson", "-R", "--files-only", "--no-mimetype", "--no-modtime", "--fast-list"] + probe + [DeployTarget.folder(target)]
     }
 
+    /// The target's first level only: whether it is there and answers (`check`).
+    static func probeFolder(_ target: String) -> [String] {
+        ["lsjson", "--max-depth=1", "--no-mimetype", "--no-modtime"] + probe + [DeployTarget.folder(target)]
+    }
+
     /// A file's bytes to stdout.
     static func read(_ file: String) -> [String] {
         ["cat"] + transfer + [file]

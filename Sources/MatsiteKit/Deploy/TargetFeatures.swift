@@ -60,7 +60,7 @@ struct TargetFeatures: Sendable, Equatable {
 
     /// How a reader fares while a deploy replaces files here, in a sentence for `check`
     /// and the docs; `tears` when a reader can get part of a file.
-    func readerNote(rcloneVersion: String?) -> (text: String, tears: Bool) {
+    var readerNote: (text: String, tears: Bool) {
         switch replace {
         case .objectStore:
             return ("\(kind): each upload replaces its object whole: readers get the old file or the new one", false)
@@ -70,13 +70,14 @@ struct TargetFeatures: Sendable, Equatable {
                 ? " (atomic on servers with OpenSSH's posix-rename extension; others delete the old file first, a moment of 404)" : ""
             return ("\(kind): rclone uploads to a temporary name and renames it into place\(rename)", false)
         case .stageAndMove:
-            let old =
-                rcloneVersion.map { RcloneBinary.renamesUploads($0) ? "" : " (rclone \($0) writes file servers in place; 1.63 and later rename)" }
-                ?? ""
+            let move =
+                kind == "webdav"
+                ? "atomic where the server's MOVE is a rename (nginx's WebDAV module); where it deletes the old file first "
+                    + "(rclone serve webdav) a reader can get a 404 or a cut-short file in that instant"
+                : "rclone's move here deletes the old file before renaming (before rclone 1.63): a reader can get a 404 in that instant"
             return (
-                "\(kind): rclone writes its files in place, so matsite uploads a file that replaces another to a staging folder "
-                    + "and moves it into place\(old): atomic where the server's move is a rename (nginx's WebDAV); a server that "
-                    + "deletes the old file first (rclone serve webdav) shows a moment of 404, never part of a file",
+                "\(kind): rclone writes files in place here, so matsite uploads a file that replaces another to a staging folder "
+                    + "and moves it into place: \(move)",
                 false
             )
         case .inPlace:

@@ -58,6 +58,23 @@ struct DeployCommandTests {
         #expect(quiet.status == 0 && quiet.err.isEmpty && quiet.out.isEmpty)
     }
 
+    @Test("check says which rclone a deploy runs, whether the target is there, and how readers fare on it")
+    func check() throws {
+        let project = try CLI.scratch("deploy-check")
+        defer { try? FileManager.default.removeItem(at: project) }
+        let target = project.appendingPathComponent("remote")
+        try Data(Self.config(target: target.path).utf8).write(to: project.appendingPathComponent("matsite.yml"))
+        let missing = try CLI.run(["check"], in: project)
+        #expect(missing.status == 1, "\(missing.out)\(missing.err)")
+        #expect(missing.out.contains("deploy:\n  target: \(target.path)\n  rclone: v"), "\(missing.out)")
+        #expect(missing.out.contains("problem: deploy.target does not exist: create it, or set deploy.create: true"))
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        let present = try CLI.run(["check"], in: project)
+        #expect(present.status == 0, "\(present.out)\(present.err)")
+        #expect(present.out.contains("target: \(target.path) (reachable)"), "\(present.out)")
+        #expect(present.out.contains("readers: local: rclone uploads to a temporary name and renames it into place"), "\(present.out)")
+    }
+
     @Test("no deploy.target, or no built site, is a usage error (exit 2) saying what to do")
     func usageErrors() throws {
         let project = try CLI.scratch("deploy-usage")
