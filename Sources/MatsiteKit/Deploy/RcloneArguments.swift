@@ -62,6 +62,11 @@ enum RcloneArguments {
             + transfer
     }
 
+    /// One file moved on the target to another name.
+    static func moveFile(from: String, to: String) -> [String] {
+        ["moveto", from, to, "--no-check-dest"] + transfer
+    }
+
     /// One file copied on the target to another name.
     static func copyFile(from: String, to: String) -> [String] {
         ["copyto", from, to, "--no-check-dest"] + transfer

@@ -14,6 +14,9 @@ struct TargetFeatures: Sendable, Equatable {
     var copy = false
     /// The server moves its own files (SFTP's rename, WebDAV's MOVE).
     var move = false
+    /// rclone knows partial uploads at all (1.63 and later list the feature, true or false):
+    /// older ones also move without replacing (WebDAV `Overwrite: F`, SFTP's plain rename).
+    var movesOver = true
 
     /// How a file replacing another is written, so no reader gets part of it.
     enum Replace: Sendable, Equatable {
@@ -26,12 +29,21 @@ struct TargetFeatures: Sendable, Equatable {
         case stageAndMove
         /// Written in place: a reader can get part of it.
         case inPlace
+        /// One upload per file to a service (Drive, Dropbox, OneDrive...), which decides
+        /// what a reader sees meanwhile.
+        case oneUpload
     }
+
+    /// Backends that write into a file a reader can see while it grows.
+    static let fileServers: Set<String> = ["local", "sftp", "ftp", "smb", "hdfs"]
 
     var replace: Replace {
         if bucketBased { return .objectStore }
         if partialUploads { return .rcloneRenames }
-        return move ? .stageAndMove : .inPlace
+        // WebDAV's MOVE replaces its destination; an rclone too old for temporary names
+        // (before 1.63) cannot rename over an existing file on SFTP either.
+        if kind == "webdav" { return move && movesOver ? .stageAndMove : .inPlace }
+        return Self.fileServers.contains(kind) ? .inPlace : .oneUpload
     }
 
     /// Reads `rclone backend features`' JSON; nil for anything else.
@@ -47,13 +59,16 @@ struct TargetFeatures: Sendable, Equatable {
         let f = answer.features
         return TargetFeatures(
             kind: kind(of: answer.string), bucketBased: f["BucketBased"] ?? false, partialUploads: f["PartialUploads"] ?? false,
-            copy: f["Copy"] ?? false, move: f["Move"] ?? false)
+            copy: f["Copy"] ?? false, move: f["Move"] ?? false, movesOver: f["PartialUploads"] != nil)
     }
 
     /// The backend's kind from its description: `sftp://user@host:22//srv` is sftp,
     /// `webdav root 'www'` webdav, `S3 bucket site path www` s3, `Local file system at /x` local.
     static func kind(of description: String) -> String {
-        if let scheme = description.range(of: "://") { return description[..<scheme.lowerBound].lowercased() }
+        // `FTP Connection to ftp://host`: the word before `://`.
+        if let scheme = description.range(of: "://") {
+            return description[..<scheme.lowerBound].split(separator: " ").last.map { $0.lowercased() } ?? "unknown"
+        }
         let first = description.split(separator: " ").first.map { $0.lowercased() } ?? "unknown"
         return first
     }
@@ -70,22 +85,20 @@ struct TargetFeatures: Sendable, Equatable {
                 ? " (atomic on servers with OpenSSH's posix-rename extension; others delete the old file first, a moment of 404)" : ""
             return ("\(kind): rclone uploads to a temporary name and renames it into place\(rename)", false)
         case .stageAndMove:
-            let move =
-                kind == "webdav"
-                ? "atomic where the server's MOVE is a rename (nginx's WebDAV module); where it deletes the old file first "
-                    + "(rclone serve webdav) a reader can get a 404 or a cut-short file in that instant"
-                : "rclone's move here deletes the old file before renaming (before rclone 1.63): a reader can get a 404 in that instant"
             return (
                 "\(kind): rclone writes files in place here, so matsite uploads a file that replaces another to a staging folder "
-                    + "and moves it into place: \(move)",
+                    + "and moves it into place: atomic where the server's MOVE is a rename (nginx's WebDAV module); where it deletes "
+                    + "the old file first (rclone serve webdav) a reader can get a 404 or a cut-short file in that instant",
                 false
             )
         case .inPlace:
             return (
-                "\(kind): rclone writes its files in place and the server cannot move them: a reader can get part of a page or "
-                    + "manifest while it is replaced",
+                "\(kind): rclone writes its files in place here: a reader can get part of a page or manifest while it is "
+                    + "replaced (rclone 1.63 and later upload to a temporary name and rename)",
                 true
             )
+        case .oneUpload:
+            return ("\(kind): one upload per file; what a reader sees meanwhile is the service's", false)
         }
     }
 }
