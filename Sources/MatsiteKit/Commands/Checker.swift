@@ -15,6 +15,8 @@ public struct Checker: Sendable {
     public enum Line: Sendable, Equatable {
         /// An animation's findings start.
         case animation(String)
+        /// Another part's findings start (`deploy`).
+        case section(String)
         /// What planning and probing found.
         case fact(String)
         /// A problem the build would tolerate (`missing: transparent`): it draws such tiles
@@ -55,6 +57,15 @@ public struct Checker: Sendable {
             }
         }
         await fetcher.shutdown()
+        if let deploy = config.deploy {
+            report(.section("deploy"))
+            let check = DeployCheck(deploy: deploy).run()
+            for line in check.lines { report(.fact(line)) }
+            for (problem, exitClass) in check.problems {
+                worst = max(worst ?? exitClass, exitClass)
+                report(.problem(problem, exitClass))
+            }
+        }
         return worst
     }
 }

@@ -1,14 +1,16 @@
 /// A deploy that could not finish. A transfer, listing or delete that rclone reported as
 /// failed is a failure (exit 1): what was uploaded stays, and running the deploy again
-/// resumes from what the target then holds. No built site, or no rclone, is what the
-/// command asks that cannot be had (exit 2).
+/// resumes from what the target then holds. No built site is what the command asks that
+/// cannot be had (exit 2); a missing rclone is a ``ConfigError`` naming `deploy.rclone`.
 public enum DeployError: ClassifiedError, CustomStringConvertible, Sendable, Equatable {
     /// The output folder holds no built site (no `manifest.json`).
     case noSite(folder: String)
-    /// The rclone named by `deploy.rclone` is not there.
-    case rcloneMissing(name: String)
     /// The site folder (or its snapshot) cannot be read.
     case siteUnreadable(folder: String)
+    /// The site itself holds a file under the name the ledger has on the target.
+    case ledgerNameTaken(name: String)
+    /// `rclone backend features` answered something that is not its description.
+    case featuresNotJSON
     /// `rclone lsjson` answered something that is not its listing.
     case listingNotJSON(target: String)
     /// rclone ended with an error while doing `step`: its exit status and its last lines
@@ -20,7 +22,7 @@ public enum DeployError: ClassifiedError, CustomStringConvertible, Sendable, Equ
 
     public var exitClass: ExitClass {
         switch self {
-        case .noSite, .rcloneMissing: .config
+        case .noSite, .ledgerNameTaken: .config
         default: .failed
         }
     }
@@ -29,8 +31,10 @@ public enum DeployError: ClassifiedError, CustomStringConvertible, Sendable, Equ
         switch self {
         case .noSite(let folder):
             return "\(folder) holds no built site (no manifest.json): run matsite build first"
-        case .rcloneMissing(let name):
-            return "rclone (\(name)) was not found: install it (apt-get install rclone) or set deploy.rclone to its path"
+        case .ledgerNameTaken(let name):
+            return "the site holds a file named \(name), the name deploy keeps its ledger under on the target"
+        case .featuresNotJSON:
+            return "rclone backend features answered something that is not its JSON description"
         case .siteUnreadable(let folder):
             return "cannot read the site folder \(folder)"
         case .listingNotJSON(let target):
