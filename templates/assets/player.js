@@ -262,16 +262,16 @@
 				posterUrl: o.posterUrl ? o.posterUrl : '',
 				alt: typeof m.title === 'string' ? m.title : ''
 			};
-			this._pyramid = !!(M.FramePyramid && M.FramePyramid.usable(m));
+			this._pyramid = !!(M.PyramidGrid && M.PyramidGrid.usable(m));
 			if (this._pyramid) {
 				// Frames published as levels: what loads depends on the view, so the map comes first,
 				// and the layer is its own loader.
 				this._buildMap(m);
 				this._overlay = new M.FramePyramid(m, m.frames.map(function (f) { return self._resolve(f.tiles); }), layerOptions);
 				this._fitMap(m);
-				this._loader = this._overlay;
+				this._loader = this._overlay.getLoader();
 				this._watchLoader();
-				this._overlay.on('hold', function (e) {
+				this._loader.on('hold', function (e) {
 					this._progress.textContent = e.on ? this._loader.loaded() + ' / ' + this._loader.total() + ' frames' : '';
 					this._hold('tiles', e.on);
 				}, this);
