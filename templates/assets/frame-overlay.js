@@ -1,8 +1,9 @@
 /*
- * Matsite.FrameOverlay: a Leaflet layer of two stacked frame images over the
- * animation's bounds, plus "no data" marks for tiles a frame is missing. It
- * crossfades between them with Matsite.Crossfade (crossfade.js), which must
- * be loaded first.
+ * Matsite.FrameOverlay: the frame layer for frames published as single images:
+ * two stacked frame images over the frames' box, plus "no data" marks for tiles
+ * a frame is missing. Its loader (Matsite.FrameLoader, getLoader()) fetches and
+ * decodes every frame before playback; the images then hit the browser's memory
+ * cache. It crossfades between them with Matsite.Crossfade (crossfade.js).
  *
  * Events:
  *   shown {index}   a frame is fully on top (after its fade, if any)
@@ -21,15 +22,21 @@
 			posterUrl: '',
 			// @option alt: String = ''
 			// Text alternative of the frame images.
-			alt: ''
+			alt: '',
+			// @option first: Number = 0
+			// The frame requested first (the one the player opens on).
+			first: 0
 		},
 
-		// frames: manifest frame entries; urls: their resolved URLs;
-		// bounds: manifest bounds object (west/south/east/north), east may be < west.
-		initialize: function (frames, urls, bounds, options) {
+		// source: the frames' manifest (bounds: west/south/east/north, east < west across
+		// the antimeridian; frames; zoom); urls: the frames' resolved URLs.
+		initialize: function (source, urls, options) {
 			L.setOptions(this, options);
-			this._frames = frames;
+			var bounds = source.bounds;
+			this._frames = source.frames;
 			this._urls = urls;
+			this._zoom = source.zoom;
+			this._loader = new M.FrameLoader(urls, {first: this.options.first});
 			var east = bounds.east < bounds.west ? bounds.east + 360 : bounds.east;
 			this._bounds = L.latLngBounds([bounds.south, bounds.west], [bounds.north, east]);
 			this._frontIndex = -1;
@@ -41,6 +48,12 @@
 		},
 
 		getBounds: function () { return this._bounds; },
+
+		// What loads the frames: playback may start when it fires load.
+		getLoader: function () { return this._loader; },
+
+		// The zoom of the frames' own pixels.
+		detailZoom: function () { return this._zoom; },
 
 		// The frame on top, or -1 before the first one is shown.
 		frontIndex: function () { return this._frontIndex; },

@@ -60,6 +60,8 @@
 			this._tiles.on('progress', this._onProgress, this);
 			this._tiles.on('decoded', this._onDecoded, this);
 			this._bounds = this._grid.getBounds();
+			var max = source.pyramid.max_zoom;
+			this._detailZoom = typeof max === 'number' && isFinite(max) ? max : source.zoom;
 			this._frontIndex = -1;
 			this._fade = null;
 			this._initDom(source.bounds);
@@ -71,6 +73,9 @@
 
 		// What loads the frames: playback may start when it fires load.
 		getLoader: function () { return this._tiles; },
+
+		// The zoom of the frames' own pixels: the finest level's.
+		detailZoom: function () { return this._detailZoom; },
 
 		// The level pixels the detail canvases cover (PyramidGrid's region), or null.
 		region: function () { return this._tiles.region(); },
