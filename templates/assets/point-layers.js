@@ -21,13 +21,14 @@
 			reducedMotion: false
 		},
 
+		// defs: the manifest's points entries; resolve: (url relative to the manifest) -> URL.
 		initialize: function (defs, resolve, options) {
 			L.setOptions(this, options);
 			this._layers = defs.filter(function (def) {
 				return def && typeof def.id === 'string' && Array.isArray(def.levels) && def.levels.length;
 			}).map(function (def) {
-				return new M.PointLayer(def, resolve, {frame: options.frame || 0, reducedMotion: !!options.reducedMotion});
-			});
+				return new M.PointLayer(def, resolve, {frame: this.options.frame || 0, reducedMotion: !!this.options.reducedMotion});
+			}, this);
 			this._rows = [];
 		},
 
