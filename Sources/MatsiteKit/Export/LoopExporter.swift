@@ -23,10 +23,10 @@ struct LoopExporter {
     /// Bumped when the composition or an encoder's settings change, so old files are not kept.
     static let version = "matsite-loop-2"
 
-    /// What was exported: the manifest's URLs and one line of cost per format.
+    /// What was exported: the manifest's URLs and each format's cost.
     struct Result {
         var exports = AnimationManifest.Exports()
-        var lines: [String] = []
+        var report: ExportReport
     }
 
     /// Exports `frames` (staged below `<animation>/`).
@@ -34,7 +34,7 @@ struct LoopExporter {
         let size = Self.size(of: layout, width: settings.width)
         let labels = frames.map { label(for: $0, count: frames.count) }
         let credit = Self.plainText(animation.attribution)
-        var result = Result()
+        var result = Result(report: ExportReport(animation: animation.id))
         var pending: [ExportConfig.Format: String] = [:]
         for format in settings.formats {
             let name = "loop-\(key(format, size: size, frames: frames, labels: labels, credit: credit).prefix(16)).\(format.ext)"
@@ -42,13 +42,15 @@ struct LoopExporter {
             result.exports[format] = name
             if try writer.link(relative) {
                 let bytes = writer.previous.regularFile(relative)?.size ?? 0
-                result.lines.append("\(animation.id): export \(format.rawValue) kept (unchanged), \(Self.megabytes(bytes))")
+                result.report.files.append(.init(format: format, bytes: bytes, work: .kept))
             } else {
                 pending[format] = name
             }
         }
         guard !pending.isEmpty else { return result }
-        result.lines += try encode(frames, labels: labels, credit: credit, size: size, into: pending)
+        let encoded = try encode(frames, labels: labels, credit: credit, size: size, into: pending)
+        result.report.files += encoded.files
+        result.report.composeSeconds = encoded.composeSeconds
         return result
     }
 
@@ -128,7 +130,7 @@ private extension LoopExporter {
     func encode(
         _ frames: [AnimationManifest.Frame], labels: [String], credit: String, size: (width: Int, height: Int),
         into pending: [ExportConfig.Format: String]
-    ) throws -> [String] {
+    ) throws -> (files: [ExportReport.File], composeSeconds: Double) {
         let folder = writer.root.appendingPathComponent(animation.id)
         let font = try LabelFont(path: LoopExportTools.fontPath())
         let base = try backgroundPixels(size)
@@ -173,11 +175,11 @@ private extension LoopExporter {
                 seconds[entry.format, default: 0] += entry.seconds
             }
         }
-        var lines: [String] = []
+        var files: [ExportReport.File] = []
         func line(_ format: ExportConfig.Format, _ name: String) {
             let bytes = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size] as? Int) ?? 0
-            lines.append(
-                "\(animation.id): export \(format.rawValue) \(size.width)x\(size.height), \(frames.count) frames: \(String(format: "%.2f", seconds[format] ?? 0)) s, \(Self.megabytes(bytes))"
+            files.append(
+                .init(format: format, bytes: bytes, work: .encoded(width: size.width, height: size.height, frames: frames.count, seconds: seconds[format] ?? 0))
             )
         }
         for (format, name, sink) in sinks {
@@ -188,8 +190,7 @@ private extension LoopExporter {
         }
         // Ends the encoders now (ffmpeg's log file goes with its encoder).
         sinks.removeAll()
-        lines.append("\(animation.id): export frames composed in \(String(format: "%.2f", compose)) s")
-        return lines
+        return (files, compose)
     }
 
     /// The encoder writing `format` to `output` (ffmpeg writes it; the others hand back bytes).
@@ -323,10 +324,6 @@ private extension LoopExporter {
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
-    static func megabytes(_ bytes: Int) -> String {
-        String(format: "%.2f MB (%d bytes)", Double(bytes) / 1e6, bytes)
     }
 }
 

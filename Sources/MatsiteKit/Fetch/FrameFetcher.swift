@@ -40,10 +40,10 @@ struct FrameFetcher: Sendable {
                 case .tile(let bytes, let digest):
                     tiles.contents[i] = .encoded(bytes)
                     tiles.identities[i] = .png(digest ?? TileDigest(of: bytes))
-                    reporter.tileLoaded(bytes: bytes.count)
+                    reporter.report(.tileLoaded(bytes: bytes.count))
                 case .absent(let reason), .failed(let reason):
                     tiles.problems.append((i, reason))
-                    reporter.tileLoaded(bytes: 0)
+                    reporter.report(.tileLoaded(bytes: 0))
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 
 /// Options of one build run, beyond the config.
@@ -128,7 +129,7 @@ private extension Builder {
             }
             guard failures.isEmpty else {
                 // The error groups them by cause; --verbose lists each first.
-                for tile in failures { reporter.detail("failed: \(tile)") }
+                for tile in failures { reporter.report(.tileFailed(tile)) }
                 throw BuildError.tilesFailed(failures)
             }
             // A shard: now, under the lock, the other animations as published at this moment.
@@ -144,7 +145,7 @@ private extension Builder {
                 }
                 manifests = kept.manifests
                 for id in kept.unpublished {
-                    reporter.warning("\(id): not published yet, so not in the site index; it will be once its shard has built it")
+                    reporter.report(.warning(.notPublishedYet(animation: id)))
                 }
             }
             // Pages and manifests.
@@ -241,12 +242,12 @@ private extension Builder {
                 missing: animation.missing, timings: timings, frameFormat: animation.frameFormat),
             reporter: reporter, timings: timings)
         let outcomes = try await step(.stitch) { try await pipeline.run(into: folder.appendingPathComponent("frames")) }
-        reporter.detail("\(animation.id): \(timings.summary(frames: plan.frames.count))")
+        reporter.report(.framesMade(timings.times(animation: animation.id, frames: plan.frames.count)))
         // Tiles drawn transparent: one warning per cause (a gap is never silent), each tile
         // with --verbose.
         let transparent = outcomes.flatMap(\.transparent)
-        for tile in transparent { reporter.detail("drawn transparent: \(tile)") }
-        for line in TileProblemGroups(transparent).transparentWarnings() { reporter.warning(line) }
+        for tile in transparent { reporter.report(.tileDrawnTransparent(tile)) }
+        for line in TileProblemGroups(transparent).transparentWarnings() { reporter.report(.warning(.drawnTransparent(line))) }
         let failures = outcomes.flatMap(\.failures)
         guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }
 
@@ -263,7 +264,7 @@ private extension Builder {
                         previousIndex: outcome.previousIndex, previousHash: outcome.previousFallbackHash)
                 })
         }
-        if let summary = fallback.summary { reporter.detail(summary) }
+        if let report = fallback.report { reporter.report(.fallbackPublished(report)) }
         var frames = outcomes.compactMap(\.entry)
         for i in frames.indices {
             frames[i].fallbackHash = fallback.hashes[i]
@@ -276,7 +277,7 @@ private extension Builder {
             let published = try await step(.publish) { try await levels.publish(frames) }
             for i in frames.indices { frames[i].tiles = published.tiles[i] }
             pyramid = levels.manifest
-            reporter.levelsPublished(animation: animation.id, summary: levels.summary(published.cost, frames: frames.count))
+            reporter.report(.levelsPublished(levels.report(published.cost, frames: frames.count)))
         }
         var manifest = AnimationManifest(
             animation: animation, layout: plan.layout, frames: frames, fallback: fallback.fallback,
@@ -294,7 +295,7 @@ private extension Builder {
                 writer: writer, reporter: reporter)
             exporter.backgroundTiles = plan.exportBackground
             let exported = try await step(.publish) { try exporter.export(frames) }
-            for line in exported.lines { reporter.exported(animation: animation.id, summary: line) }
+            reporter.report(.exported(exported.report))
             manifest.exports = exported.exports
         }
         if !points.isEmpty {
@@ -305,14 +306,15 @@ private extension Builder {
                     try PointPublisher(animation: animation.id, layer: config, frameTimes: plan.frames.map(\.time)).publish(set, with: writer)
                 }
                 if let skipped = layer.skipped {
-                    reporter.warning("\(animation.id): points \(layer.id): \(skipped) invalid feature(s) or row(s) skipped (skip_invalid: true)")
+                    reporter.report(.warning(.pointsSkipped(animation: animation.id, layer: layer.id, count: skipped)))
                 }
                 let elapsed = started.duration(to: .now)
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                let how = reused ? "unchanged, linked" : "clustered and written"
-                reporter.detail(
-                    "\(animation.id): points \(layer.id): \(layer.count) points \(how) in \(String(format: "%.2f", seconds)) s, \(layer.levels.count) levels, \(layer.levels.reduce(0) { $0 + $1.bytes }) bytes"
-                )
+                reporter.report(
+                    .pointLayerPublished(
+                        PointLayerReport(
+                            animation: animation.id, layer: layer.id, points: layer.count, reused: reused, seconds: seconds,
+                            levels: layer.levels.count, bytes: layer.levels.reduce(0) { $0 + $1.bytes })))
                 layers.append(layer)
             }
             manifest.points = layers
@@ -368,9 +370,7 @@ private extension Builder {
             let published = try? JSONDecoder.manifest.decode(AnimationManifest.self, from: data),
             let text = published.frames.last?.time, let previous = TimeFormat.parseISO(text), newest < previous
         else { return }
-        reporter.warning(
-            "\(id): this build's newest frame (\(TimeFormat.iso(newest))) is older than the published site's (\(text)): the window it publishes is older than the previous one"
-        )
+        reporter.report(.warning(.olderWindow(animation: id, newest: TimeInstant(newest), published: TimeInstant(previous))))
     }
 
     func cache() -> HTTPCache? {
@@ -387,9 +387,7 @@ private extension Builder {
                 default: []
                 }
             if templates.contains(where: { $0.host.map(Self.isOSMTileHost) ?? false }) {
-                reporter.warning(
-                    "\(animation.keyPath) (\(animation.id)): tile.openstreetmap.org's usage policy forbids bulk downloading of its tiles; use it only as base_map (loaded by viewers' browsers), or a provider that allows this"
-                )
+                reporter.report(.warning(.bulkDownloadForbidden(keyPath: animation.keyPath, animation: animation.id)))
             }
         }
     }

@@ -88,7 +88,7 @@ private extension FramePipeline {
             let missing = (problems.sorted { $0.index < $1.index } + stitched.drawnTransparent).map {
                 AnimationManifest.MissingTile(reuse.grid.tile($0.index), reason: $0.reason)
             }
-            reporter.frameDone(animation: animation, index: frame.index, reused: false)
+            reporter.report(.frameDone(animation: animation, index: frame.index, reused: false))
             let entry = AnimationManifest.Frame(
                 index: frame.index, url: "frames/\(stitched.name)", time: frame.time.map(TimeFormat.iso),
                 durationMs: frame.durationMs, bytes: stitched.bytes, sha256: stitched.sha256,
@@ -102,7 +102,7 @@ private extension FramePipeline {
 
     func keep(_ frame: FramePlan, into folder: URL, inputHash: String, fetchProblems: [(index: Int, reason: String)]) -> Outcome? {
         guard let kept = reuse.keep(frame, into: folder, inputHash: inputHash, fetchProblems: fetchProblems) else { return nil }
-        reporter.frameDone(animation: animation, index: frame.index, reused: true)
+        reporter.report(.frameDone(animation: animation, index: frame.index, reused: true))
         return Outcome(
             index: frame.index, entry: kept.entry, transparent: drawnTransparent(frame, kept.missing), reused: true,
             poster: frame.index == reuse.lastIndex ? .previous : nil,

@@ -89,15 +89,13 @@ struct FramePyramidPublisher: Sendable {
         return (tiles, cost)
     }
 
-    /// The line the build prints: levels, tiles written and linked, bytes, per level.
-    func summary(_ cost: Cost, frames: Int) -> String {
-        let written = cost.written.reduce(0, +), linked = cost.linked.reduce(0, +)
-        let perLevel = pyramid.levels.indices.map { i in
-            "z\(pyramid.levels[i].zoom) \(cost.written[i] + cost.linked[i]) (\(ConsoleReporter.size(cost.bytes[i])))"
-        }
-        return "\(animation): levels z\(pyramid.minZoom)-z\(pyramid.maxZoom) of \(frames) frames: \(written) tiles written, "
-            + "\(linked) linked, \(ConsoleReporter.size(cost.bytes.reduce(0, +))) in \(String(format: "%.2f", cost.seconds)) s; "
-            + "per level: \(perLevel.joined(separator: ", "))"
+    /// What the levels cost, level by level, as the build reports it.
+    func report(_ cost: Cost, frames: Int) -> LevelsReport {
+        LevelsReport(
+            animation: animation, frames: frames,
+            levels: pyramid.levels.indices.map { i in
+                .init(zoom: pyramid.levels[i].zoom, written: cost.written[i], linked: cost.linked[i], bytes: cost.bytes[i])
+            }, seconds: cost.seconds)
     }
 }
 
