@@ -52,7 +52,7 @@ public struct Checker: Sendable {
                     "frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(animation.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))"
                 )
                 if let first = plan.frames.first?.time, let last = plan.frames.last?.time {
-                    finding.lines.append("times: \(TimeFormat.iso(first)) .. \(TimeFormat.iso(last))")
+                    finding.lines.append("times: \(first.manifestText) .. \(last.manifestText)")
                 }
                 finding.lines += source.notes
                 if let export = animation.export {

@@ -252,13 +252,13 @@ public enum FramesConfig: Sendable {
     /// One full template per frame.
     case templates([TileTemplate])
     /// Explicit instants, filling `{time}`.
-    case times([Date])
+    case times([TimeInstant])
     /// `{frame}` from 0 to count - 1.
     case count(Int)
     /// The newest N instants the source advertises.
     case latest(Int)
     /// Instants from start to end by step.
-    case range(start: Date, end: Date, step: ISODuration)
+    case range(start: TimeInstant, end: TimeInstant, step: ISODuration)
     /// The last stretch of time before now: `frames: { last, step, delay }` (or `last`
     /// with `latest` for a WMTS/WMS source).
     case rolling(RollingWindow)

@@ -72,7 +72,7 @@ struct LoopExporter {
 private extension LoopExporter {
     /// The frame's time as the label shows it: in the animation's time zone, else UTC.
     func label(for frame: AnimationManifest.Frame, count: Int) -> String {
-        guard let text = frame.time, let date = TimeFormat.parseISO(text) else { return "Frame \(frame.index + 1) of \(count)" }
+        guard let date = frame.time?.date else { return "Frame \(frame.index + 1) of \(count)" }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         if let zone = animation.timeZone.flatMap(TimeZone.init(identifier:)) {

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 /// `site/manifest.json`: the site index.
 public struct SiteManifest: Codable, Sendable, Equatable {
@@ -154,7 +155,8 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     public struct Frame: Codable, Sendable, Equatable {
         public var index: Int
         public var url: String
-        public var time: String?
+        /// ISO 8601 in the JSON, to the second.
+        public var time: TimeInstant?
         public var durationMs: Int
         public var bytes: Int
         public var sha256: String

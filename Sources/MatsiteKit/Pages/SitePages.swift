@@ -38,8 +38,8 @@ struct SitePages: Sendable {
             let cardDownloads = Self.downloads(manifest.exports, prefix: "\(manifest.id)/")
             if !cardDownloads.isEmpty { entry["exports"] = cardDownloads }
             // Absent, not "": an empty string is truthy to Mustache sections.
-            if let first = manifest.frames.first?.time { entry["first_time"] = first }
-            if let last = manifest.frames.last?.time { entry["last_time"] = last }
+            if let first = manifest.frames.first?.time { entry["first_time"] = first.manifestText }
+            if let last = manifest.frames.last?.time { entry["last_time"] = last.manifestText }
             entries.append(entry)
         }
         let index: [String: Any] = [

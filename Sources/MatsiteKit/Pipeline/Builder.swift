@@ -368,9 +368,9 @@ private extension Builder {
         let file = output.appendingPathComponent(id).appendingPathComponent("manifest.json")
         guard let newest = plan.frames.last?.time, let data = FileManager.default.contents(atPath: file.path),
             let published = try? JSONDecoder.manifest.decode(AnimationManifest.self, from: data),
-            let text = published.frames.last?.time, let previous = TimeFormat.parseISO(text), newest < previous
+            let previous = published.frames.last?.time, newest < previous
         else { return }
-        reporter.report(.warning(.olderWindow(animation: id, newest: TimeInstant(newest), published: TimeInstant(previous))))
+        reporter.report(.warning(.olderWindow(animation: id, newest: newest, published: previous)))
     }
 
     func cache() -> HTTPCache? {

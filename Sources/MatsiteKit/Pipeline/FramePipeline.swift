@@ -90,7 +90,7 @@ private extension FramePipeline {
             }
             reporter.report(.frameDone(animation: animation, index: frame.index, reused: false))
             let entry = AnimationManifest.Frame(
-                index: frame.index, url: "frames/\(stitched.name)", time: frame.time.map(TimeFormat.iso),
+                index: frame.index, url: "frames/\(stitched.name)", time: frame.time?.wholeSeconds,
                 durationMs: frame.durationMs, bytes: stitched.bytes, sha256: stitched.sha256,
                 missingTiles: missing, inputHash: inputHash)
             // missing: transparent is never silent: the builder warns once per cause.

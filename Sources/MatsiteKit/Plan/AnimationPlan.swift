@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 
 /// One frame: when it is, how long it shows, and where each of its tiles comes from.
@@ -6,7 +7,7 @@ struct FramePlan: Sendable {
     /// Position in the animation.
     let index: Int
     /// The instant the frame shows, when the source is timed.
-    let time: Date?
+    let time: TimeInstant?
     /// How long the player shows it.
     let durationMs: Int
     /// Row-major over the layout's rows x columns.
@@ -44,7 +45,7 @@ struct AnimationPlan: Sendable {
 /// A frame of a source before its tiles are planned: its index, time and time text.
 struct SourceFrame: Sendable {
     var index: Int
-    var time: Date?
+    var time: TimeInstant?
     /// `{time}` as written into URLs.
     var timeText: String?
     /// Values a frame index gives its placeholders (`{path}`, `{host}`).

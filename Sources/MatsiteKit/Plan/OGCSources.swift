@@ -99,9 +99,7 @@ private extension OGCSources {
             return time
         }
         func frame(_ index: Int, _ instant: TimeInstant, _ time: TimeDimension) -> SourceFrame {
-            SourceFrame(
-                index: index, time: Date(timeIntervalSince1970: Double(instant.millisecondsSinceEpoch) / 1000),
-                timeText: time.format(instant))
+            SourceFrame(index: index, time: instant, timeText: time.format(instant))
         }
         do {
             switch animation.frames {
@@ -110,11 +108,10 @@ private extension OGCSources {
                 return try time.latest(n).enumerated().map { frame($0, $1, time) }
             case .range(let start, let end, let step):
                 let time = try requireTime()
-                let instants = try time.inRange(start: instant(start), end: instant(end), step: step)
+                let instants = try time.inRange(start: start, end: end, step: step)
                 return instants.enumerated().map { frame($0, $1, time) }
-            case .times(let dates):
+            case .times(let instants):
                 let time = try requireTime()
-                let instants = dates.map(instant)
                 try time.requireAdvertised(instants)
                 return instants.enumerated().map { frame($0, $1, time) }
             case .rolling(let window):
@@ -144,10 +141,6 @@ private extension OGCSources {
                 file: file, line: animation.line, keyPath: "\(animation.keyPath).frames",
                 message: "layer \(layer): \(error)")
         }
-    }
-
-    static func instant(_ date: Date) -> TimeInstant {
-        TimeInstant(date)
     }
 
     static func summary(_ time: TimeDimension) -> String {

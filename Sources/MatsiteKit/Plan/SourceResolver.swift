@@ -143,10 +143,10 @@ struct SourceResolver: Sendable {
         case .times(let times):
             return times.enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .range(let start, let end, let step):
-            let instants = TimeInstant.series(from: TimeInstant(start), through: TimeInstant(end), step: step, limit: 100_000)
-            return instants.enumerated().map { SourceFrame(index: $0, time: $1.date, timeText: timeFormat.format($1)) }
+            let instants = TimeInstant.series(from: start, through: end, step: step, limit: 100_000)
+            return instants.enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .rolling(let window):
-            return window.times(now: now).enumerated().map { SourceFrame(index: $0, time: $1.date, timeText: timeFormat.format($1)) }
+            return window.times(now: now).enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .latest:
             throw StepFailure("frames.latest needs a WMTS or WMS source")
         case .index:

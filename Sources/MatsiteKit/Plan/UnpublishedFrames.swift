@@ -45,7 +45,7 @@ enum UnpublishedFrames {
                 loaded.merge(outcomes) { new, _ in new }
                 break
             }
-            let time = newest.time.map(TimeFormat.iso) ?? "frame \(newest.index)"
+            let time = newest.time.map(\.manifestText) ?? "frame \(newest.index)"
             skipped.insert(SkippedFrame(time: time, reason: "not published yet: all \(outcomes.count) tiles missing (\(reason))"), at: 0)
             source.frames.removeLast()
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 /// A point layer ready to publish: its points, read and checked, or the previous site's
 /// layer when nothing it is made from changed (the document is kept: if a file of the old
@@ -19,7 +20,7 @@ struct PointLoader {
     /// times are those the previous site's layer was made from is not read or clustered
     /// again: its files are linked at publish.
     func loadAll(
-        _ animations: [AnimationConfig]? = nil, frameTimes: [String: [Date?]] = [:], previous: PreviousSite? = nil
+        _ animations: [AnimationConfig]? = nil, frameTimes: [String: [TimeInstant?]] = [:], previous: PreviousSite? = nil
     ) async throws -> [String: [LoadedPointLayer]] {
         var sets: [String: [LoadedPointLayer]] = [:]
         for animation in animations ?? config.animations where !animation.points.isEmpty {
@@ -40,9 +41,9 @@ struct PointLoader {
 
     /// What a layer's published files are made from: the document, the layer's settings
     /// and the frames' times (counts per frame follow them), with the format's version.
-    static func inputs(_ document: [UInt8], layer: PointLayerConfig, frameTimes: [Date?]) -> String {
+    static func inputs(_ document: [UInt8], layer: PointLayerConfig, frameTimes: [TimeInstant?]) -> String {
         var hash = SHA256()
-        let times = frameTimes.map { $0.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? "-" }
+        let times = frameTimes.map { $0.map { String($0.millisecondsSinceEpoch) } ?? "-" }
         hash.update(Array("\(PointClusterer.version)\n\(layer)\n\(times.joined(separator: ","))\n".utf8))
         hash.update(document)
         return hash.hexDigest()

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 extension AnimationManifest {
     /// A point layer as the player reads it: its levels (one JSON file per zoom, clusters
@@ -48,7 +49,7 @@ struct PointPublisher {
     let animation: String
     let layer: PointLayerConfig
     /// The frames' times, oldest first (nil where a frame has none).
-    let frameTimes: [Date?]
+    let frameTimes: [TimeInstant?]
 
     /// Publishes a loaded layer: links the previous site's files when it is unchanged,
     /// else clusters and writes it. `reused` says which happened.
@@ -126,13 +127,13 @@ struct PointPublisher {
     /// frames whose time `t` has `time <= t < time + window`.
     func frameRanges(_ points: PointSet) throws(PointError) -> (start: [Int32], end: [Int32])? {
         guard let times = points.time else { return nil }
-        let frames = frameTimes.compactMap { $0.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } }
+        let frames = frameTimes.compactMap { $0 }
         guard frames.count == frameTimes.count else {
             throw PointError(
                 layer: layer.keyPath, document: layer.source.name, place: "time",
                 message: "the animation's frames have no times, so points cannot follow them; remove time: or give the frames times")
         }
-        func firstAtOrAfter(_ t: Int64) -> Int32 {
+        func firstAtOrAfter(_ t: TimeInstant) -> Int32 {
             var lo = 0, hi = frames.count
             while lo < hi {
                 let mid = (lo + hi) / 2
@@ -140,12 +141,12 @@ struct PointPublisher {
             }
             return Int32(lo)
         }
-        let window = layer.window?.milliseconds
+        let window = layer.window
         var start = [Int32](repeating: 0, count: times.count)
         var end = [Int32](repeating: Int32(frames.count), count: times.count)
         for (i, t) in times.enumerated() {
             start[i] = firstAtOrAfter(t)
-            if let window { end[i] = max(start[i], firstAtOrAfter(t + window)) }
+            if let window { end[i] = max(start[i], firstAtOrAfter(t.adding(window))) }
         }
         return (start, end)
     }

@@ -51,7 +51,7 @@ struct FrameReuse: Sendable {
         entry.index = frame.index
         entry.fallbackHash = nil
         entry.url = "frames/\(name)"
-        entry.time = frame.time.map(TimeFormat.iso)
+        entry.time = frame.time?.wholeSeconds
         entry.durationMs = frame.durationMs
         entry.missingTiles = missing.map { AnimationManifest.MissingTile(grid.tile($0.index), reason: $0.reason) }
         return Kept(entry: entry, missing: missing, previousIndex: kept.index, previousFallbackHash: kept.fallbackHash)

@@ -30,7 +30,7 @@ struct SitePagesTests {
         let layout = FrameLayout(width: width, height: height, originX: 0, originY: 0, shift: 0, tileSize: 256)
         let frames = (0..<2).map {
             AnimationManifest.Frame(
-                index: $0, url: "frames/\($0).png", time: "2026-11-21T10:0\($0):00Z", durationMs: 500,
+                index: $0, url: "frames/\($0).png", time: TimeFormat.instant("2026-11-21T10:0\($0):00Z"), durationMs: 500,
                 bytes: 1, sha256: "00", missingTiles: nil, inputHash: "00")
         }
         let manifest = AnimationManifest(
