@@ -163,11 +163,9 @@ public struct AnimationConfig: Sendable {
     public var frameFormat = FrameFormatChoice()
     /// Player presentation, copied into the manifest: opacity 0...1, legend, IANA zone, time label kind.
     public var opacity: Double?
-    public var legend: AnimationManifest.Legend?
+    public var legend: LegendConfig?
     public var timeZone: String?
     public var timeLabel: String?
-    /// Line of `legend.image` in the config, for messages about the file.
-    public var legendImageLine: Int?
     /// Point layers drawn over the frames, clustered at build time.
     public var points: [PointLayerConfig] = []
     /// The loop exported as MP4, GIF and/or animated WebP (`export:`), if asked for.

@@ -9,7 +9,7 @@ import MatsiteImaging
 /// name carries the hash of everything it is made from (frames, durations, labels, size,
 /// background, font, encoder settings): when the previous site has that name, it is
 /// hard-linked and nothing is decoded or encoded.
-struct LoopExporter {
+struct LoopExporter: Sendable {
     let animation: AnimationConfig
     let settings: ExportConfig
     let layout: FrameLayout
@@ -18,19 +18,18 @@ struct LoopExporter {
     /// The `export_background` tile source's tiles, fetched before the build publishes.
     var backgroundTiles: ExportBackgroundTiles? = nil
     let writer: SiteWriter
-    let reporter: any BuildReporter
 
     /// Bumped when the composition or an encoder's settings change, so old files are not kept.
     static let version = "matsite-loop-2"
 
     /// What was exported: the manifest's URLs and each format's cost.
-    struct Result {
+    struct Result: Sendable {
         var exports = AnimationManifest.Exports()
         var report: ExportReport
     }
 
     /// Exports `frames` (staged below `<animation>/`).
-    func export(_ frames: [AnimationManifest.Frame]) throws -> Result {
+    func export(_ frames: [PublishedFrame]) throws -> Result {
         let size = Self.size(of: layout, width: settings.width)
         let labels = frames.map { label(for: $0, count: frames.count) }
         let credit = Self.plainText(animation.attribution)
@@ -71,7 +70,7 @@ struct LoopExporter {
 
 private extension LoopExporter {
     /// The frame's time as the label shows it: in the animation's time zone, else UTC.
-    func label(for frame: AnimationManifest.Frame, count: Int) -> String {
+    func label(for frame: PublishedFrame, count: Int) -> String {
         guard let date = frame.time?.date else { return "Frame \(frame.index + 1) of \(count)" }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -86,7 +85,7 @@ private extension LoopExporter {
     }
 
     func key(
-        _ format: ExportConfig.Format, size: (width: Int, height: Int), frames: [AnimationManifest.Frame], labels: [String], credit: String
+        _ format: ExportConfig.Format, size: (width: Int, height: Int), frames: [PublishedFrame], labels: [String], credit: String
     )
         -> String
     {
@@ -128,7 +127,7 @@ private extension LoopExporter {
 
     /// Encodes the formats in `pending` (format -> file name) in one pass over the frames.
     func encode(
-        _ frames: [AnimationManifest.Frame], labels: [String], credit: String, size: (width: Int, height: Int),
+        _ frames: [PublishedFrame], labels: [String], credit: String, size: (width: Int, height: Int),
         into pending: [ExportConfig.Format: String]
     ) throws -> (files: [ExportReport.File], composeSeconds: Double) {
         let folder = writer.root.appendingPathComponent(animation.id)
@@ -151,7 +150,7 @@ private extension LoopExporter {
         for (frame, label) in zip(frames, labels) {
             try Task.checkCancellation()
             let start = ContinuousClock.now
-            let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(frame.url)))
+            let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(frame.file)))
             let image = try decoder.decode(bytes, keepIndices: false)
             var canvas = LoopCanvas(width: size.width, height: size.height, background: base)
             canvas.draw(image, opacity: animation.opacity ?? 1)
@@ -236,7 +235,7 @@ private extension LoopExporter {
     /// The legend's stops at the top right: a swatch of each colour with its label (or
     /// value), then the unit; on a second row when it would cover the time.
     func drawLegend(
-        _ legend: AnimationManifest.Legend, on canvas: inout LoopCanvas, font: LabelFont, px: Int, pad: Int, below time: (width: Int, height: Int)
+        _ legend: LegendConfig, on canvas: inout LoopCanvas, font: LabelFont, px: Int, pad: Int, below time: (width: Int, height: Int)
     ) throws {
         let items = legend.stops.map { stop in
             (color: RGB(hex: String(stop.color.prefix(7))) ?? RGB(hex: stop.color) ?? RGB(0, 0, 0), text: stop.label ?? Self.number(stop.value))
@@ -359,25 +358,5 @@ extension FFmpegLoopEncoder: LoopSink {
     func finishLoop() throws -> [UInt8]? {
         try finish()
         return nil
-    }
-}
-
-extension AnimationManifest.Exports {
-    /// The URL of `format`'s file.
-    subscript(format: ExportConfig.Format) -> String? {
-        get {
-            switch format {
-            case .mp4: mp4
-            case .gif: gif
-            case .webp: webp
-            }
-        }
-        set {
-            switch format {
-            case .mp4: mp4 = newValue
-            case .gif: gif = newValue
-            case .webp: webp = newValue
-            }
-        }
     }
 }

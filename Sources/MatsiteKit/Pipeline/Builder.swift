@@ -69,7 +69,7 @@ private extension Builder {
         let lock = isShard ? nil : try await step(.publish) { try await OutputLock.acquire(for: output, wait: options.lockWait) }
         if !isShard { Staging.recover(output: output) }
         let cache = self.cache()
-        let fetcher = needsHTTP ? HTTPFetcher(options: config.http, cache: cache) : nil
+        let fetcher = config.needsNetwork ? HTTPFetcher(options: config.http, cache: cache) : nil
         do {
             let summary = try await build(output: output, fetcher: fetcher, started: started)
             await fetcher?.shutdown()
@@ -87,24 +87,24 @@ private extension Builder {
     func build(output: URL, fetcher: HTTPFetcher?, started: Date) async throws -> BuildSummary {
         warnAboutPoliteness()
         // Files the config names are config: a bad one is a config error, found before any request.
-        var legendImages: [String: LegendImage] = [:]
-        for animation in selected { legendImages[animation.id] = try LegendImage.read(animation, config: config) }
+        var inputs: [String: AnimationInputs] = [:]
+        for animation in selected { inputs[animation.id] = AnimationInputs(legendImage: try LegendImage.read(animation, config: config)) }
         // Plan: which tiles make which frame.
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
-        var (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
-        for i in plans.indices { plans[i].legendImage = legendImages[plans[i].config.id] }
-        // An export's background tiles, fetched before anything is staged (a failure leaves the site as it was).
-        for i in plans.indices {
-            guard let template = plans[i].config.export?.backgroundTiles, let fetcher else { continue }
-            let (layout, zoom) = (plans[i].layout, plans[i].config.zoom)
-            plans[i].exportBackground = try await step(.fetch) {
-                try await ExportBackgroundTiles.fetch(template, layout: layout, zoom: zoom, fetcher: fetcher)
-            }
-        }
+        let (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
+        // What the products need besides tiles, before anything is staged (a failure leaves
+        // the site as it was): an export's background tiles, the point layers.
         let previous = PreviousSite(output: output)
-        let frameTimes = Dictionary(plans.map { ($0.config.id, $0.frames.map(\.time)) }, uniquingKeysWith: { a, _ in a })
-        let points = try await step(.plan) {
-            try await PointLoader(config: config, fetcher: fetcher).loadAll(selected, frameTimes: frameTimes, previous: previous)
+        for plan in plans {
+            let animation = plan.config
+            if let template = animation.export?.backgroundTiles, let fetcher {
+                inputs[animation.id]?.exportBackground = try await step(.fetch) {
+                    try await ExportBackgroundTiles.fetch(template, layout: plan.layout, zoom: animation.zoom, fetcher: fetcher)
+                }
+            }
+            inputs[animation.id]?.points = try await step(.plan) {
+                try await PointLoader(config: config, fetcher: fetcher).load(animation, frameTimes: plan.frames.map(\.time), previous: previous)
+            }
         }
 
         let staging = try await step(.publish) { try Staging.create(beside: output) }
@@ -122,7 +122,7 @@ private extension Builder {
             var failures: [FailedTile] = []
             var reused = 0
             for plan in plans {
-                let result = try await render(plan, loader: loader, writer: writer, points: points[plan.config.id] ?? [])
+                let result = try await render(plan, inputs: inputs[plan.config.id] ?? AnimationInputs(), loader: loader, writer: writer)
                 failures += result.failures
                 reused += result.reused
                 if let manifest = result.manifest { manifests.append(manifest) }
@@ -227,11 +227,10 @@ private extension Builder {
         var reused: Int
     }
 
-    /// One animation: its frames fetched, kept or stitched; then its poster, fallback
-    /// tiles and manifest, into the staged site.
-    func render(_ plan: AnimationPlan, loader: any TileLoader, writer: SiteWriter, points: [LoadedPointLayer]) async throws -> Rendered {
+    /// One animation: its frames fetched, kept or stitched by `FramePipeline`, then each of
+    /// its products (`AnimationSteps.products`) in turn, over one shared context.
+    func render(_ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter) async throws -> Rendered {
         let animation = plan.config
-        let folder = writer.root.appendingPathComponent(animation.id)
         let timings = StageTimings()
         let pipeline = FramePipeline(
             animation: animation.id, frames: plan.frames,
@@ -241,7 +240,8 @@ private extension Builder {
                 layout: plan.layout, grid: plan.grid, compressionLevel: animation.compressionLevel,
                 missing: animation.missing, timings: timings, frameFormat: animation.frameFormat),
             reporter: reporter, timings: timings)
-        let outcomes = try await step(.stitch) { try await pipeline.run(into: folder.appendingPathComponent("frames")) }
+        let folder = writer.root.appendingPathComponent(animation.id).appendingPathComponent("frames")
+        let outcomes = try await step(.stitch) { try await pipeline.run(into: folder) }
         reporter.report(.framesMade(timings.times(animation: animation.id, frames: plan.frames.count)))
         // Tiles drawn transparent: one warning per cause (a gap is never silent), each tile
         // with --verbose.
@@ -250,77 +250,13 @@ private extension Builder {
         for line in TileProblemGroups(transparent).transparentWarnings() { reporter.report(.warning(.drawnTransparent(line))) }
         let failures = outcomes.flatMap(\.failures)
         guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }
-
-        try await step(.stitch) { try Poster.write(outcomes.last?.poster, animation: animation.id, folder: folder, previous: writer.previous) }
-        let fallback = try await step(.publish) {
-            try await FallbackTilePublisher(
-                animation: animation.id, zoom: animation.zoom, bbox: animation.bbox, tileSize: plan.layout.tileSize,
-                settings: animation.fallback, sourceMaxZoom: plan.sourceMaxZoom, subdomains: animation.source.subdomains,
-                locate: plan.locate, loader: loader, writer: writer
-            ).publish(
-                zip(plan.frames, outcomes).map { frame, outcome in
-                    FallbackTilePublisher.Frame(
-                        index: frame.index, sourceTemplate: frame.sourceTemplate,
-                        previousIndex: outcome.previousIndex, previousHash: outcome.previousFallbackHash)
-                })
+        var context = AnimationContext(
+            plan: plan, site: config, inputs: inputs, loader: loader, writer: writer, reporter: reporter,
+            frames: outcomes.compactMap(\.frame), poster: outcomes.last?.poster)
+        for product in AnimationSteps.products {
+            try await step(product.stage) { try await product.run(&context) }
         }
-        if let report = fallback.report { reporter.report(.fallbackPublished(report)) }
-        var frames = outcomes.compactMap(\.entry)
-        for i in frames.indices {
-            frames[i].fallbackHash = fallback.hashes[i]
-            frames[i].tiles = nil
-            if frames[i].missingTiles?.isEmpty == true { frames[i].missingTiles = nil }
-        }
-        // Levels: large frames also as tile pyramids, cut from the frame files just staged.
-        var pyramid: AnimationManifest.Pyramid?
-        if let levels = FramePyramidPublisher(animation: animation, layout: plan.layout, writer: writer) {
-            let published = try await step(.publish) { try await levels.publish(frames) }
-            for i in frames.indices { frames[i].tiles = published.tiles[i] }
-            pyramid = levels.manifest
-            reporter.report(.levelsPublished(levels.report(published.cost, frames: frames.count)))
-        }
-        var manifest = AnimationManifest(
-            animation: animation, layout: plan.layout, frames: frames, fallback: fallback.fallback,
-            baseMap: config.baseMap.flatMap { AnimationManifest.BaseMap($0) },
-            allowedOrigins: config.embed.allowedOrigins, skipped: plan.skipped)
-        if let image = plan.legendImage {
-            try await step(.publish) { try writer.put(image.bytes, at: "\(animation.id)/\(image.name)") }
-            manifest.legend?.image = image.name
-        }
-        manifest.pyramid = pyramid
-        // Exported loops (MP4, GIF, WebP), from the frames just staged.
-        if let settings = animation.export {
-            var exporter = LoopExporter(
-                animation: animation, settings: settings, layout: plan.layout, demoBaseMap: config.baseMap?.demo == true,
-                writer: writer, reporter: reporter)
-            exporter.backgroundTiles = plan.exportBackground
-            let exported = try await step(.publish) { try exporter.export(frames) }
-            reporter.report(.exported(exported.report))
-            manifest.exports = exported.exports
-        }
-        if !points.isEmpty {
-            var layers: [AnimationManifest.PointLayer] = []
-            for (config, set) in zip(animation.points, points) {
-                let started = ContinuousClock.now
-                let (layer, reused) = try await step(.publish) {
-                    try PointPublisher(animation: animation.id, layer: config, frameTimes: plan.frames.map(\.time)).publish(set, with: writer)
-                }
-                if let skipped = layer.skipped {
-                    reporter.report(.warning(.pointsSkipped(animation: animation.id, layer: layer.id, count: skipped)))
-                }
-                let elapsed = started.duration(to: .now)
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                reporter.report(
-                    .pointLayerPublished(
-                        PointLayerReport(
-                            animation: animation.id, layer: layer.id, points: layer.count, reused: reused, seconds: seconds,
-                            levels: layer.levels.count, bytes: layer.levels.reduce(0) { $0 + $1.bytes })))
-                layers.append(layer)
-            }
-            manifest.points = layers
-        }
-        try await step(.publish) { try writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.id)/manifest.json") }
-        return Rendered(manifest: manifest, failures: [], reused: outcomes.filter(\.reused).count)
+        return Rendered(manifest: context.manifest, failures: [], reused: outcomes.filter(\.reused).count)
     }
 
     /// A shard build: `--only` names some animations.
@@ -343,21 +279,6 @@ private extension Builder {
                 message:
                     "--only names \(unknown.isEmpty ? "no animation" : unknown.joined(separator: ", ")), not an animation id of this config (ids: \(known.joined(separator: ", ")))"
             )
-        }
-    }
-
-    var needsHTTP: Bool {
-        config.animations.contains { animation in
-            if case .index(let index) = animation.frames, case .url = index.location { return true }
-            if animation.points.contains(where: { if case .url = $0.source { true } else { false } }) { return true }
-            if animation.export?.backgroundTiles != nil { return true }
-            switch animation.source.kind {
-            case .url, .wmts, .wms: return true
-            case .perFrame:
-                if case .templates(let list) = animation.frames { return list.contains(where: \.isHTTP) }
-                return false
-            case .path, .mbtiles, .demo: return false
-            }
         }
     }
 

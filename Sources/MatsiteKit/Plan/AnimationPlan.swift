@@ -33,10 +33,6 @@ struct AnimationPlan: Sendable {
     let sourceMaxZoom: Int?
     /// Times left out of this build (not published yet), for the manifest's `skipped`.
     var skipped: [SkippedFrame] = []
-    /// The legend's image file, read while planning.
-    var legendImage: LegendImage?
-    /// The `export_background` tile source's tiles under the box, fetched at plan time.
-    var exportBackground: ExportBackgroundTiles? = nil
 
     /// The source tiles of a frame: position in `FramePlan.tiles` <-> world tile.
     var grid: TileGrid { TileGrid(layout: layout, zoom: sourceZoom) }

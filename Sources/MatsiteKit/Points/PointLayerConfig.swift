@@ -21,6 +21,11 @@ public struct PointLayerConfig: Sendable, Equatable {
             }
         }
 
+        /// True when the document is fetched over HTTP.
+        public var isFetched: Bool {
+            if case .url = self { true } else { false }
+        }
+
         /// How the document is read.
         public var format: Format {
             switch self {

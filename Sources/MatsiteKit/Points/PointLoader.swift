@@ -9,34 +9,29 @@ enum LoadedPointLayer: Sendable {
     case unchanged(AnimationManifest.PointLayer, document: [UInt8])
 }
 
-/// Reads every animation's point layers before anything is fetched for the frames, so bad
+/// Reads an animation's point layers before anything is fetched for its frames, so bad
 /// point data fails the build early (and nothing is published).
 struct PointLoader {
     let config: SiteConfig
     let fetcher: HTTPFetcher?
 
-    /// Each animation's point layers (by animation id), in the order of its `points:`; of
-    /// `animations` (a shard's), or of all. A layer whose document, settings and frame
-    /// times are those the previous site's layer was made from is not read or clustered
-    /// again: its files are linked at publish.
-    func loadAll(
-        _ animations: [AnimationConfig]? = nil, frameTimes: [String: [TimeInstant?]] = [:], previous: PreviousSite? = nil
-    ) async throws -> [String: [LoadedPointLayer]] {
-        var sets: [String: [LoadedPointLayer]] = [:]
-        for animation in animations ?? config.animations where !animation.points.isEmpty {
-            var list: [LoadedPointLayer] = []
-            for layer in animation.points {
-                let document = try await bytes(of: layer)
-                let inputs = Self.inputs(document, layer: layer, frameTimes: frameTimes[animation.id] ?? [])
-                if let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id && $0.inputs == inputs }) {
-                    list.append(.unchanged(entry, document: document))
-                } else {
-                    list.append(.parsed(try PointReader(layer: layer).read(document), inputs: inputs))
-                }
+    /// The animation's point layers, in the order of its `points:`. A layer whose document,
+    /// settings and frame times are those the previous site's layer was made from is not
+    /// read or clustered again: its files are linked at publish. Reading (a million points
+    /// take seconds) runs on the CPU pool.
+    func load(_ animation: AnimationConfig, frameTimes: [TimeInstant?], previous: PreviousSite? = nil) async throws -> [LoadedPointLayer] {
+        var list: [LoadedPointLayer] = []
+        for layer in animation.points {
+            let document = try await bytes(of: layer)
+            let inputs = Self.inputs(document, layer: layer, frameTimes: frameTimes)
+            if let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id && $0.inputs == inputs }) {
+                list.append(.unchanged(entry, document: document))
+            } else {
+                let reader = PointReader(layer: layer)
+                list.append(.parsed(try await CPUPool.shared.run { try reader.read(document) }, inputs: inputs))
             }
-            sets[animation.id] = list
         }
-        return sets
+        return list
     }
 
     /// What a layer's published files are made from: the document, the layer's settings

@@ -1,51 +1,9 @@
 import Foundation
 import MatsiteCapabilities
 
-extension AnimationManifest {
-    /// A point layer as the player reads it: its levels (one JSON file per zoom, clusters
-    /// down to `max_zoom`, then the points themselves) and the properties file.
-    public struct PointLayer: Codable, Sendable, Equatable {
-        public var id: String
-        public var title: String
-        /// Points published.
-        public var count: Int
-        /// Invalid features or rows left out (`skip_invalid: true`).
-        public var skipped: Int?
-        public var radiusPx: Int
-        public var minZoom: Int
-        public var maxZoom: Int
-        /// True when counts follow the frames (each level item has `frames` change points).
-        public var timed: Bool
-        /// True when single points carry a label (in the properties file).
-        public var labeled: Bool
-        /// Property names shown in a point's popup, in order.
-        public var popup: [String]
-        /// `min_zoom` ... `max_zoom + 1`, shallowest first.
-        public var levels: [Level]
-        /// Labels and popup texts per point, when there are any.
-        public var properties: String?
-        /// A hash of what the layer is made from (document, settings, frame times): a
-        /// rebuild with the same inputs links the files instead of clustering again.
-        public var inputs: String?
-
-        /// One published zoom level.
-        public struct Level: Codable, Sendable, Equatable {
-            public var zoom: Int
-            public var url: String
-            /// Clusters (or points) in the level.
-            public var items: Int
-            /// Bytes of the level's files (its tiles and their index, when tiled).
-            public var bytes: Int
-            /// Set when the level is published as tiles: how many, and `url` names their index
-            /// (`{"tiles": {"z/x/y": url}}`) rather than the items.
-            public var tiles: Int?
-        }
-    }
-}
-
 /// Clusters one layer's points and writes its levels into the staged site, content-hashed:
 /// an unchanged level keeps its name, and `SiteWriter` links it from the previous site.
-struct PointPublisher {
+struct PointPublisher: Sendable {
     let animation: String
     let layer: PointLayerConfig
     /// The frames' times, oldest first (nil where a frame has none).

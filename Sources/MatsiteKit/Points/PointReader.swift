@@ -4,7 +4,7 @@ import MatsiteCapabilities
 /// Reads a point layer's document (GeoJSON or CSV) into a `PointSet`, checking every
 /// feature or row: coordinates in range, a readable time, the columns present, the limit.
 /// With `skip_invalid` a bad feature or row is counted and left out instead.
-struct PointReader {
+struct PointReader: Sendable {
     /// The layer being read.
     let layer: PointLayerConfig
     /// Largest document accepted.

@@ -42,13 +42,6 @@ struct FramePyramidPublisher: Sendable {
         self.writer = writer
     }
 
-    /// The manifest's `pyramid`.
-    var manifest: AnimationManifest.Pyramid {
-        AnimationManifest.Pyramid(
-            tileSize: PyramidLevel.tileSize, minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom,
-            levels: pyramid.levels.map { .init(zoom: $0.zoom, x0: $0.x0, y0: $0.y0, width: $0.width, height: $0.height) })
-    }
-
     /// What publishing the levels cost, per level (coarsest first).
     struct Cost: Sendable {
         var written: [Int]
@@ -59,17 +52,17 @@ struct FramePyramidPublisher: Sendable {
 
     /// Publishes the levels of `frames` (their files already in the staged site) and
     /// returns each frame's `tiles` template and the cost.
-    func publish(_ frames: [AnimationManifest.Frame]) async throws -> (tiles: [String], cost: Cost) {
+    func publish(_ frames: [PublishedFrame]) async throws -> (tiles: [String], cost: Cost) {
         let started = ContinuousClock.now
         let zero = [Int](repeating: 0, count: pyramid.levels.count)
         var cost = Cost(written: zero, linked: zero, bytes: zero)
         var tiles: [String] = []
         for frame in frames {
-            let ext = (frame.url as NSString).pathExtension
-            guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.url) else {
-                throw StepFailure("\(animation): frame \(frame.index) is not a PNG, JPEG or WebP file in frames/ (\(frame.url)): cannot cut levels from it")
+            let ext = (frame.file as NSString).pathExtension
+            guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.file) else {
+                throw StepFailure("\(animation): frame \(frame.index) is not a PNG, JPEG or WebP file in frames/ (\(frame.file)): cannot cut levels from it")
             }
-            let folder = String(frame.url.dropLast(ext.count + 1))
+            let folder = String(frame.file.dropLast(ext.count + 1))
             if let linked = link(frame, to: folder, tileExt: tileExt) {
                 for i in linked.indices {
                     cost.linked[i] += linked[i].tiles
@@ -116,8 +109,8 @@ private extension FramePyramidPublisher {
 
     /// Links the previous build's tiles of a frame with these inputs and levels; nil (and
     /// nothing left behind) when there are none or any one is gone.
-    func link(_ frame: AnimationManifest.Frame, to folder: String, tileExt: String) -> [LevelCost]? {
-        guard let old = writer.previous.levelFolder(animation: animation, inputHash: frame.inputHash, pyramid: manifest, tileExt: tileExt)
+    func link(_ frame: PublishedFrame, to folder: String, tileExt: String) -> [LevelCost]? {
+        guard let old = writer.previous.levelFolder(animation: animation, inputHash: frame.inputHash, pyramid: pyramid, tileExt: tileExt)
         else { return nil }
         var costs: [LevelCost] = []
         for level in pyramid.levels {
@@ -144,9 +137,9 @@ private extension FramePyramidPublisher {
 
     /// Decodes the staged frame file and writes its levels, finest first (each level is made
     /// from the one below, which is then let go).
-    func make(_ frame: AnimationManifest.Frame, into folder: String, tileExt: String) async throws -> [LevelCost] {
+    func make(_ frame: PublishedFrame, into folder: String, tileExt: String) async throws -> [LevelCost] {
         let finest = pyramid.finest
-        let path = writer.root.path + "/" + animation + "/" + frame.url
+        let path = writer.root.path + "/" + animation + "/" + frame.file
         var image = try await CPUPool.shared.run { () throws -> LevelImage in
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw StepFailure("cannot read \(path) to cut its levels")
