@@ -133,10 +133,10 @@ extension ConfigLoader {
         switch (f["url"], f["file"]) {
         case (let n?, nil):
             let text = try r.string(n, f.path("url"))
-            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            guard let url = HTTPURL(text) else {
                 throw r.error(n, f.path("url"), "must be an http:// or https:// URL, found \"\(text)\" (use file: for a local document)")
             }
-            location = .url(text)
+            location = .url(url)
         case (nil, let n?):
             location = .file(try nonEmpty(r.string(n, f.path("file")), n, f.path("file"), r))
         case (nil, nil):

@@ -229,7 +229,7 @@ public enum SourceKind: Sendable {
 
 /// `source.wmts`.
 public struct WMTSSourceConfig: Sendable, Equatable {
-    public var capabilities: String
+    public var capabilities: HTTPURL
     public var layer: String
     public var style: String?
     public var tileMatrixSet: String?
@@ -238,7 +238,7 @@ public struct WMTSSourceConfig: Sendable, Equatable {
 
 /// `source.wms`.
 public struct WMSSourceConfig: Sendable, Equatable {
-    public var url: String
+    public var url: HTTPURL
     public var layers: String
     public var version = "1.3.0"
     public var styles = ""

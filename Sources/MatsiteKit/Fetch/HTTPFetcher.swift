@@ -112,9 +112,7 @@ final class HTTPFetcher: Sendable {
         -> HTTPResponseData
     {
         let cap = maxBytes ?? options.maxTileBytes
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            let host = parsed.host
-        else {
+        guard let host = HTTPURL(url)?.host else {
             throw FetchFailure(url: url, status: nil, reason: "not an http(s) URL", attempts: 0)
         }
         let sent = requestHeaders(accept: accept)

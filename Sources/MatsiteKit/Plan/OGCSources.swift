@@ -12,10 +12,10 @@ enum OGCSources {
         now: TimeInstant
     ) async throws -> ResolvedSource {
         let path = "\(animation.keyPath).source.wmts"
-        let body = try await capabilities(config.capabilities, fetcher: fetcher, kvp: "SERVICE=WMTS&REQUEST=GetCapabilities")
+        let body = try await capabilities(config.capabilities.text, fetcher: fetcher, kvp: "SERVICE=WMTS&REQUEST=GetCapabilities")
         let source: WMTSTileSource
         do {
-            let document = try WMTSCapabilities.parse(body, url: config.capabilities)
+            let document = try WMTSCapabilities.parse(body, url: config.capabilities.text)
             source = try document.tileSource(
                 layer: config.layer, style: config.style, format: config.format,
                 tileMatrixSet: config.tileMatrixSet)
@@ -44,10 +44,10 @@ enum OGCSources {
         now: TimeInstant
     ) async throws -> ResolvedSource {
         let path = "\(animation.keyPath).source.wms"
-        let body = try await capabilities(config.url, fetcher: fetcher, kvp: "SERVICE=WMS&REQUEST=GetCapabilities&VERSION=\(config.version)")
+        let body = try await capabilities(config.url.text, fetcher: fetcher, kvp: "SERVICE=WMS&REQUEST=GetCapabilities&VERSION=\(config.version)")
         let source: WMSMapSource
         do {
-            let document = try WMSCapabilities.parse(body, url: config.url)
+            let document = try WMSCapabilities.parse(body, url: config.url.text)
             source = try document.mapSource(layers: config.layers, styles: config.styles, format: config.format, version: config.version)
         } catch {
             throw sourceError(error, animation: animation, path: path, file: file)

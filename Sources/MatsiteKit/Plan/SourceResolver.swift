@@ -162,12 +162,12 @@ struct SourceResolver: Sendable {
         case .url(let url):
             let response: HTTPResponseData
             do {
-                response = try await requireFetcher().get(url, accept: "application/json,*/*;q=0.1", maxBytes: FrameIndex.maxBytes)
+                response = try await requireFetcher().get(url.text, accept: "application/json,*/*;q=0.1", maxBytes: FrameIndex.maxBytes)
             } catch let failure as FetchFailure {
-                throw FrameIndexError(document: url, path: "", message: "cannot be fetched: \(failure.reason)")
+                throw FrameIndexError(document: url.text, path: "", message: "cannot be fetched: \(failure.reason)")
             }
             guard response.status == 200 else {
-                throw FrameIndexError(document: url, path: "", message: "HTTP \(response.status) (expected 200 and a JSON document)")
+                throw FrameIndexError(document: url.text, path: "", message: "HTTP \(response.status) (expected 200 and a JSON document)")
             }
             bytes = response.body
         case .file(let path):
@@ -188,8 +188,7 @@ struct SourceResolver: Sendable {
             // The template starts with an index field ({host}): what it gives must be a URL.
             for frame in frames {
                 let address = template.expand(z: 0, x: 0, y: 0, subdomain: nil, time: frame.timeText, frame: frame.index, fields: frame.fields)
-                let lowered = address.lowercased()
-                guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+                guard HTTPURL.host(ofTemplate: address) != nil else {
                     throw FrameIndexError(
                         document: index.name, path: "\(index.items)[time \(frame.timeText ?? "")]",
                         message: "the tile URL becomes \"\(address.prefix(80))\", not an http(s) URL: check globals/fields")

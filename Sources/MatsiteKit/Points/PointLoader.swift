@@ -61,7 +61,7 @@ struct PointLoader {
             let accept = format == .csv ? "text/csv,*/*;q=0.1" : "application/geo+json,application/json,*/*;q=0.1"
             let response: HTTPResponseData
             do {
-                response = try await fetcher.get(url, accept: accept, maxBytes: PointReader.maxBytes)
+                response = try await fetcher.get(url.text, accept: accept, maxBytes: PointReader.maxBytes)
             } catch {
                 // `get` throws only FetchFailure (typed throws).
                 throw fail("cannot be fetched: \(error.reason)")
