@@ -6,6 +6,7 @@ import MatsiteKit
 /// errors to exit codes (0 built, 1 build failed, 2 bad config or usage). The executable's
 /// `main.swift` only runs it.
 public struct MatsiteCommand: AsyncParsableCommand {
+    /// The name, the help text and the subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "matsite",
         abstract: "Pre-stitched animated map tiles: a static site of radar loops and satellite sequences.",

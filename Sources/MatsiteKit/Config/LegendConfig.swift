@@ -2,8 +2,11 @@
 public struct LegendConfig: Sendable, Equatable {
     /// One stop, written `[value, "#rrggbb"]` or `[value, "#rrggbb", "label"]`.
     public struct Stop: Sendable, Equatable {
+        /// The value the colour stands for.
         public var value: Double
+        /// `#rgb`, `#rrggbb` or `#rrggbbaa`.
         public var color: String
+        /// Shown instead of the value.
         public var label: String?
 
         /// Creates a stop.
@@ -16,6 +19,7 @@ public struct LegendConfig: Sendable, Equatable {
 
     /// The values' unit.
     public var unit: String
+    /// The colours, in order.
     public var stops: [Stop]
     /// An image shown beside the stops: a file, relative to the config (published under a
     /// content-hashed name; the manifest gives that URL).

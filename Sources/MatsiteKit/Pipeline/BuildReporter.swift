@@ -59,6 +59,7 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
     /// A warning in words (planning's frames left out until the next build).
     case other(String)
 
+    /// The warning in words.
     public var description: String {
         switch self {
         case .olderWindow(let id, let newest, let published):
@@ -79,17 +80,21 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
 
 /// What waiting for tiles and stitching took for one animation's frames.
 public struct FrameTimes: Sendable, Equatable {
+    /// The animation's id.
     public var animation: String
+    /// Frames made (kept or stitched).
     public var frames: Int
     /// Seconds spent waiting for tiles, summed over the frames.
     public var fetchSeconds: Double
     /// Seconds spent stitching, summed over the frames (they run on `cores` at once).
     public var stitchSeconds: Double
+    /// Cores the stitching ran on.
     public var cores: Int
 }
 
 /// Fallback tiles published for one animation.
 public struct FallbackReport: Sendable, Equatable {
+    /// The animation's id.
     public var animation: String
     /// Tiles in the site, written or kept.
     public var tiles: Int
@@ -103,16 +108,23 @@ public struct FallbackReport: Sendable, Equatable {
 public struct LevelsReport: Sendable, Equatable {
     /// One level's tiles, over every frame.
     public struct Level: Sendable, Equatable {
+        /// The level's zoom.
         public var zoom: Int
+        /// Tiles written.
         public var written: Int
+        /// Tiles linked from the previous build.
         public var linked: Int
+        /// Bytes of its tiles.
         public var bytes: Int
     }
 
+    /// The animation's id.
     public var animation: String
+    /// Frames cut into levels.
     public var frames: Int
     /// Coarsest first.
     public var levels: [Level]
+    /// Wall seconds it took.
     public var seconds: Double
 
     /// Tiles written, over every level.
@@ -135,11 +147,15 @@ public struct ExportReport: Sendable, Equatable {
             case encoded(width: Int, height: Int, frames: Int, seconds: Double)
         }
 
+        /// The file's format.
         public var format: ExportConfig.Format
+        /// Its size.
         public var bytes: Int
+        /// Kept or encoded.
         public var work: Work
     }
 
+    /// The animation's id.
     public var animation: String
     /// Kept files first, then encoded ones, each in config order.
     public var files: [File] = []
@@ -149,13 +165,19 @@ public struct ExportReport: Sendable, Equatable {
 
 /// A point layer published.
 public struct PointLayerReport: Sendable, Equatable {
+    /// The animation's id.
     public var animation: String
+    /// The layer's id.
     public var layer: String
+    /// Points published.
     public var points: Int
     /// True when the previous site's files were linked (nothing clustered).
     public var reused: Bool
+    /// Wall seconds it took.
     public var seconds: Double
+    /// Zoom levels published.
     public var levels: Int
+    /// Bytes of its levels' files.
     public var bytes: Int
 }
 
@@ -163,6 +185,7 @@ public struct PointLayerReport: Sendable, Equatable {
 public struct SilentReporter: BuildReporter {
     /// Creates one.
     public init() {}
+    /// Drops `event`.
     public func report(_ event: BuildEvent) {}
 }
 

@@ -21,6 +21,7 @@ public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
         self.host = host.lowercased()
     }
 
+    /// The URL as written.
     public var description: String { text }
 
     /// The lowercased host of an http(s) URL template (`https://{s}.example.org/{z}/...`),
