@@ -3,14 +3,14 @@
 /// client is made (an offline build opens no connection pool).
 extension SiteConfig {
     /// True when some animation fetches something over HTTP.
-    public var needsNetwork: Bool {
+    var needsNetwork: Bool {
         animations.contains(where: \.needsNetwork)
     }
 }
 
 extension AnimationConfig {
     /// True when its tiles, its frame list, a point layer or its export fetch over HTTP.
-    public var needsNetwork: Bool {
+    var needsNetwork: Bool {
         source.kind.needsNetwork || frames.needsNetwork || points.contains(where: \.source.isFetched)
             || export?.needsNetwork == true
     }
@@ -18,7 +18,7 @@ extension AnimationConfig {
 
 extension SourceKind {
     /// True for tile URL templates and OGC services (per-frame templates say for themselves).
-    public var needsNetwork: Bool {
+    var needsNetwork: Bool {
         switch self {
         case .url, .wmts, .wms: true
         case .path, .mbtiles, .demo, .perFrame: false
@@ -28,7 +28,7 @@ extension SourceKind {
 
 extension FramesConfig {
     /// True for an index fetched over HTTP and for per-frame templates with an http(s) one.
-    public var needsNetwork: Bool {
+    var needsNetwork: Bool {
         switch self {
         case .index(let index):
             if case .url = index.location { true } else { false }

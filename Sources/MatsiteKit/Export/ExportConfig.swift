@@ -36,7 +36,7 @@ public struct ExportConfig: Sendable, Equatable {
     public static let defaultBackground = RGB(0xd4, 0xdc, 0xe3)
 
     /// True when the export fetches something: its background tiles.
-    public var needsNetwork: Bool { backgroundTiles != nil }
+    var needsNetwork: Bool { backgroundTiles != nil }
 
     /// Creates settings for `formats`.
     public init(formats: [Format]) {

@@ -92,20 +92,8 @@ private extension Builder {
         // Plan: which tiles make which frame.
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
         let (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
-        // What the products need besides tiles, before anything is staged (a failure leaves
-        // the site as it was): an export's background tiles, the point layers.
         let previous = PreviousSite(output: output)
-        for plan in plans {
-            let animation = plan.config
-            if let template = animation.export?.backgroundTiles, let fetcher {
-                inputs[animation.id]?.exportBackground = try await step(.fetch) {
-                    try await ExportBackgroundTiles.fetch(template, layout: plan.layout, zoom: animation.zoom, fetcher: fetcher)
-                }
-            }
-            inputs[animation.id]?.points = try await step(.plan) {
-                try await PointLoader(config: config, fetcher: fetcher).load(animation, frameTimes: plan.frames.map(\.time), previous: previous)
-            }
-        }
+        try await fetchInputs(of: plans, into: &inputs, fetcher: fetcher, previous: previous)
 
         let staging = try await step(.publish) { try Staging.create(beside: output) }
         do {
@@ -117,67 +105,94 @@ private extension Builder {
                     with: writer, pages: pages, leaflet: config.resolve(config.leaflet),
                     demoBaseMap: config.baseMap?.demo == true)
             }
-            // Fetch + stitch, animation by animation.
-            var manifests: [AnimationManifest] = []
-            var failures: [FailedTile] = []
-            var reused = 0
+            // Fetch + stitch, then the products, animation by animation.
+            var rendered: [Rendered] = []
             for plan in plans {
-                let result = try await render(plan, inputs: inputs[plan.config.id] ?? AnimationInputs(), loader: loader, writer: writer)
-                failures += result.failures
-                reused += result.reused
-                if let manifest = result.manifest { manifests.append(manifest) }
+                rendered.append(try await render(plan, inputs: inputs[plan.config.id] ?? AnimationInputs(), loader: loader, writer: writer))
             }
+            let failures = rendered.flatMap(\.failures)
             guard failures.isEmpty else {
                 // The error groups them by cause; --verbose lists each first.
                 for tile in failures { reporter.report(.tileFailed(tile)) }
                 throw BuildError.tilesFailed(failures)
             }
+            var manifests = rendered.compactMap(\.manifest)
             // A shard: now, under the lock, the other animations as published at this moment.
-            var current = previous
-            var shardLock: OutputLock?
-            if isShard {
-                shardLock = try await step(.publish) { try await OutputLock.acquire(for: output, wait: options.lockWait) }
-                Staging.recover(output: output)
-                current = PreviousSite(output: output)
-                let kept = try await step(.publish) {
-                    try ShardAssembly(current: current, built: Set(selected.map(\.id)))
-                        .keepOthers(manifests, config: config, into: SiteWriter(root: staging.url, previous: current))
-                }
-                manifests = kept.manifests
-                for id in kept.unpublished {
-                    reporter.report(.warning(.notPublishedYet(animation: id)))
-                }
-            }
+            let (current, shardLock) = isShard ? try await keepOtherAnimations(&manifests, output: output, staging: staging) : (previous, nil)
             // Pages and manifests.
             try await step(.pages) {
                 try SitePages(config: config, pages: pages, assets: assets).write(manifests, with: SiteWriter(root: staging.url, previous: current))
             }
-            // Publish.
-            var summary = BuildSummary()
-            // The old tree as listed under the lock (when the build began, or for a shard now).
+            // Publish. The old tree as listed under the lock (when the build began, or for a shard now).
             let staged = TreeComparison.files(staging.url) ?? [:]
-            summary.unchanged = TreeComparison.equal(staging.url, staged, output, current.files)
-            if summary.unchanged { staging.discard() } else { try await step(.publish) { try staging.publish() } }
+            let unchanged = TreeComparison.equal(staging.url, staged, output, current.files)
+            if unchanged { staging.discard() } else { try await step(.publish) { try staging.publish() } }
             withExtendedLifetime(shardLock) {}
-            // What this build made (a shard keeps the others as they were).
-            summary.animations = plans.count
-            summary.frames = plans.reduce(0) { $0 + $1.frames.count }
-            summary.framesReused = reused
-            summary.tiles = plans.reduce(0) { $0 + $1.frames.count * $1.layout.tileCount }
-            if let stats = fetcher?.statistics {
-                summary.requests = stats.requests
-                summary.bytesFetched = stats.bytes
-                summary.notModified = stats.notModified
-            }
+            var summary = summary(of: plans, reused: rendered.reduce(0) { $0 + $1.reused }, fetcher: fetcher, started: started)
+            summary.unchanged = unchanged
             // Published or kept, the output now holds exactly the staged files.
             summary.outputBytes = staged.values.reduce(0) { $0 + $1.size }
-            summary.seconds = Date().timeIntervalSince(started)
             summary.output = output.path
             return summary
         } catch {
             staging.discard()
             throw error
         }
+    }
+
+    /// What the products need besides tiles, fetched before anything is staged (a failure
+    /// leaves the site as it was): an export's background tiles, the point layers.
+    func fetchInputs(
+        of plans: [AnimationPlan], into inputs: inout [String: AnimationInputs], fetcher: HTTPFetcher?, previous: PreviousSite
+    ) async throws {
+        for plan in plans {
+            let animation = plan.config
+            if let template = animation.export?.backgroundTiles, let fetcher {
+                inputs[animation.id]?.exportBackground = try await step(.fetch) {
+                    try await ExportBackgroundTiles.fetch(template, layout: plan.layout, zoom: animation.zoom, fetcher: fetcher)
+                }
+            }
+            inputs[animation.id]?.points = try await step(.plan) {
+                try await PointLoader(config: config, fetcher: fetcher).load(animation, frameTimes: plan.frames.map(\.time), previous: previous)
+            }
+        }
+    }
+
+    /// A shard build, under the output's lock (held until it publishes): the other
+    /// animations' files as published now, linked into the staged site, and their manifests
+    /// with `manifests`. Returns the site as it is now, and the lock.
+    func keepOtherAnimations(
+        _ manifests: inout [AnimationManifest], output: URL, staging: Staging
+    ) async throws -> (PreviousSite, OutputLock?) {
+        let lock = try await step(.publish) { try await OutputLock.acquire(for: output, wait: options.lockWait) }
+        Staging.recover(output: output)
+        let current = PreviousSite(output: output)
+        let built = manifests
+        let kept = try await step(.publish) {
+            try ShardAssembly(current: current, built: Set(selected.map(\.id)))
+                .keepOthers(built, config: config, into: SiteWriter(root: staging.url, previous: current))
+        }
+        manifests = kept.manifests
+        for id in kept.unpublished {
+            reporter.report(.warning(.notPublishedYet(animation: id)))
+        }
+        return (current, lock)
+    }
+
+    /// What this build made (a shard keeps the others as they were) and fetched.
+    func summary(of plans: [AnimationPlan], reused: Int, fetcher: HTTPFetcher?, started: Date) -> BuildSummary {
+        var summary = BuildSummary()
+        summary.animations = plans.count
+        summary.frames = plans.reduce(0) { $0 + $1.frames.count }
+        summary.framesReused = reused
+        summary.tiles = plans.reduce(0) { $0 + $1.frames.count * $1.layout.tileCount }
+        if let stats = fetcher?.statistics {
+            summary.requests = stats.requests
+            summary.bytesFetched = stats.bytes
+            summary.notModified = stats.notModified
+        }
+        summary.seconds = Date().timeIntervalSince(started)
+        return summary
     }
 
     /// Runs one step of the pipeline, stamping what it throws with the step's stage: the

@@ -22,7 +22,7 @@ public struct PointLayerConfig: Sendable, Equatable {
         }
 
         /// True when the document is fetched over HTTP.
-        public var isFetched: Bool {
+        var isFetched: Bool {
             if case .url = self { true } else { false }
         }
 
