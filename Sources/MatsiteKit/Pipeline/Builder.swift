@@ -100,10 +100,10 @@ private extension Builder {
             let loader = PrefetchedTiles(base: tileLoader, loaded: prefetched)
             let pages = try await step(.pages) { try PageRenderer(overrides: config.templates.map(config.resolve)) }
             let writer = SiteWriter(root: staging.url, previous: previous)
+            let (leaflet, demoBaseMap) = (config.resolve(config.leaflet), config.baseMap?.demo == true)
+            // On the CPU pool: hashing the assets and drawing the demo base map's 341 tiles.
             let assets = try await step(.publish) {
-                try SiteAssets.publish(
-                    with: writer, pages: pages, leaflet: config.resolve(config.leaflet),
-                    demoBaseMap: config.baseMap?.demo == true)
+                try await CPUPool.shared.run { try SiteAssets.publish(with: writer, pages: pages, leaflet: leaflet, demoBaseMap: demoBaseMap) }
             }
             // Fetch + stitch, then the products, animation by animation.
             var rendered: [Rendered] = []
