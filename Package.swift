@@ -9,7 +9,8 @@ import PackageDescription
 //   MatsiteCapabilities WMTS/WMS capabilities and ISO 8601 time dimensions (owns libxml2)
 //   MatsiteKit          config -> plan -> fetch -> stitch -> publish, pages, cache, serve
 //                       (SHA-256 from libcrypto, via CLibCrypto)
-//   matsite             the thin command line over MatsiteKit
+//   MatsiteCLI          the command line: arguments, exit codes, the console's bar and wording
+//   matsite             the executable: runs MatsiteCLI
 //   MatsiteTestSupport  fault-injecting helpers for the loopback server, for tests only
 let package = Package(
     name: "matsite",
@@ -104,7 +105,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             plugins: ["EmbedTemplates"]
@@ -112,13 +112,17 @@ let package = Package(
         // Compiles templates/ into MatsiteKit, so the binary carries its default pages.
         .executableTarget(name: "embed-templates", path: "Sources/EmbedTemplatesTool"),
         .plugin(name: "EmbedTemplates", capability: .buildTool(), dependencies: ["embed-templates"]),
-        .executableTarget(
-            name: "matsite",
+        // The command line: MatsiteKit reports typed events, this words them and maps errors
+        // to exit codes.
+        .target(
+            name: "MatsiteCLI",
             dependencies: [
                 "MatsiteKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "matsite", dependencies: ["MatsiteCLI"]),
         // Fault injection for the loopback server (delays, resets, requests never answered):
         // used by test targets only, so none of it is in the MatsiteKit library product.
         .target(
@@ -133,6 +137,7 @@ let package = Package(
         .testTarget(
             name: "MatsiteCapabilitiesTests", dependencies: ["MatsiteCapabilities"],
             resources: [.copy("Fixtures")]),
+        .testTarget(name: "MatsiteCLITests", dependencies: ["MatsiteCLI", "MatsiteKit"]),
         .testTarget(
             name: "MatsiteKitTests",
             dependencies: [

@@ -92,7 +92,7 @@ private extension Checker {
                 "frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(animation.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))"
             ))
         if let first = plan.frames.first?.time, let last = plan.frames.last?.time {
-            report(.fact("times: \(TimeFormat.iso(first)) .. \(TimeFormat.iso(last))"))
+            report(.fact("times: \(first.manifestText) .. \(last.manifestText)"))
         }
         for note in planned.notes { report(.fact(note)) }
         if let export = animation.export {

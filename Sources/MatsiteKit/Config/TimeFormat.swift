@@ -83,6 +83,12 @@ public struct TimeFormat: Sendable, Equatable {
         return formatter.string(from: date)
     }
 
+    /// Parses an ISO 8601 instant a user wrote (config, `--at`, a feed's index or point
+    /// data): with `Z` or an offset, fractional seconds, or a bare date.
+    public static func instant(_ text: String) -> TimeInstant? {
+        parseISO(text).map(TimeInstant.init)
+    }
+
     /// Parses ISO 8601 instants: with `Z` or an offset, fractional seconds, or a bare date.
     public static func parseISO(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)

@@ -41,11 +41,11 @@ public struct Deployer: Sendable {
         /// The line `matsite deploy` ends with.
         public var report: String {
             let verb = dryRun ? "would upload" : "uploaded"
-            let perWave = waves.filter { $0.files > 0 }.map { "\($0.wave.title) \($0.files) (\(ConsoleReporter.size($0.bytes)))" }
+            let perWave = waves.filter { $0.files > 0 }.map { "\($0.wave.title) \($0.files) (\(ByteCount.text($0.bytes)))" }
             let detail = perWave.isEmpty ? "" : ": " + perWave.joined(separator: ", ")
             let held = heldByCap > 0 ? ", \(heldByCap) held by max_deletes" : ""
             let copies = copied > 0 ? "; \(dryRun ? "would copy" : "copied") \(copied) on the target" : ""
-            return "\(verb) \(uploaded.files) files, \(ConsoleReporter.size(uploaded.bytes))\(detail)\(copies); \(unchanged) unchanged; "
+            return "\(verb) \(uploaded.files) files, \(ByteCount.text(uploaded.bytes))\(detail)\(copies); \(unchanged) unchanged; "
                 + "\(dryRun ? "would delete" : "deleted") \(deleted)\(held); \(pending) in their grace period"
         }
     }
@@ -53,12 +53,12 @@ public struct Deployer: Sendable {
     let config: SiteConfig
     let deploy: DeployConfig
     let options: Options
-    let reporter: ConsoleReporter
+    let reporter: any BuildReporter
 
     /// A deployer for `config`'s `deploy:` section.
     ///
     /// - Throws: ``ConfigError`` when the config has no `deploy.target` or rclone is missing.
-    public init(config: SiteConfig, options: Options, reporter: ConsoleReporter) throws {
+    public init(config: SiteConfig, options: Options, reporter: any BuildReporter) throws {
         guard let deploy = config.deploy else {
             throw ConfigError(
                 file: config.file, line: nil, keyPath: "deploy.target",
@@ -223,11 +223,11 @@ extension Deployer {
         for wave in DeployWave.allCases {
             let t = plan.totals(wave)
             let copies = t.copies > 0 ? " (and \(t.copies) copied on the target)" : ""
-            reporter.say("wave \(wave.rawValue) \(wave.title): \(t.files) files, \(ConsoleReporter.size(t.bytes))\(copies)")
+            reporter.say("wave \(wave.rawValue) \(wave.title): \(t.files) files, \(ByteCount.text(t.bytes))\(copies)")
             if options.dryRun {
                 for batch in plan.batches where batch.wave == wave {
                     for copy in batch.copies { reporter.say("  copy \(copy.from) -> \(copy.file.path)") }
-                    for file in batch.files { reporter.say("  upload \(file.path) (\(ConsoleReporter.size(file.size)))") }
+                    for file in batch.files { reporter.say("  upload \(file.path) (\(ByteCount.text(file.size)))") }
                 }
             }
         }
@@ -269,7 +269,7 @@ extension Deployer {
                 continue
             }
             let through = sends.staged.isEmpty ? "" : " (\(sends.staged.count) through a temporary name)"
-            reporter.say("uploading \(batch.wave.title): \(batch.files.count) files, \(ConsoleReporter.size(batch.bytes))\(through)")
+            reporter.say("uploading \(batch.wave.title): \(batch.files.count) files, \(ByteCount.text(batch.bytes))\(through)")
             let lists = try sends.lists(scratch: scratch, name: "batch-\(number)")
             if let direct = lists.direct {
                 try upload(batch.wave, list: direct, site: site, to: deploy.target, rclone: rclone)

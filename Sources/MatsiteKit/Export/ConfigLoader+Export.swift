@@ -28,7 +28,7 @@ extension ConfigLoader {
         if let n = f["export_width"] { export.width = try r.int(n, f.path("export_width"), in: 16...8192) }
         if let n = f["export_background"] {
             let text = try r.string(n, f.path("export_background"))
-            if text.hasPrefix("http://") || text.hasPrefix("https://") {
+            if HTTPURL.host(ofTemplate: text) != nil {
                 if let problem = backgroundTemplateProblem(text) { throw r.error(n, f.path("export_background"), problem) }
                 export.backgroundTiles = text
             } else {

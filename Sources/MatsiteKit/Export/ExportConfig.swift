@@ -38,6 +38,9 @@ public struct ExportConfig: Sendable, Equatable {
     /// A grey-blue like the demo base map's sea: the radar colours stand out on it.
     public static let defaultBackground = RGB(0xd4, 0xdc, 0xe3)
 
+    /// True when the export fetches something: its background tiles.
+    var needsNetwork: Bool { backgroundTiles != nil }
+
     /// Creates settings for `formats`.
     public init(formats: [Format]) {
         self.formats = formats

@@ -9,7 +9,7 @@ import MatsiteImaging
 /// name carries the hash of everything it is made from (frames, durations, labels, size,
 /// background, font, encoder settings): when the previous site has that name, it is
 /// hard-linked and nothing is decoded or encoded.
-struct LoopExporter {
+struct LoopExporter: Sendable {
     let animation: AnimationConfig
     let settings: ExportConfig
     let layout: FrameLayout
@@ -18,23 +18,22 @@ struct LoopExporter {
     /// The `export_background` tile source's tiles, fetched before the build publishes.
     var backgroundTiles: ExportBackgroundTiles? = nil
     let writer: SiteWriter
-    let reporter: any BuildReporter
 
     /// Bumped when the composition or an encoder's settings change, so old files are not kept.
     static let version = "matsite-loop-2"
 
-    /// What was exported: the manifest's URLs and one line of cost per format.
-    struct Result {
+    /// What was exported: the manifest's URLs and each format's cost.
+    struct Result: Sendable {
         var exports = AnimationManifest.Exports()
-        var lines: [String] = []
+        var report: ExportReport
     }
 
     /// Exports `frames` (staged below `<animation>/`).
-    func export(_ frames: [AnimationManifest.Frame]) throws -> Result {
+    func export(_ frames: [PublishedFrame]) throws -> Result {
         let size = Self.size(of: layout, width: settings.width)
         let labels = frames.map { label(for: $0, count: frames.count) }
         let credit = Self.plainText(animation.attribution)
-        var result = Result()
+        var result = Result(report: ExportReport(animation: animation.id))
         var pending: [ExportConfig.Format: String] = [:]
         for format in settings.formats {
             let name = "loop-\(key(format, size: size, frames: frames, labels: labels, credit: credit).prefix(16)).\(format.ext)"
@@ -42,13 +41,15 @@ struct LoopExporter {
             result.exports[format] = name
             if try writer.link(relative) {
                 let bytes = writer.previous.regularFile(relative)?.size ?? 0
-                result.lines.append("\(animation.id): export \(format.rawValue) kept (unchanged), \(Self.megabytes(bytes))")
+                result.report.files.append(.init(format: format, bytes: bytes, work: .kept))
             } else {
                 pending[format] = name
             }
         }
         guard !pending.isEmpty else { return result }
-        result.lines += try encode(frames, labels: labels, credit: credit, size: size, into: pending)
+        let encoded = try encode(frames, labels: labels, credit: credit, size: size, into: pending)
+        result.report.files += encoded.files
+        result.report.composeSeconds = encoded.composeSeconds
         return result
     }
 
@@ -69,8 +70,8 @@ struct LoopExporter {
 
 private extension LoopExporter {
     /// The frame's time as the label shows it: in the animation's time zone, else UTC.
-    func label(for frame: AnimationManifest.Frame, count: Int) -> String {
-        guard let text = frame.time, let date = TimeFormat.parseISO(text) else { return "Frame \(frame.index + 1) of \(count)" }
+    func label(for frame: PublishedFrame, count: Int) -> String {
+        guard let date = frame.time?.date else { return "Frame \(frame.index + 1) of \(count)" }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         if let zone = animation.timeZone.flatMap(TimeZone.init(identifier:)) {
@@ -84,7 +85,7 @@ private extension LoopExporter {
     }
 
     func key(
-        _ format: ExportConfig.Format, size: (width: Int, height: Int), frames: [AnimationManifest.Frame], labels: [String], credit: String
+        _ format: ExportConfig.Format, size: (width: Int, height: Int), frames: [PublishedFrame], labels: [String], credit: String
     )
         -> String
     {
@@ -126,9 +127,9 @@ private extension LoopExporter {
 
     /// Encodes the formats in `pending` (format -> file name) in one pass over the frames.
     func encode(
-        _ frames: [AnimationManifest.Frame], labels: [String], credit: String, size: (width: Int, height: Int),
+        _ frames: [PublishedFrame], labels: [String], credit: String, size: (width: Int, height: Int),
         into pending: [ExportConfig.Format: String]
-    ) throws -> [String] {
+    ) throws -> (files: [ExportReport.File], composeSeconds: Double) {
         let folder = writer.root.appendingPathComponent(animation.id)
         let font = try LabelFont(path: LoopExportTools.fontPath())
         let base = try backgroundPixels(size)
@@ -149,7 +150,7 @@ private extension LoopExporter {
         for (frame, label) in zip(frames, labels) {
             try Task.checkCancellation()
             let start = ContinuousClock.now
-            let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(frame.url)))
+            let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(frame.file)))
             let image = try decoder.decode(bytes, keepIndices: false)
             var canvas = LoopCanvas(width: size.width, height: size.height, background: base)
             canvas.draw(image, opacity: animation.opacity ?? 1)
@@ -173,11 +174,11 @@ private extension LoopExporter {
                 seconds[entry.format, default: 0] += entry.seconds
             }
         }
-        var lines: [String] = []
+        var files: [ExportReport.File] = []
         func line(_ format: ExportConfig.Format, _ name: String) {
             let bytes = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size] as? Int) ?? 0
-            lines.append(
-                "\(animation.id): export \(format.rawValue) \(size.width)x\(size.height), \(frames.count) frames: \(String(format: "%.2f", seconds[format] ?? 0)) s, \(Self.megabytes(bytes))"
+            files.append(
+                .init(format: format, bytes: bytes, work: .encoded(width: size.width, height: size.height, frames: frames.count, seconds: seconds[format] ?? 0))
             )
         }
         for (format, name, sink) in sinks {
@@ -188,8 +189,7 @@ private extension LoopExporter {
         }
         // Ends the encoders now (ffmpeg's log file goes with its encoder).
         sinks.removeAll()
-        lines.append("\(animation.id): export frames composed in \(String(format: "%.2f", compose)) s")
-        return lines
+        return (files, compose)
     }
 
     /// The encoder writing `format` to `output` (ffmpeg writes it; the others hand back bytes).
@@ -236,7 +236,7 @@ private extension LoopExporter {
     /// The legend's stops at the top right: a swatch of each colour with its label (or
     /// value), then the unit; on a second row when it would cover the time.
     func drawLegend(
-        _ legend: AnimationManifest.Legend, on canvas: inout LoopCanvas, font: LabelFont, px: Int, pad: Int, below time: (width: Int, height: Int)
+        _ legend: LegendConfig, on canvas: inout LoopCanvas, font: LabelFont, px: Int, pad: Int, below time: (width: Int, height: Int)
     ) throws {
         let items = legend.stops.map { stop in
             (color: RGB(hex: String(stop.color.prefix(7))) ?? RGB(hex: stop.color) ?? RGB(0, 0, 0), text: stop.label ?? Self.number(stop.value))
@@ -325,10 +325,6 @@ private extension LoopExporter {
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
-
-    static func megabytes(_ bytes: Int) -> String {
-        String(format: "%.2f MB (%d bytes)", Double(bytes) / 1e6, bytes)
-    }
 }
 
 /// One encoder handed to a worker thread: each is used by one thread at a time (the
@@ -363,25 +359,5 @@ extension FFmpegLoopEncoder: LoopSink {
     func finishLoop() throws -> [UInt8]? {
         try finish()
         return nil
-    }
-}
-
-extension AnimationManifest.Exports {
-    /// The URL of `format`'s file.
-    subscript(format: ExportConfig.Format) -> String? {
-        get {
-            switch format {
-            case .mp4: mp4
-            case .gif: gif
-            case .webp: webp
-            }
-        }
-        set {
-            switch format {
-            case .mp4: mp4 = newValue
-            case .gif: gif = newValue
-            case .webp: webp = newValue
-            }
-        }
     }
 }

@@ -40,10 +40,10 @@ struct FrameFetcher: Sendable {
                 case .tile(let bytes, let digest):
                     tiles.contents[i] = .encoded(bytes)
                     tiles.identities[i] = .png(digest ?? TileDigest(of: bytes))
-                    reporter.tileLoaded(bytes: bytes.count)
+                    reporter.report(.tileLoaded(bytes: bytes.count))
                 case .problem(let problem):
                     tiles.problems.append((i, problem))
-                    reporter.tileLoaded(bytes: 0)
+                    reporter.report(.tileLoaded(bytes: 0))
                 }
             }
         }

@@ -120,9 +120,7 @@ final class HTTPFetcher: Sendable {
         -> HTTPResponseData
     {
         let cap = maxBytes ?? options.maxTileBytes
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            let host = parsed.host
-        else {
+        guard let parsed = HTTPURL(url) else {
             throw FetchFailure(url: url, problem: .transfer("not an http(s) URL"), attempts: 0)
         }
         let sent = requestHeaders(accept: accept)
@@ -132,7 +130,8 @@ final class HTTPFetcher: Sendable {
                 status: cached.status, headers: cached.headers, body: cached.body, attempts: 0, fromCache: true,
                 sha256: cached.sha256)
         }
-        let endpoint = Endpoint(host: host, port: parsed.port ?? (scheme == "https" ? 443 : 80))
+        let host = parsed.host
+        let endpoint = Endpoint(host: host, port: parsed.url.port ?? (parsed.url.scheme?.lowercased() == "https" ? 443 : 80))
         var attempt = 0
         while true {
             // A host found down (refused, unknown, unreachable) is not asked again this build.

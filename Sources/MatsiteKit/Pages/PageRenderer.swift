@@ -52,10 +52,10 @@ struct PageRenderer: Sendable {
         self.assets = assets
     }
 
-    /// Renders template `name` with `context`.
-    func render(_ name: String, _ context: [String: Any]) throws -> String {
-        guard let text = library.render(context, withTemplate: name) else {
-            throw PageTemplateError.missing(name)
+    /// Renders a page: its context's template, filled from it.
+    func render<Context: PageContext>(_ context: Context) throws -> String {
+        guard let text = library.render(context, withTemplate: Context.template) else {
+            throw PageTemplateError.missing(Context.template)
         }
         return text
     }

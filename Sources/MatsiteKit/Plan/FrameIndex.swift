@@ -94,7 +94,7 @@ enum FrameIndex {
                 fields[placeholder] = try text(fieldValue, path: "\(itemPath).\(field)", fail: fail)
             }
             guard instant <= now else { continue }
-            frames.append(SourceFrame(index: frames.count, time: instant.date, timeText: timeFormat.format(instant), fields: fields))
+            frames.append(SourceFrame(index: frames.count, time: instant, timeText: timeFormat.format(instant), fields: fields))
         }
         guard !frames.isEmpty else {
             throw fail(itemsPath, "every listed time is after the build's clock (\(now.iso8601)); nothing is published yet")
@@ -142,10 +142,10 @@ enum FrameIndex {
             }
             return TimeInstant(millisecondsSinceEpoch: Int64((seconds * 1000).rounded()))
         case .string(let text):
-            guard let date = TimeFormat.parseISO(text) else {
+            guard let instant = TimeFormat.instant(text) else {
                 throw fail(path, "\"\(text.prefix(64))\" is not an ISO 8601 time like 2026-11-21T10:00:00Z")
             }
-            return TimeInstant(date)
+            return instant
         default:
             throw fail(path, "expected a Unix time in seconds or an ISO 8601 time, found \(value.kind)")
         }

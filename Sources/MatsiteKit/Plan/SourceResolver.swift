@@ -143,10 +143,10 @@ struct SourceResolver: Sendable {
         case .times(let times):
             return times.enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .range(let start, let end, let step):
-            let instants = TimeInstant.series(from: TimeInstant(start), through: TimeInstant(end), step: step, limit: 100_000)
-            return instants.enumerated().map { SourceFrame(index: $0, time: $1.date, timeText: timeFormat.format($1)) }
+            let instants = TimeInstant.series(from: start, through: end, step: step, limit: 100_000)
+            return instants.enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .rolling(let window):
-            return window.times(now: now).enumerated().map { SourceFrame(index: $0, time: $1.date, timeText: timeFormat.format($1)) }
+            return window.times(now: now).enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .latest:
             throw SourceResolutionError.latestNeedsOGC
         case .index:
@@ -162,13 +162,13 @@ struct SourceResolver: Sendable {
         case .url(let url):
             let response: HTTPResponseData
             do {
-                response = try await requireFetcher().get(url, accept: "application/json,*/*;q=0.1", maxBytes: FrameIndex.maxBytes)
+                response = try await requireFetcher().get(url.text, accept: "application/json,*/*;q=0.1", maxBytes: FrameIndex.maxBytes)
             } catch let failure as FetchFailure {
                 let hint = failure.problem.hint(tolerated: false).map { "\n  hint: \($0)" } ?? ""
-                throw FrameIndexError(document: url, path: "", message: "cannot be fetched: \(failure.problem)\(hint)")
+                throw FrameIndexError(document: url.text, path: "", message: "cannot be fetched: \(failure.problem)\(hint)")
             }
             guard response.status == 200 else {
-                throw FrameIndexError(document: url, path: "", message: "HTTP \(response.status) (expected 200 and a JSON document)")
+                throw FrameIndexError(document: url.text, path: "", message: "HTTP \(response.status) (expected 200 and a JSON document)")
             }
             bytes = response.body
         case .file(let path):
@@ -189,8 +189,7 @@ struct SourceResolver: Sendable {
             // The template starts with an index field ({host}): what it gives must be a URL.
             for frame in frames {
                 let address = template.expand(z: 0, x: 0, y: 0, subdomain: nil, time: frame.timeText, frame: frame.index, fields: frame.fields)
-                let lowered = address.lowercased()
-                guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+                guard HTTPURL.host(ofTemplate: address) != nil else {
                     throw FrameIndexError(
                         document: index.name, path: "\(index.items)[time \(frame.timeText ?? "")]",
                         message: "the tile URL becomes \"\(address.prefix(80))\", not an http(s) URL: check globals/fields")

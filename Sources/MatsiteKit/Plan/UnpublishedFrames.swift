@@ -58,7 +58,7 @@ enum UnpublishedFrames {
                     animation: animation, frames: all, tilesPerFrame: newest.tiles.count, problem: problem,
                     example: shown.tiles[shown.tiles.count / 2].description, clock: clock)
             }
-            let time = newest.time.map(TimeFormat.iso) ?? "frame \(newest.index)"
+            let time = newest.time.map(\.manifestText) ?? "frame \(newest.index)"
             skipped.insert(SkippedFrame(time: time, reason: "not published yet: all \(outcomes.count) tiles missing: \(problem)"), at: 0)
             source.frames.removeLast()
         }
@@ -79,14 +79,14 @@ struct EmptyWindow: Swift.Error, CustomStringConvertible {
     let clock: PlanningClock
 
     var description: String {
-        let first = frames.first?.time.map(TimeFormat.iso) ?? "?", last = frames.last?.time.map(TimeFormat.iso) ?? "?"
+        let first = frames.first?.time.map(\.manifestText) ?? "?", last = frames.last?.time.map(\.manifestText) ?? "?"
         let span = frames.count == 1 ? "its 1 frame (\(last))" : "all \(frames.count) frames (\(first) .. \(last))"
         var lines = [
             "\(animation.id): no frame of the window has a single tile: \(span) answered \(problem) for each of their \(tilesPerFrame) tiles, so there is no loop to publish (missing: transparent or not)"
         ]
         if let newest = frames.last, let written = newest.timeText {
             lines.append(
-                "  the newest frame, \(newest.time.map(TimeFormat.iso) ?? "?"), has {time} = \"\(written)\" (time_format \"\(animation.timeFormat.pattern)\"; \(clock))"
+                "  the newest frame, \(newest.time.map(\.manifestText) ?? "?"), has {time} = \"\(written)\" (time_format \"\(animation.timeFormat.pattern)\"; \(clock))"
             )
         }
         lines.append("  e.g. \(example)")

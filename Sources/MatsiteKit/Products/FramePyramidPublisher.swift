@@ -42,13 +42,6 @@ struct FramePyramidPublisher: Sendable {
         self.writer = writer
     }
 
-    /// The manifest's `pyramid`.
-    var manifest: AnimationManifest.Pyramid {
-        AnimationManifest.Pyramid(
-            tileSize: PyramidLevel.tileSize, minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom,
-            levels: pyramid.levels.map { .init(zoom: $0.zoom, x0: $0.x0, y0: $0.y0, width: $0.width, height: $0.height) })
-    }
-
     /// What publishing the levels cost, per level (coarsest first).
     struct Cost: Sendable {
         var written: [Int]
@@ -59,17 +52,17 @@ struct FramePyramidPublisher: Sendable {
 
     /// Publishes the levels of `frames` (their files already in the staged site) and
     /// returns each frame's `tiles` template and the cost.
-    func publish(_ frames: [AnimationManifest.Frame]) async throws -> (tiles: [String], cost: Cost) {
+    func publish(_ frames: [PublishedFrame]) async throws -> (tiles: [String], cost: Cost) {
         let started = ContinuousClock.now
         let zero = [Int](repeating: 0, count: pyramid.levels.count)
         var cost = Cost(written: zero, linked: zero, bytes: zero)
         var tiles: [String] = []
         for frame in frames {
-            let ext = (frame.url as NSString).pathExtension
-            guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.url) else {
-                throw LevelsError.notAFrameFile(animation: animation, index: frame.index, url: frame.url)
+            let ext = (frame.file as NSString).pathExtension
+            guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.file) else {
+                throw LevelsError.notAFrameFile(animation: animation, index: frame.index, url: frame.file)
             }
-            let folder = String(frame.url.dropLast(ext.count + 1))
+            let folder = String(frame.file.dropLast(ext.count + 1))
             if let linked = link(frame, to: folder, tileExt: tileExt) {
                 for i in linked.indices {
                     cost.linked[i] += linked[i].tiles
@@ -89,15 +82,13 @@ struct FramePyramidPublisher: Sendable {
         return (tiles, cost)
     }
 
-    /// The line the build prints: levels, tiles written and linked, bytes, per level.
-    func summary(_ cost: Cost, frames: Int) -> String {
-        let written = cost.written.reduce(0, +), linked = cost.linked.reduce(0, +)
-        let perLevel = pyramid.levels.indices.map { i in
-            "z\(pyramid.levels[i].zoom) \(cost.written[i] + cost.linked[i]) (\(ConsoleReporter.size(cost.bytes[i])))"
-        }
-        return "\(animation): levels z\(pyramid.minZoom)-z\(pyramid.maxZoom) of \(frames) frames: \(written) tiles written, "
-            + "\(linked) linked, \(ConsoleReporter.size(cost.bytes.reduce(0, +))) in \(String(format: "%.2f", cost.seconds)) s; "
-            + "per level: \(perLevel.joined(separator: ", "))"
+    /// What the levels cost, level by level, as the build reports it.
+    func report(_ cost: Cost, frames: Int) -> LevelsReport {
+        LevelsReport(
+            animation: animation, frames: frames,
+            levels: pyramid.levels.indices.map { i in
+                .init(zoom: pyramid.levels[i].zoom, written: cost.written[i], linked: cost.linked[i], bytes: cost.bytes[i])
+            }, seconds: cost.seconds)
     }
 }
 
@@ -118,8 +109,8 @@ private extension FramePyramidPublisher {
 
     /// Links the previous build's tiles of a frame with these inputs and levels; nil (and
     /// nothing left behind) when there are none or any one is gone.
-    func link(_ frame: AnimationManifest.Frame, to folder: String, tileExt: String) -> [LevelCost]? {
-        guard let old = writer.previous.levelFolder(animation: animation, inputHash: frame.inputHash, pyramid: manifest, tileExt: tileExt)
+    func link(_ frame: PublishedFrame, to folder: String, tileExt: String) -> [LevelCost]? {
+        guard let old = writer.previous.levelFolder(animation: animation, inputHash: frame.inputHash, pyramid: pyramid, tileExt: tileExt)
         else { return nil }
         var costs: [LevelCost] = []
         for level in pyramid.levels {
@@ -146,9 +137,9 @@ private extension FramePyramidPublisher {
 
     /// Decodes the staged frame file and writes its levels, finest first (each level is made
     /// from the one below, which is then let go).
-    func make(_ frame: AnimationManifest.Frame, into folder: String, tileExt: String) async throws -> [LevelCost] {
+    func make(_ frame: PublishedFrame, into folder: String, tileExt: String) async throws -> [LevelCost] {
         let finest = pyramid.finest
-        let path = writer.root.path + "/" + animation + "/" + frame.url
+        let path = writer.root.path + "/" + animation + "/" + frame.file
         var image = try await CPUPool.shared.run { () throws -> LevelImage in
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw LevelsError.unreadable(path)

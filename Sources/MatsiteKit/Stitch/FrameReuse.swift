@@ -14,13 +14,10 @@ struct FrameReuse: Sendable {
 
     /// A kept frame.
     struct Kept: Sendable {
-        /// Its manifest entry, renamed, retimed and with today's missing tiles.
-        var entry: AnimationManifest.Frame
+        /// The frame, renamed, retimed and with today's missing tiles; where it was before.
+        var frame: PublishedFrame
         /// Tiles drawn transparent in it, by position, with why, in order.
         var missing: [(index: Int, problem: TileProblem)]
-        /// Its index and its fallback tiles' hash in the previous build.
-        var previousIndex: Int
-        var previousFallbackHash: String?
     }
 
     /// The previous build's frame for these inputs, linked into `folder` under this
@@ -48,13 +45,11 @@ struct FrameReuse: Sendable {
             }
         }
         let missing = problems.sorted { $0.key < $1.key }.map { (index: $0.key, problem: $0.value) }
-        var entry = kept
-        entry.index = frame.index
-        entry.fallbackHash = nil
-        entry.url = "frames/\(name)"
-        entry.time = frame.time.map(TimeFormat.iso)
-        entry.durationMs = frame.durationMs
-        entry.missingTiles = missing.map { AnimationManifest.MissingTile(grid.tile($0.index), reason: $0.problem.description) }
-        return Kept(entry: entry, missing: missing, previousIndex: kept.index, previousFallbackHash: kept.fallbackHash)
+        let published = PublishedFrame(
+            index: frame.index, time: frame.time, durationMs: frame.durationMs, file: "frames/\(name)", bytes: kept.bytes,
+            sha256: kept.sha256, inputHash: kept.inputHash,
+            missingTiles: missing.map { PublishedFrame.MissingTile(tile: grid.tile($0.index), reason: $0.problem.description) },
+            previous: PublishedFrame.Previous(index: kept.index, fallbackHash: kept.fallbackHash))
+        return Kept(frame: published, missing: missing)
     }
 }

@@ -103,19 +103,20 @@ final class TestSite: Sendable {
     }
 }
 
-/// A reporter that keeps warnings and frame events for assertions.
+/// A reporter that keeps the events it is given, for assertions.
 final class RecordingReporter: BuildReporter, @unchecked Sendable {
-    private let recorded = LockedBox((warnings: [String](), frames: [(String, Int, Bool)](), details: [String]()))
+    private let recorded = LockedBox([BuildEvent]())
 
-    var warnings: [String] { recorded.withLock { $0.warnings } }
-    var details: [String] { recorded.withLock { $0.details } }
-    var stitchedFrames: [Int] { recorded.withLock { $0.frames.filter { !$0.2 }.map(\.1).sorted() } }
+    var events: [BuildEvent] { recorded.withLock { $0 } }
+    /// The warnings, in their words.
+    var warnings: [String] { events.compactMap { if case .warning(let warning) = $0 { warning.description } else { nil } } }
+    var stitchedFrames: [Int] {
+        events.compactMap { if case .frameDone(_, let index, false) = $0 { index } else { nil } }.sorted()
+    }
+    var pointLayers: [PointLayerReport] { events.compactMap { if case .pointLayerPublished(let report) = $0 { report } else { nil } } }
+    var levels: [LevelsReport] { events.compactMap { if case .levelsPublished(let report) = $0 { report } else { nil } } }
 
-    func planned(animation: String, frames: Int, tiles: Int) {}
-    func tileLoaded(bytes: Int) {}
-    func frameDone(animation: String, index: Int, reused: Bool) { recorded.withLock { $0.frames.append((animation, index, reused)) } }
-    func warning(_ message: String) { recorded.withLock { $0.warnings.append(message) } }
-    func detail(_ message: String) { recorded.withLock { $0.details.append(message) } }
+    func report(_ event: BuildEvent) { recorded.withLock { $0.append(event) } }
 }
 
 /// Runs `body` with a fresh TestServer and stops the server however `body` ends.

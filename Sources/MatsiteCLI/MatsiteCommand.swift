@@ -3,10 +3,11 @@ import Foundation
 import MatsiteKit
 
 /// The `matsite` command: parses, validates, calls one MatsiteKit entry point, and maps
-/// errors to exit codes (0 built, 1 build failed, 2 bad config or usage).
-@main
-struct Matsite: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// errors to exit codes (0 built, 1 build failed, 2 bad config or usage). The executable's
+/// `main.swift` only runs it.
+public struct MatsiteCommand: AsyncParsableCommand {
+    /// The name, the help text and the subcommands.
+    public static let configuration = CommandConfiguration(
         commandName: "matsite",
         abstract: "Pre-stitched animated map tiles: a static site of radar loops and satellite sequences.",
         discussion: """
@@ -26,14 +27,17 @@ struct Matsite: AsyncParsableCommand {
               matsite check                  # validate and probe every source
               matsite deploy --dry-run       # what publishing to deploy.target would do
             """,
-        version: "matsite \(MatsiteKit.Matsite.version)",
+        version: "matsite \(Matsite.version)",
         subcommands: [Build.self, Deploy.self, Init.self, Serve.self, Check.self],
         defaultSubcommand: nil
     )
 
+    /// The command before its arguments are parsed.
+    public init() {}
+
     /// ArgumentParser's own loop, except that a usage error (unknown option, bad value)
     /// exits 2 as documented, not with its EX_USAGE (64).
-    static func main() async {
+    public static func start() async {
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -66,7 +70,7 @@ enum Exit {
     }
 }
 
-extension Matsite {
+extension MatsiteCommand {
     struct Build: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "build",
@@ -143,7 +147,7 @@ extension Matsite {
             do {
                 let summary = try await project.build(options: options, reporter: reporter)
                 reporter.finish()
-                reporter.say(summary.report)
+                reporter.say(Wording.summary(summary))
                 if let note = atTime?.utcNote { reporter.say(note) }
             } catch {
                 let code = Exit.fail(error, reporter: reporter)
@@ -157,7 +161,7 @@ extension Matsite {
     }
 }
 
-extension Matsite {
+extension MatsiteCommand {
     struct Deploy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "deploy",
@@ -231,7 +235,7 @@ enum AtOption {
     }
 }
 
-extension Matsite {
+extension MatsiteCommand {
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "init",
