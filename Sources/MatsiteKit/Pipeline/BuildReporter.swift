@@ -56,6 +56,9 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
     case notPublishedYet(animation: String)
     /// Invalid point features or rows skipped (`skip_invalid: true`).
     case pointsSkipped(animation: String, layer: String, count: Int)
+    /// `base_url` is not a whole URL: the embed code and the link-preview tags work on this
+    /// site only. Where it is set (file, line), or the file when it is the default.
+    case relativeBaseURL(String, file: String, line: Int?)
     /// A warning in words (planning's frames left out until the next build).
     case other(String)
 
@@ -72,6 +75,8 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
             "\(id): not published yet, so not in the site index; it will be once its shard has built it"
         case .pointsSkipped(let id, let layer, let count):
             "\(id): points \(layer): \(count) invalid feature(s) or row(s) skipped (skip_invalid: true)"
+        case .relativeBaseURL(let value, let file, let line):
+            "\(file)\(line.map { " line \($0)" } ?? ""): base_url \"\(value)\" is relative\(line == nil ? " (the default)" : ""), so the index page's embed code and the pages' og:image and og:url work on this site only: set base_url to the address the site is served at, e.g. https://example.org/maps/"
         case .other(let words):
             words
         }

@@ -79,12 +79,15 @@ struct FrameFormatBuildTests {
             #expect(try JPEGDecoder().quality(of: bytes) == 75)
             #expect(bytes.count < (try Self.tile(2).count + Self.tile(3).count))
             try expectValidSite(site.output)
+            try Self.expectPoster(site, named: "poster.jpg", kind: .jpeg, lastFrame: try site.frameBytes("sat", index: 1))
 
             // Same inputs again: the frames are kept under the same .jpg names, nothing stitched.
             try await site.build(yaml, reporter: reporter)
             #expect(reporter.stitchedFrames.isEmpty)
             #expect(try site.frames("sat").map { $0["url"] as? String } == frames.map { $0["url"] as? String })
             try expectValidSite(site.output)
+            // The kept last frame keeps its poster too.
+            try Self.expectPoster(site, named: "poster.jpg", kind: .jpeg, lastFrame: try site.frameBytes("sat", index: 1))
         }
     }
 
@@ -116,7 +119,26 @@ struct FrameFormatBuildTests {
                 #expect(rightAlpha == (missing == nil ? 255 : 0), "\(extra)")
             }
             try expectValidSite(site.output)
+            // The poster is the last frame's format (a missing tile in frame 0 leaves frame 1 JPEG).
+            let last = try #require(try site.frames("sat")[1]["url"] as? String)
+            let kinds: [String: ImageKind] = ["png": .png, "jpg": .jpeg, "webp": .webp]
+            let ext = (last as NSString).pathExtension
+            try Self.expectPoster(site, named: "poster.\(ext)", kind: try #require(kinds[ext]), lastFrame: try site.frameBytes("sat", index: 1))
         }
+    }
+
+    /// The poster is in the frames' format (named for it in the manifest), no bigger than
+    /// about a frame, and the only poster of the animation.
+    static func expectPoster(_ site: TestSite, named name: String, kind: ImageKind, lastFrame: [UInt8]) throws {
+        let manifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: site.output.appendingPathComponent("sat/manifest.json"))) as? [String: Any])
+        #expect(manifest["poster"] as? String == name)
+        let bytes = [UInt8](try Data(contentsOf: site.output.appendingPathComponent("sat/\(name)")))
+        #expect(ImageKind.sniff(bytes) == kind, "\(name)")
+        #expect(bytes.count <= lastFrame.count * 3 / 2, "\(name): \(bytes.count) bytes, a frame \(lastFrame.count)")
+        let others = try FileManager.default.contentsOfDirectory(atPath: site.output.appendingPathComponent("sat").path)
+            .filter { $0.hasPrefix("poster.") && $0 != name }
+        #expect(others.isEmpty, "\(others)")
     }
 
     @Test("fallback tiles are named for their format: JPEG tiles are .jpg files and the manifest's template says so")
