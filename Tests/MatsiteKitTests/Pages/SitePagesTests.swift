@@ -36,7 +36,9 @@ struct SitePagesTests {
         let manifest = AnimationManifest(animation: config.animations[0], layout: layout, frames: frames, site: config)
         let root = site.root.appendingPathComponent("staged")
         let writer = SiteWriter(root: root, previous: PreviousSite(output: site.output))
-        let assets = SiteAssets(urls: ["player_js": "assets/player.1234.js", "player_css": "assets/player.1234.css"])
+        let assets = SiteAssets(urls: [
+            "player_js": "assets/player.1234.js", "player_bundle_js": "assets/player-bundle.5678.js", "player_css": "assets/player.1234.css",
+        ])
         let pages = SitePages(config: config, pages: try PageRenderer(overrides: nil), assets: assets)
         try pages.write([manifest], with: writer)
         return (site, root, pages, manifest)
@@ -51,7 +53,7 @@ struct SitePagesTests {
         let (site, root) = try write(title: "Radar", baseURL: "/")
         defer { site.remove() }
         let player = try text(root, "loop/index.html"), embed = try text(root, "loop/embed.html")
-        #expect(player.contains("../assets/player.1234.js") && embed.contains("../assets/player.1234.js"))
+        #expect(player.contains("../assets/player-bundle.5678.js") && embed.contains("../assets/player-bundle.5678.js"))
         #expect(player != embed)
         let index = try text(root, "index.html")
         #expect(index.contains("href=\"loop/index.html\"") && index.contains("loop/poster.png"))
