@@ -2,7 +2,7 @@ import Foundation
 import MatsiteImaging
 
 /// Publishes each frame of an animation as a tile pyramid beside its file:
-/// `frames/NNNN-<hash>/{z}/{x}/{y}.png`, 256-pixel tiles of the global grid at every level
+/// `frames/<hash>/{z}/{x}/{y}.png` (named by the frame's content, as its file), 256-pixel tiles of the global grid at every level
 /// from the frame's own zoom down to one that fits a screen (docs/player.md,
 /// "Multi-level frames").
 ///
@@ -57,12 +57,16 @@ struct FramePyramidPublisher: Sendable {
         let zero = [Int](repeating: 0, count: pyramid.levels.count)
         var cost = Cost(written: zero, linked: zero, bytes: zero)
         var tiles: [String] = []
+        var done: Set<String> = []
         for frame in frames {
             let ext = (frame.file as NSString).pathExtension
             guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.file) else {
                 throw LevelsError.notAFrameFile(animation: animation, index: frame.index, url: frame.file)
             }
             let folder = String(frame.file.dropLast(ext.count + 1))
+            tiles.append(folder + "/{z}/{x}/{y}.\(tileExt)")
+            // Two frames alike in the loop are one file, and so one folder of levels.
+            guard done.insert(folder).inserted else { continue }
             if let linked = link(frame, to: folder, tileExt: tileExt) {
                 for i in linked.indices {
                     cost.linked[i] += linked[i].tiles
@@ -75,7 +79,6 @@ struct FramePyramidPublisher: Sendable {
                     cost.bytes[i] += made[i].bytes
                 }
             }
-            tiles.append(folder + "/{z}/{x}/{y}.\(tileExt)")
         }
         let elapsed = started.duration(to: .now).components
         cost.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18

@@ -1,9 +1,9 @@
 import Foundation
 import MatsiteImaging
 
-/// Stitches one frame's tiles into a file in the frames folder, on the CPU pool, named for
-/// its content (`NNNN-<sha256 prefix>.<png|jpg|webp>`): a PNG streamed band by band, or a
-/// JPEG/WebP encoded from the whole frame when the animation's `format:` picks one.
+/// Stitches one frame's tiles into a file in the frames folder, on the CPU pool, named by
+/// its content only (`<sha256 prefix>.<png|jpg|webp>`, `FrameName`): a PNG streamed band by
+/// band, or a JPEG/WebP encoded from the whole frame when the animation's `format:` picks one.
 struct FrameStitcher: Sendable {
     /// A version tag mixed into every frame's input hash: bump it when stitching changes output.
     static let renderVersion = "matsite-stitch-4"
@@ -23,7 +23,8 @@ struct FrameStitcher: Sendable {
 
     private var stitcher: Stitcher { Stitcher() }
 
-    /// A stitched frame, in its folder under its final name.
+    /// A stitched frame, in its folder under its final name (shared with any other frame of
+    /// the loop whose bytes are the same).
     struct Frame: Sendable {
         var name: String
         /// The format it was written in.
@@ -101,13 +102,25 @@ struct FrameStitcher: Sendable {
         }
         let drawn: [(index: Int, problem: TileProblem)] = report.failedTiles.map { (grid.index(column: $0.column, row: $0.row), TileProblem($0.problem)) }
         let (sha, size) = try FileHash.sha256(of: temporary)
-        let name = String(format: "%04d-", index) + sha.prefix(8) + "." + written.fileExtension
-        try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent(name))
+        let name = FrameName.file(sha256: sha, extension: written.fileExtension)
+        try Self.place(temporary, at: folder.appendingPathComponent(name))
         return .stitched(Frame(name: name, format: written, sha256: sha, bytes: size, drawnTransparent: drawn, poster: sample))
     }
 }
 
 private extension FrameStitcher {
+    /// Gives a finished frame file its name. The name is the content: when another frame of
+    /// the loop with the same bytes got there first, its file serves both (`link` never
+    /// replaces, so a file kept from the previous build keeps its inode).
+    static func place(_ temporary: URL, at target: URL) throws {
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        let result = Foundation.link(temporary.path, target.path)
+        let code = errno
+        if result == -1 && code != EEXIST {
+            throw SystemCallError("cannot name the frame file \(target.path)", call: "link", errno: code)
+        }
+    }
+
     /// The tiles (by position) that fail a full decode, with why.
     static func undecodable(_ tiles: [TileContent], stitcher: Stitcher) -> [(index: Int, problem: TileProblem)] {
         var failures: [(index: Int, problem: TileProblem)] = []

@@ -128,8 +128,9 @@ struct FrameFormatBuildTests {
             try await site.build(site.yaml(Self.animation(server, fallback: 1)))
         }
         let fallback = try #require(try site.manifest("sat")["fallback"] as? [String: Any])
-        #expect(fallback["url"] as? String == "tiles/{frame}/{z}/{x}/{y}.jpg", "\(fallback)")
-        let folder = site.output.appendingPathComponent("sat/tiles/0000/4")
+        let templates = try #require(fallback["templates"] as? [String], "\(fallback)")
+        #expect(!templates.isEmpty && templates.allSatisfy { $0.hasPrefix("tiles/") && $0.hasSuffix("/{z}/{x}/{y}.jpg") }, "\(fallback)")
+        let folder = site.output.appendingPathComponent("sat").appendingPathComponent(String(templates[0].dropLast("{z}/{x}/{y}.jpg".count)) + "4")
         let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).filter { $0.contains(".") }
         #expect(!files.isEmpty && files.allSatisfy { $0.hasSuffix(".jpg") }, "\(files)")
     }
