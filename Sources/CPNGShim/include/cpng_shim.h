@@ -39,6 +39,22 @@ int mpng_decode(const uint8_t *data, size_t size, int want_indexed, const mpng_l
                 mpng_info *info, uint8_t *out, size_t out_capacity, size_t out_stride,
                 char *message, size_t message_size);
 
+typedef struct mpng_reader mpng_reader;
+
+/// Opens a PNG file for reading row by row (memory: one row plus zlib's window).
+/// want_indexed as for mpng_decode. Interlaced images are refused (their rows come in
+/// seven passes). Returns NULL with `message` filled on failure; `info` on success.
+mpng_reader *mpng_reader_open(const char *path, int want_indexed, const mpng_limits *limits, mpng_info *info,
+                              char *message, size_t message_size);
+
+/// Reads the next `count` rows, `stride` bytes apart. After the last row the rest of the
+/// file is read and checked too. Any libpng warning fails the read.
+int mpng_reader_read_rows(mpng_reader *reader, uint8_t *out, uint32_t count, size_t stride, char *message,
+                          size_t message_size);
+
+/// Releases the reader and closes its file.
+void mpng_reader_free(mpng_reader *reader);
+
 typedef struct mpng_writer mpng_writer;
 
 /// How a writer compresses. filters: a mask of libpng's PNG_FILTER_* bits (0 = matsite's
