@@ -293,7 +293,8 @@ private extension Builder {
                 animation: animation, settings: settings, layout: plan.layout, demoBaseMap: config.baseMap?.demo == true,
                 writer: writer, reporter: reporter)
             exporter.backgroundTiles = plan.exportBackground
-            let exported = try await step(.publish) { try exporter.export(frames) }
+            exporter.cacheFolder = config.cache.enabled && options.useCache ? config.resolve(config.cache.path) : nil
+            let exported = try await step(.publish) { try await exporter.export(frames) }
             for line in exported.lines { reporter.exported(animation: animation.id, summary: line) }
             manifest.exports = exported.exports
         }

@@ -29,7 +29,7 @@ struct FramePyramidPublisherTests {
     func publishesLevels() async throws {
         let site = try TestSite()
         defer { site.remove() }
-        let reporter = LevelsReporter()
+        let reporter = ProductLines()
         try await site.build(Self.yaml(site, pyramid: "{ publish: always }"), reporter: reporter)
         let manifest = try site.manifest("radar")
         let pyramid = try #require(manifest["pyramid"] as? [String: Any])
@@ -141,7 +141,7 @@ struct FramePyramidPublisherTests {
         #expect(compared > 0 && Double(error) / Double(compared) < 4, "mean error \(Double(error) / Double(max(1, compared)))")
         #expect(outsideOpaque == 0)
         // Unchanged: the WebP tiles are linked, the site kept.
-        let reporter = LevelsReporter()
+        let reporter = ProductLines()
         #expect(try await site.build(yaml, reporter: reporter).unchanged)
         #expect(reporter.lines.first?.contains("0 tiles written") == true, "\(reporter.lines)")
     }
@@ -155,11 +155,11 @@ struct FramePyramidPublisherTests {
         #expect(!tilesBefore.isEmpty)
         let inodes = try tilesBefore.map { try CacheBench.inode(site.output.appendingPathComponent($0)) }
         // The same config again: every tile linked, nothing written, the site left as it was.
-        let same = LevelsReporter()
+        let same = ProductLines()
         #expect(try await site.build(Self.yaml(site, pyramid: "{ publish: always }"), reporter: same).unchanged)
         #expect(same.lines.first?.contains("0 tiles written, \(tilesBefore.count) linked") == true, "\(same.lines)")
         // A new title changes the pages and manifest: the site is published again, not kept whole.
-        let reporter = LevelsReporter()
+        let reporter = ProductLines()
         let summary = try await site.build(Self.yaml(site, pyramid: "{ publish: always }", title: "Radar again"), reporter: reporter)
         #expect(!summary.unchanged && summary.framesReused == 2)
         let tilesAfter = try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 3 }.sorted()
@@ -183,7 +183,7 @@ struct FramePyramidPublisherTests {
         // A second name for an old tile: were the new build to write into a linked file, this would change.
         let witness = site.root.appendingPathComponent("witness.png")
         try FileManager.default.linkItem(at: site.output.appendingPathComponent(kept), to: witness)
-        let reporter = LevelsReporter()
+        let reporter = ProductLines()
         try await site.build(Self.yaml(site, pyramid: "{ publish: always }", title: "Radar again"), reporter: reporter)
         #expect(reporter.lines.first?.contains("\(perFrame) tiles written, \(perFrame) linked") == true, "\(reporter.lines)")
         let after = try site.fileHashes()
@@ -198,7 +198,7 @@ struct FramePyramidPublisherTests {
         let site = try TestSite()
         defer { site.remove() }
         try await site.build(Self.yaml(site, pyramid: nil))
-        let reporter = LevelsReporter()
+        let reporter = ProductLines()
         let summary = try await site.build(Self.yaml(site, pyramid: "{ publish: always }"), reporter: reporter)
         #expect(summary.framesReused == 2)
         let frames = try site.frames("radar")
@@ -236,16 +236,4 @@ struct FramePyramidPublisherTests {
         try await site.build(Self.yaml(site, pyramid: "{ publish: auto, above_px: \(Self.layout.width * Self.layout.height - 1) }"))
         #expect(try site.manifest("radar")["pyramid"] != nil)
     }
-}
-
-/// Keeps the levels lines a build reports.
-private final class LevelsReporter: BuildReporter, @unchecked Sendable {
-    private let recorded = LockedBox([String]())
-    var lines: [String] { recorded.withLock { $0 } }
-    func planned(animation: String, frames: Int, tiles: Int) {}
-    func tileLoaded(bytes: Int) {}
-    func frameDone(animation: String, index: Int, reused: Bool) {}
-    func warning(_ message: String) {}
-    func detail(_ message: String) {}
-    func levelsPublished(animation: String, summary: String) { recorded.withLock { $0.append(summary) } }
 }
