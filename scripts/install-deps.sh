@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what matsite needs on a Debian machine with Swift already installed, and only
 # what is missing. Usage: scripts/install-deps.sh [build|test]
-#   build: the C libraries matsite links (libpng, libjpeg-turbo, libwebp, libxml2, libcrypto,
+#   build: the C libraries matsite links (libpng, libdeflate, libjpeg-turbo, libwebp, libxml2, libcrypto,
 #          giflib, FreeType), Leaflet for the player, for exported loops (export:) the
 #          label font (DejaVu) and ffmpeg (MP4), and rclone, the transfer engine
 #          `matsite deploy` drives
@@ -10,7 +10,7 @@
 #          moto[server] (an S3 API server: Debian packages none) for the deploy tests
 set -euo pipefail
 mode=${1:-build}
-packages=(pkg-config libpng-dev libjpeg62-turbo-dev libwebp-dev libxml2-dev libssl-dev zlib1g-dev libjs-leaflet
+packages=(pkg-config libpng-dev libdeflate-dev libjpeg62-turbo-dev libwebp-dev libxml2-dev libssl-dev zlib1g-dev libjs-leaflet
           libgif-dev libfreetype-dev fonts-dejavu-core ffmpeg rclone)
 if [ "$mode" = test ]; then
     packages+=(chromium openssh-server openssh-client)

@@ -101,4 +101,36 @@ uint64_t mpng_writer_bytes_written(const mpng_writer *writer);
 /// Releases the writer; an unfinished file is closed (the caller removes it).
 void mpng_writer_free(mpng_writer *writer);
 
+/// A palette PNG written with libdeflate (cpng_deflate.c): its near-optimal parsing makes
+/// radar frames about 6% smaller than zlib, at more CPU. Rows are compressed in bands of a
+/// few MiB joined into one zlib stream, so memory stays a band.
+typedef struct mpng_dwriter mpng_dwriter;
+
+/// Opens a writer: to `path` when non-NULL, else into memory. The bit depth is the fewest
+/// that hold the palette; rows are given one index per byte. `filter` is MPNG_FILTER_SUB or
+/// MPNG_FILTER_NONE (every row); `level` libdeflate's, 1-12 (10-12: near-optimal parsing);
+/// `band_bytes` the most filtered bytes compressed at once (0: 4 MiB).
+mpng_dwriter *mpng_dwriter_open(const char *path, uint32_t width, uint32_t height, const uint8_t *palette_rgba,
+                                int palette_size, int filter, int level, size_t band_bytes, char *message,
+                                size_t message_size);
+
+/// Changes the filter of a writer that has written no row yet.
+int mpng_dwriter_set_filter(mpng_dwriter *writer, int filter, char *message, size_t message_size);
+
+/// Writes `count` rows of indices, `stride` bytes apart.
+int mpng_dwriter_write_rows(mpng_dwriter *writer, const uint8_t *rows, uint32_t count, size_t stride, char *message,
+                            size_t message_size);
+
+/// Writes the end of the image and flushes.
+int mpng_dwriter_finish(mpng_dwriter *writer, char *message, size_t message_size);
+
+/// The bytes written (memory writers only).
+const uint8_t *mpng_dwriter_bytes(const mpng_dwriter *writer, size_t *size);
+
+/// Bytes written so far (file or memory).
+uint64_t mpng_dwriter_bytes_written(const mpng_dwriter *writer);
+
+/// Releases the writer; an unfinished file is closed (the caller removes it).
+void mpng_dwriter_free(mpng_dwriter *writer);
+
 #endif

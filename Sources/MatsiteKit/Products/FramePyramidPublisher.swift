@@ -39,7 +39,9 @@ struct FramePyramidPublisher: Sendable {
         guard zoom >= 0 else { return nil }
         animation = config.id
         pyramid = FramePyramid(zoom: zoom, x0: layout.originX, y0: layout.originY, width: layout.width, height: layout.height)
-        compressionLevel = config.compressionLevel
+        // Level tiles are zlib's at the frames' level, and its 6 when the frames take
+        // libdeflate's (10-12): its CPU, tens of times zlib's, would go to thousands of tiles.
+        compressionLevel = config.compressionLevel > 9 ? 6 : config.compressionLevel
         lossyQuality = config.frameFormat.quality ?? 80
         losslessTiles = config.frameFormat.setting == .webpLossless
         self.writer = writer
