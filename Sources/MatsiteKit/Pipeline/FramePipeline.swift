@@ -48,6 +48,10 @@ struct FramePipeline: Sendable {
             }
             for try await done in group { outcomes.append(done) }
         }
+        // Frames from lossy and lossless tiles together: what became of them, in one line.
+        if let note = stitcher.mixed.note(animation: animation) {
+            if note.advice { reporter.warning(note.text) } else { reporter.detail(note.text) }
+        }
         return outcomes.sorted { $0.index < $1.index }
     }
 }

@@ -6,7 +6,7 @@ import MatsiteImaging
 /// JPEG/WebP encoded from the whole frame when the animation's `format:` picks one.
 struct FrameStitcher: Sendable {
     /// A version tag mixed into every frame's input hash: bump it when stitching changes output.
-    static let renderVersion = "matsite-stitch-4"
+    static let renderVersion = "matsite-stitch-5"
 
     /// Frame geometry.
     let layout: FrameLayout
@@ -20,6 +20,8 @@ struct FrameStitcher: Sendable {
     let timings: StageTimings
     /// `format:` and `quality:`.
     var frameFormat = FrameFormatChoice()
+    /// Frames stitched from lossy and lossless tiles together, for the build's one-line note.
+    let mixed = MixedTiles()
 
     private var stitcher: Stitcher { Stitcher() }
 
@@ -72,8 +74,9 @@ struct FrameStitcher: Sendable {
             (report, sample, written) = try await CPUPool.shared.run { () throws -> (StitchReport, [UInt8]?, FrameFormat) in
                 let started = ContinuousClock.now
                 defer { timings.add(stitch: started.duration(to: .now)) }
-                let lossy = choice.wantsLossy(
-                    pixelFormat: format, tilesAreLossy: FrameFormatChoice.tilesAreLossy(tiles, decoder: stitcher.decoder))
+                let kinds = FrameFormatChoice.tileKinds(tiles, decoder: stitcher.decoder)
+                let lossy = choice.wantsLossy(pixelFormat: format, tiles: kinds)
+                if choice.setting == .auto && !format.isIndexedFrame && kinds.lossy > 0 && kinds.lossless > 0 { mixed.add(kinds, lossy: lossy) }
                 guard lossy else {
                     let writer = try PNGWriter(path: temporary.path, width: layout.width, height: layout.height, format: format, level: level)
                     let sampler = poster ? RowSampler(sourceWidth: layout.width, sourceHeight: layout.height, format: format) : nil
@@ -116,5 +119,45 @@ private extension FrameStitcher {
             do throws(PNGError) { _ = try stitcher.decoder.decode(bytes, keepIndices: false) } catch { failures.append((i, error.reason)) }
         }
         return failures
+    }
+}
+
+/// The frames an animation's build stitched from lossy and lossless tiles together (a tile
+/// server that sends PNG only where it needs transparency), and what `format: auto` made of
+/// them, for one line at the end of the stitch.
+final class MixedTiles: Sendable {
+    private let counts = LockedBox((frames: 0, lossy: 0, lossless: 0, writtenLossy: 0))
+
+    func add(_ kinds: TileKinds, lossy: Bool) {
+        counts.withLock {
+            $0.frames += 1
+            $0.lossy += kinds.lossy
+            $0.lossless += kinds.lossless
+            if lossy { $0.writtenLossy += 1 }
+        }
+    }
+
+    /// The line, or nil when no frame was mixed.
+    func note(animation: String) -> (text: String, advice: Bool)? {
+        let c = counts.withLock { $0 }
+        guard c.frames > 0 else { return nil }
+        let tiles = "\(c.lossy) JPEG or lossy WebP tiles and \(c.lossless) PNG or lossless WebP"
+        if c.writtenLossy == c.frames {
+            return (
+                "\(animation): \(c.frames) frame(s) stitched from \(tiles) written lossy, as most of their tiles came (format: auto); format: png keeps them lossless",
+                false
+            )
+        }
+        return (
+            "\(animation): \(c.frames - c.writtenLossy) of \(c.frames) frame(s) stitched from \(tiles) written as PNG, as most of their tiles came; format: webp would write them lossy, smaller",
+            true
+        )
+    }
+}
+
+private extension PixelFormat {
+    var isIndexedFrame: Bool {
+        if case .indexed = self { return true }
+        return false
     }
 }
