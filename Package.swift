@@ -9,7 +9,8 @@ import PackageDescription
 //   MatsiteCapabilities WMTS/WMS capabilities and ISO 8601 time dimensions (owns libxml2)
 //   MatsiteKit          config -> plan -> fetch -> stitch -> publish, pages, cache, serve
 //                       (SHA-256 from libcrypto, via CLibCrypto)
-//   matsite             the thin command line over MatsiteKit
+//   MatsiteCLI          the command line: arguments, exit codes, the console's bar and wording
+//   matsite             the executable: runs MatsiteCLI
 //   MatsiteTestSupport  fault-injecting helpers for the loopback server, for tests only
 let package = Package(
     name: "matsite",
@@ -24,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Already under async-http-client; named to tell a failed TLS handshake by its type.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
@@ -107,7 +110,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             plugins: ["EmbedTemplates"]
@@ -115,13 +118,17 @@ let package = Package(
         // Compiles templates/ into MatsiteKit, so the binary carries its default pages.
         .executableTarget(name: "embed-templates", path: "Sources/EmbedTemplatesTool"),
         .plugin(name: "EmbedTemplates", capability: .buildTool(), dependencies: ["embed-templates"]),
-        .executableTarget(
-            name: "matsite",
+        // The command line: MatsiteKit reports typed events, this words them and maps errors
+        // to exit codes.
+        .target(
+            name: "MatsiteCLI",
             dependencies: [
                 "MatsiteKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "matsite", dependencies: ["MatsiteCLI"]),
         // Fault injection for the loopback server (delays, resets, requests never answered):
         // used by test targets only, so none of it is in the MatsiteKit library product.
         .target(
@@ -133,8 +140,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "MatsiteImagingTests", dependencies: ["MatsiteImaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "MatsiteCapabilitiesTests", dependencies: ["MatsiteCapabilities"],
-                    resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "MatsiteCapabilitiesTests", dependencies: ["MatsiteCapabilities"],
+            resources: [.copy("Fixtures")]),
+        .testTarget(name: "MatsiteCLITests", dependencies: ["MatsiteCLI", "MatsiteKit"]),
         .testTarget(
             name: "MatsiteKitTests",
             dependencies: [

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fresh machine -> every test: the Swift suites, the real-browser player tests, then
-# `matsite deploy` against real SFTP (OpenSSH) and S3 (moto) servers on 127.0.0.1.
+# `matsite deploy` against real SFTP (OpenSSH), WebDAV (nginx, rclone serve webdav) and S3
+# (moto) servers on 127.0.0.1.
 #   scripts/test.sh
 # Installs what is missing (C libraries, Leaflet, Chromium, Playwright, pytest), checks the
 # style with the toolchain's swift-format (.swift-format; `swift format --in-place -r

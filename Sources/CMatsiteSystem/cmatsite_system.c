@@ -20,6 +20,17 @@ int matsite_exchange_paths(const char *a, const char *b) {
 #endif
 }
 
+int matsite_pipe_cloexec(int fds[2]) {
+#ifdef __linux__
+    return pipe2(fds, O_CLOEXEC);
+#else
+    if (pipe(fds) != 0) return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+#endif
+}
+
 int matsite_fsync_directory(const char *path) {
     int fd = open(path, O_RDONLY | O_DIRECTORY);
     if (fd < 0) return -1;

@@ -16,7 +16,23 @@ public struct TileFailure: Swift.Error, Sendable, CustomStringConvertible {
     /// Source tile row.
     public let row: Int
     /// What was wrong with it.
-    public let reason: String
+    public let problem: Problem
+
+    /// What can be wrong with a tile that arrived.
+    public enum Problem: Sendable, Equatable {
+        /// Its pixel size is not the layout's tile size.
+        case wrongSize(width: Int, height: Int, expected: Int)
+        /// It does not decode.
+        case undecodable(ImageError)
+    }
+
+    /// What was wrong with it, in words.
+    public var reason: String {
+        switch problem {
+        case .wrongSize(let width, let height, let expected): "tile is \(width)x\(height) pixels, expected \(expected)x\(expected)"
+        case .undecodable(let error): error.reason
+        }
+    }
 
     public var description: String { "tile \(column)/\(row): \(reason)" }
 }
@@ -66,9 +82,7 @@ public struct Stitcher: Sendable {
                 guard info.width == layout.tileSize, info.height == layout.tileSize else {
                     failures.append(
                         TileFailure(
-                            column: column, row: row,
-                            reason:
-                                "tile is \(info.width)x\(info.height) pixels, expected \(layout.tileSize)x\(layout.tileSize)"))
+                            column: column, row: row, problem: .wrongSize(width: info.width, height: info.height, expected: layout.tileSize)))
                     continue
                 }
                 readable[i] = true
@@ -78,7 +92,7 @@ public struct Stitcher: Sendable {
                     sharedPalette = false
                 }
             } catch {
-                failures.append(TileFailure(column: column, row: row, reason: error.reason))
+                failures.append(TileFailure(column: column, row: row, problem: .undecodable(error)))
             }
         }
         let anyEmpty = readable.contains(false)
@@ -103,7 +117,7 @@ public struct Stitcher: Sendable {
                         rows: buffer.baseAddress! + (window.y.lowerBound * ts + window.x.lowerBound) * 4,
                         width: window.x.count, height: window.y.count, stride: ts * 4)
                 } catch {
-                    failures.append(TileFailure(column: column, row: row, reason: error.reason))
+                    failures.append(TileFailure(column: column, row: row, problem: .undecodable(error)))
                     fits = table.insert(0)
                 }
             }
@@ -169,7 +183,7 @@ public struct Stitcher: Sendable {
                             }
                             drawn = true
                         } catch {
-                            let failure = TileFailure(column: column, row: row, reason: error.reason)
+                            let failure = TileFailure(column: column, row: row, problem: .undecodable(error))
                             guard tolerateBadTiles else { throw failure }
                             report.failedTiles.append(failure)
                         }

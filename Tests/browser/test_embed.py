@@ -164,3 +164,52 @@ def test_a_foreign_origin_is_ignored_and_an_allowed_one_obeyed(tab, server, site
     send(page, {"type": "matsite:seek", "frame": 0})
     frame.wait_for_function("document.querySelector('[data-matsite-player]').dataset.frame === '0'")
     assert all(r["origin"] == server.origin for r in received(page))
+
+
+# The state messages that reached the parent after message `start`, up to the frame event
+# `k` that follows the first of them: when the player sent that event, it had finished
+# every command sent before it, and messages from one window arrive in the order sent.
+STATES_UNTIL_FRAME = """([start, k]) => {
+    const states = [];
+    for (const m of window.received.slice(start)) {
+        const d = m.data;
+        if (!d || typeof d !== 'object') continue;
+        if (d.type === 'matsite:state') states.push(d.state);
+        else if (d.type === 'matsite:frame' && d.index === k && states.length) return states;
+    }
+    return null;
+}"""
+
+
+def test_each_command_is_answered_with_one_state_event(tab, server, site_dir):
+    m = read_manifest(str(site_dir))
+    n = len(m["frames"])
+    assert n >= 6 and "time" in m["frames"][2]
+    server.override("__test/parent.html", (PARENT % "/radar/embed.html").encode(), "text/html")
+    page = tab.page
+    page.goto(server.url("__test/parent.html"))
+    page.wait_for_function("() => window.received.some((m) => m.data && m.data.type === 'matsite:ready')", timeout=20000)
+    # The parent page is the referrer, so it receives state events from the start.
+    assert [r["data"]["state"] for r in received(page, "matsite:state")] == ["ready"]
+    commands = [
+        ({"type": "matsite:play"}, "playing"),
+        ({"type": "matsite:pause"}, "paused"),
+        ({"type": "matsite:pause"}, "paused"),  # no change, and still an answer
+        ({"type": "matsite:seek", "frame": 1}, "paused"),
+        ({"type": "matsite:seek", "time": m["frames"][2]["time"]}, "paused"),
+        ({"type": "matsite:opacity", "value": 0.5}, "paused"),
+        ({"type": "matsite:play"}, "playing"),
+        ({"type": "matsite:play"}, "playing"),
+        ({"type": "matsite:seek", "frame": 0}, "playing"),
+        ({"type": "matsite:pause"}, "paused"),
+    ]
+    for step, (command, state) in enumerate(commands):
+        # A seek to a frame none of the commands asks for, sent right after: its frame event
+        # closes the command's messages.
+        fence = 3 + step % (n - 3)
+        start = len(page.evaluate("window.received"))
+        send(page, command)
+        send(page, {"type": "matsite:seek", "frame": fence})
+        states = page.wait_for_function(STATES_UNTIL_FRAME, arg=[start, fence], timeout=20000).json_value()
+        assert states == [state], (command, states)
+    assert not tab.page_errors and not tab.console_errors

@@ -61,7 +61,7 @@ SEAMS = """async ([frameUrl, fx0, fy0]) => {
     const p = Matsite.players[0];
     const front = document.querySelector('.matsite-pyramid-frame.matsite-front');
     const canvas = front.querySelector('canvas.matsite-pyramid-detail');
-    const r = p._overlay._region;
+    const r = p._overlay.region();
     const got = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     // The stitched frame, decoded the same way (a canvas), so both went through the same premultiplication.
     const img = new Image(); img.src = frameUrl; await img.decode();

@@ -14,8 +14,9 @@
  * - Messages are plain objects (or JSON text of one) checked against a fixed
  *   schema: known type, only the keys that type takes, values of the right kind
  *   and range. Nothing received is ever evaluated or inserted as markup.
- * - Nothing is ever posted with targetOrigin "*". A command is answered with the
- *   current state at the sender's exact origin. Events go to the parent page's
+ * - Nothing is ever posted with targetOrigin "*". A command is answered with
+ *   one state message at the sender's exact origin: the state event the command
+ *   caused, when that reached the sender, else the current state. Events go to the parent page's
  *   origin as given by document.referrer when that origin is allowed, and to
  *   any allowed origin that has sent a valid command from the parent window.
  *   With no referrer and no command yet, events are not sent.
@@ -66,7 +67,11 @@
 				if (typeof e.time === 'string') { msg.time = e.time; }
 				this._broadcast(msg);
 			}, this);
-			player.on('state', function (e) { this._broadcast({type: 'matsite:state', state: e.state}); }, this);
+			player.on('state', function (e) {
+				this._broadcast({type: 'matsite:state', state: e.state});
+				// The command being handled, if any, has had its answer with this event.
+				if (this._command) { this._command.told = true; }
+			}, this);
 		},
 
 		// list: origins whose commands are honoured; '*' means any.
@@ -94,6 +99,13 @@
 			var cmd = this._check(e.data);
 			if (!cmd) { return; }
 			var p = this._player;
+			var exact = e.origin !== 'null' ? e.origin : null;
+			// A state event broadcast while the command runs reaches the parent page at its
+			// origin: when that is the sender, it is the answer, not sent a second time.
+			var command = this._command = {
+				told: false,
+				heard: !!(exact && e.source && e.source === this._parent && this._targets.indexOf(exact) >= 0)
+			};
 			if (cmd.type === 'matsite:play') {
 				p.play();
 			} else if (cmd.type === 'matsite:pause') {
@@ -105,10 +117,11 @@
 			} else {
 				p.seekTime(cmd.time);
 			}
-			var exact = e.origin !== 'null' ? e.origin : null;
+			this._command = null;
 			if (exact && e.source && e.source === this._parent && this._targets.indexOf(exact) < 0) {
 				this._targets.push(exact);
 			}
+			if (command.told && command.heard) { return; }
 			if (exact && e.source && typeof e.source.postMessage === 'function') {
 				e.source.postMessage({type: 'matsite:state', state: p.state()}, exact);
 			}

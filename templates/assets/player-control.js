@@ -1,6 +1,6 @@
 /*
  * Matsite.PlayerControl: the control bar (play/pause, step, timeline slider,
- * time label, speed, loop, full screen). It only renders state it is given and
+ * time label, speed, loop, opacity, full screen). It only renders state it is given and
  * reports what the viewer asked for; the player decides what happens.
  *
  * Events (what the viewer asked for):
@@ -10,7 +10,8 @@
  *   speed {speed}        speed button (cycles 1x, 2x, 0.5x)
  *   loop {loop}          loop button
  *   fullscreen {}        full screen button
- *   opacity {value}      opacity slider (0..1), labelled "Opacity"
+ *   opacity {value}      opacity slider (0..1), labelled "Opacity" (in words and an icon
+ *                        beside it, and its aria-label)
  */
 (function (L, M) {
 	'use strict';
@@ -24,7 +25,9 @@
 		prev: 'M6 6h2v12H6zM9.5 12l8.5 6V6z',
 		next: 'M6 18l8.5-6L6 6zM16 6h2v12h-2z',
 		loop: 'M7 7h10v3l4-4-4-4v3H5v6h2zM17 17H7v-3l-4 4 4 4v-3h12v-6h-2z',
-		fullscreen: 'M7 14H5v5h5v-2H7zM5 10h2V7h3V5H5zM17 17h-3v2h5v-5h-2zM14 5v2h3v3h2V5z'
+		fullscreen: 'M7 14H5v5h5v-2H7zM5 10h2V7h3V5H5zM17 17h-3v2h5v-5h-2zM14 5v2h3v3h2V5z',
+		// A disc, one half solid and the other a ring (even-odd fill): see-through.
+		opacity: 'M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18zM12 5a7 7 0 0 1 0 14z'
 	};
 	var SVGNS = 'http://www.w3.org/2000/svg';
 
@@ -42,6 +45,7 @@
 		}
 		svg.firstChild.setAttribute('d', ICONS[name]);
 		svg.firstChild.setAttribute('fill', 'currentColor');
+		svg.firstChild.setAttribute('fill-rule', 'evenodd');
 	}
 
 	function button(parent, cls, label, icon) {
@@ -175,8 +179,13 @@
 			this._loop = button(c, 'matsite-loop', 'Loop', 'loop');
 			this._loop.setAttribute('aria-pressed', 'true');
 
-			// A native range: keyboard, touch and screen readers know it without help.
-			var o = this._opacity = L.DomUtil.create('input', 'matsite-opacity', c);
+			// A native range: keyboard, touch and screen readers know it without help. Its icon
+			// and its name stand beside it, in sight on a phone too: a bare range next to the
+			// timeline reads as a second timeline.
+			var box = L.DomUtil.create('label', 'matsite-opacity-control', c);
+			setIcon(box, 'opacity');
+			L.DomUtil.create('span', 'matsite-opacity-name', box).textContent = 'Opacity';
+			var o = this._opacity = L.DomUtil.create('input', 'matsite-opacity', box);
 			o.type = 'range';
 			o.min = '0';
 			o.max = '100';

@@ -1,7 +1,8 @@
 /*
  * Matsite.Player: wires the pieces together for one [data-matsite-player]
- * element. FrameLoader preloads, FrameClock times, FrameOverlay draws,
- * PlayerControl takes input, EmbedApi talks to a parent page.
+ * element. The frame layer (Matsite.frameLayer: images or levels) draws and its
+ * loader preloads, FrameClock times, PlayerControl takes input, EmbedApi talks
+ * to a parent page.
  *
  * The root element reflects the state for scripts and tests:
  *   data-state          loading | ready | playing | paused
@@ -235,7 +236,6 @@
 			var n = m.frames.length;
 			this._dir = o.manifestUrl.replace(/[^/]*$/, '');
 			var self = this;
-			this._urls = m.frames.map(function (f) { return self._resolve(f.url); });
 			this._times = m.frames.map(function (f) {
 				var t = typeof f.time === 'string' ? Date.parse(f.time) : NaN;
 				return isFinite(t) ? t : null;
@@ -258,37 +258,27 @@
 
 			// Known before loading ends, so a player off screen never starts playing first.
 			this._watchVisibility();
-			var layerOptions = {
+			var layer = this._overlay = M.frameLayer(m, {
+				resolve: this._resolve.bind(this),
+				first: initial,
 				posterUrl: o.posterUrl ? o.posterUrl : '',
 				alt: typeof m.title === 'string' ? m.title : ''
-			};
-			this._pyramid = !!(M.FramePyramid && M.FramePyramid.usable(m));
-			if (this._pyramid) {
-				// Frames published as levels: what loads depends on the view, so the map comes first,
-				// and the layer is its own loader.
-				this._buildMap(m);
-				this._overlay = new M.FramePyramid(m, m.frames.map(function (f) { return self._resolve(f.tiles); }), layerOptions);
-				this._fitMap(m);
-				this._loader = this._overlay;
-				this._watchLoader();
-				this._overlay.on('hold', function (e) {
-					this._progress.textContent = e.on ? this._loader.loaded() + ' / ' + this._loader.total() + ' frames' : '';
-					this._hold('tiles', e.on);
-				}, this);
-				this._overlay.addTo(this._map);
-				this._overlay.setOpacity(this._opacity);
-				this._overlay.showInitial(initial);
-			} else {
-				// Frames first: the map below takes a while to build and needs none of them.
-				this._loader = new M.FrameLoader(this._urls, {first: initial});
-				this._watchLoader();
-				this._loader.start();
-				this._buildMap(m);
-				this._overlay = new M.FrameOverlay(m.frames, this._urls, m.bounds, layerOptions).addTo(this._map);
-				this._overlay.setOpacity(this._opacity);
-				this._overlay.showInitial(initial);
-				this._fitMap(m);
-			}
+			});
+			this._loader = layer.getLoader();
+			this._watchLoader();
+			// Only a loader whose tiles follow the view holds playback back after the first load.
+			this._loader.on('hold', function (e) {
+				this._progress.textContent = e.on ? this._loader.loaded() + ' / ' + this._loader.total() + ' frames' : '';
+				this._hold('tiles', e.on);
+			}, this);
+			// Frames first: the map below takes a while to build, and whole frames need none of it
+			// (a pyramid's loader waits for the view).
+			this._loader.start();
+			this._buildMap(m);
+			this._fitMap(m);
+			layer.addTo(this._map);
+			layer.setOpacity(this._opacity);
+			layer.showInitial(initial);
 
 			this._control = new M.PlayerControl(this._root, {
 				count: n,
@@ -409,8 +399,8 @@
 			var autoplay = o.autoplay && !o.reducedMotion;
 			if ('play' in this._pending) { autoplay = this._pending.play; }
 			this._wantPlay = !!autoplay;
-			// The finest level is the frames' own detail (its zoom counts 256 px tiles, as the map's does).
-			var detail = this._pyramid ? m.pyramid.max_zoom : m.zoom;
+			// The frames' own detail (a zoom counting 256 px tiles, as the map's does).
+			var detail = this._overlay.detailZoom();
 			this._range = new M.ViewRange(this._frameBounds, {zoom: isNum(detail) ? detail : m.zoom, slack: 1});
 			this._range.on('change', this._onRange, this);
 			this._range.addTo(this._map);

@@ -11,4 +11,8 @@ int matsite_fsync_directory(const char *path);
 /// Flushes every file of the file system holding `path` (Linux syncfs; elsewhere sync).
 int matsite_sync_filesystem(const char *path);
 
+/// A pipe whose ends both close on exec, made atomically (pipe2 O_CLOEXEC), so a child
+/// spawned meanwhile by another thread never inherits it. Returns 0, or -1 with errno set.
+int matsite_pipe_cloexec(int fds[2]);
+
 #endif

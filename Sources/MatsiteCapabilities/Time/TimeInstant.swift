@@ -317,3 +317,23 @@ func civilDate(daysSinceEpoch days: Int64) -> (year: Int, month: Int, day: Int) 
     let year = yearOfCycle + cycle * 400 + (month <= 2 ? 1 : 0)
     return (Int(year), Int(month), Int(day))
 }
+
+/// As ISO 8601 text (`iso8601`), the form documents carry it in.
+extension TimeInstant: Codable {
+    /// Reads an ISO 8601 date or date-time (see `parse`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            self = try TimeInstant.parse(text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not an ISO 8601 time: \(error)")
+        }
+    }
+
+    /// Writes `iso8601`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(iso8601)
+    }
+}

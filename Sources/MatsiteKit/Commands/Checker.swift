@@ -1,112 +1,191 @@
 import Foundation
 import MatsiteImaging
 
-/// `matsite check`: validates the config (already done by loading it), resolves every
-/// source and probes one tile per frame, writing nothing (no site, no cache).
+/// `matsite check`: validates the config (already done by loading it), plans every
+/// animation as a build would (`AnimationPlanning`: the same refusals, with the same exit
+/// classes) and probes one tile per frame, writing nothing (no site, no cache). Each line
+/// is handed on as soon as it is known, so a slow source is never silence.
 public struct Checker: Sendable {
     /// The config to check.
     public let config: SiteConfig
-    /// The time taken as now (`--at`).
-    public let now: Date
+    /// The time taken as now (`--at`), or nil for the clock.
+    public let at: Date?
 
-    /// One animation's findings.
-    public struct Finding: Sendable {
-        public var id: String
-        public var lines: [String] = []
-        public var problems: [String] = []
+    /// One line of the report.
+    public enum Line: Sendable, Equatable {
+        /// An animation's findings start.
+        case animation(String)
+        /// Another part's findings start (`deploy`).
+        case section(String)
+        /// What planning and probing found.
+        case fact(String)
+        /// A problem the build would tolerate (`missing: transparent`): it draws such tiles
+        /// empty and publishes, so `check` passes too.
+        case note(String)
+        /// A problem that would stop a build, with the exit class the build would end with.
+        case problem(String, ExitClass)
     }
 
     /// Creates a checker.
-    public init(config: SiteConfig, now: Date = Date()) {
+    public init(config: SiteConfig, at: Date? = nil) {
         self.config = config
-        self.now = now
+        self.at = at
     }
 
-    /// Probes every animation. A source that cannot be resolved becomes a problem, not a throw.
-    public func run() async -> [Finding] {
+    /// Checks every animation, handing each line to `report` as it comes; returns the exit
+    /// class a build would end with (the worst problem's), or nil when there is no problem.
+    public func run(report: @Sendable (Line) -> Void) async -> ExitClass? {
         var noCache = config
         noCache.cache.enabled = false
         let fetcher = HTTPFetcher(options: config.http)
-        let resolver = SourceResolver(config: noCache, fetcher: fetcher, now: now)
         let loader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
-        var findings: [Finding] = []
+        let planning = AnimationPlanning(
+            config: noCache, fetcher: fetcher, loader: loader, clock: PlanningClock(now: at ?? Date(), fromAt: at != nil))
+        var worst: ExitClass?
         for animation in config.animations {
-            var finding = Finding(id: animation.id)
+            report(.animation(animation.id))
             do {
-                // As a build would: a live feed's newest frames not published yet are left out.
-                let trimmed = await UnpublishedFrames.trim(try await resolver.resolve(animation), animation: animation, loader: loader)
-                let source = trimmed.source
-                let plan = Planner.plan(animation, source: source)
-                finding.lines += trimmed.skipped.map { "left out: \($0.time): \($0.reason)" }
-                try plan.checkLimits(config.limits, file: config.file)
-                if let image = try LegendImage.read(animation, config: config) { finding.lines.append("legend image: \(image.bytes.count) bytes") }
-                // Point data is read and checked as a build would, so a bad row shows here first.
-                let points = PointLoader(config: noCache, fetcher: fetcher)
-                for layer in animation.points {
-                    let set = try PointReader(layer: layer).read(try await points.bytes(of: layer))
-                    let skipped = set.skipped > 0 ? ", \(set.skipped) invalid skipped (skip_invalid)" : ""
-                    finding.lines.append("points \(layer.id): \(set.count) points\(skipped)")
+                try await check(animation, planning: planning, fetcher: fetcher, loader: loader, noCache: noCache) { line in
+                    if case .problem(_, let exitClass) = line { worst = max(worst ?? exitClass, exitClass) }
+                    report(line)
                 }
-                let layout = plan.layout
-                finding.lines.append(
-                    "frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(animation.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))"
-                )
-                if let first = plan.frames.first?.time, let last = plan.frames.last?.time {
-                    finding.lines.append("times: \(TimeFormat.iso(first)) .. \(TimeFormat.iso(last))")
-                }
-                finding.lines += source.notes
-                if let export = animation.export {
-                    // The tools were found when the config was loaded: say which will run.
-                    let ffmpeg = export.formats.contains(.mp4) ? ", ffmpeg \(LoopExportTools.ffmpegPath() ?? "none")" : ""
-                    finding.lines.append(
-                        "export: \(export.formats.map(\.rawValue).joined(separator: ", ")) (font \(LoopExportTools.fontPath())\(ffmpeg))")
-                }
-                // One tile per frame: the one nearest the frame's centre.
-                let centre = (layout.rows.count / 2) * layout.columns.count + layout.columns.count / 2
-                var ok = 0
-                var bad: [FailedTile] = []
-                var described = false
-                for frame in plan.frames {
-                    let locator = frame.tiles[centre]
-                    let problem: String?
-                    switch await loader.load(locator) {
-                    case .tile(let bytes, _):
-                        problem = Self.probe(bytes, tileSize: layout.tileSize) { facts in
-                            if !described { finding.lines.append("probe: \(locator) -> \(facts)") }
-                            described = true
-                        }
-                    case .absent(let reason), .failed(let reason):
-                        problem = reason
-                    }
-                    if let problem {
-                        bad.append(FailedTile(animation: animation.id, frame: frame.index, locator: locator.description, reason: problem))
-                    } else {
-                        ok += 1
-                    }
-                }
-                finding.lines.append("probed \(plan.frames.count) tile(s), one per frame: \(ok) ok")
-                finding.problems += TileProblemGroups(bad).checkLines(tolerated: animation.missing == .transparent)
             } catch {
-                finding.problems.append("\(BuildError.stamping(error, with: .plan))")
+                let exitClass = ExitClass.of(error)
+                worst = max(worst ?? exitClass, exitClass)
+                // A message of several lines stays under its "problem:".
+                report(.problem("\(BuildError.stamping(error, with: .plan))".replacingOccurrences(of: "\n", with: "\n  "), exitClass))
             }
-            findings.append(finding)
         }
         await fetcher.shutdown()
-        return findings
+        if let deploy = config.deploy {
+            report(.section("deploy"))
+            let check = DeployCheck(deploy: deploy).run()
+            for line in check.lines { report(.fact(line)) }
+            for (problem, exitClass) in check.problems {
+                worst = max(worst ?? exitClass, exitClass)
+                report(.problem(problem, exitClass))
+            }
+        }
+        return worst
     }
 }
 
 private extension Checker {
-    /// What is wrong with a probed tile (its format unreadable, its size not the planned
-    /// `tile_size`), or nil; a good tile's facts go to `describe`.
-    static func probe(_ bytes: [UInt8], tileSize: Int, describe: (String) -> Void) -> String? {
-        let info: TileInfo
-        do throws(ImageError) { info = try TileDecoder().info(of: bytes) } catch { return error.reason }
-        // Worded as the stitcher words it, so that the grouped message gives the same hint.
-        guard info.width == tileSize, info.height == tileSize else {
-            return "tile is \(info.width)x\(info.height) pixels, expected \(tileSize)x\(tileSize)"
+    func check(
+        _ animation: AnimationConfig, planning: AnimationPlanning, fetcher: HTTPFetcher, loader: TileSourceLoader, noCache: SiteConfig,
+        report: (Line) -> Void
+    ) async throws {
+        let planned = try await planning.plan(animation)
+        let plan = planned.plan
+        for skipped in plan.skipped { report(.fact("left out: \(skipped.time): \(skipped.reason)")) }
+        if let image = try LegendImage.read(animation, config: config) { report(.fact("legend image: \(image.bytes.count) bytes")) }
+        // Point data is read and checked as a build would, so a bad row shows here first.
+        let points = PointLoader(config: noCache, fetcher: fetcher)
+        for layer in animation.points {
+            let set = try PointReader(layer: layer).read(try await points.bytes(of: layer))
+            let skipped = set.skipped > 0 ? ", \(set.skipped) invalid skipped (skip_invalid)" : ""
+            report(.fact("points \(layer.id): \(set.count) points\(skipped)"))
         }
-        describe("\(info.kind.rawValue), \(bytes.count) bytes, \(info.width)x\(info.height) px")
+        let layout = plan.layout
+        report(
+            .fact(
+                "frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(animation.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))"
+            ))
+        if let first = plan.frames.first?.time, let last = plan.frames.last?.time {
+            report(.fact("times: \(first.manifestText) .. \(last.manifestText)"))
+        }
+        for note in planned.notes { report(.fact(note)) }
+        if let export = animation.export {
+            // The tools were found when the config was loaded: say which will run.
+            let ffmpeg = export.formats.contains(.mp4) ? ", ffmpeg \(LoopExportTools.ffmpegPath() ?? "none")" : ""
+            report(.fact("export: \(export.formats.map(\.rawValue).joined(separator: ", ")) (font \(LoopExportTools.fontPath())\(ffmpeg))"))
+        }
+        await probe(plan, loader: PrefetchedTiles(base: loader, loaded: planned.prefetched), report: report)
+    }
+
+    /// One tile per frame, the one nearest the frame's centre, all frames at once (the
+    /// fetcher bounds requests per host); reported in frame order.
+    func probe(_ plan: AnimationPlan, loader: any TileLoader, report: (Line) -> Void) async {
+        let layout = plan.layout
+        let centre = (layout.rows.count / 2) * layout.columns.count + layout.columns.count / 2
+        let outcomes = await withTaskGroup(of: (Int, TileOutcome).self) { group in
+            for (i, frame) in plan.frames.enumerated() { group.addTask { (i, await loader.load(frame.tiles[centre])) } }
+            var outcomes = [TileOutcome?](repeating: nil, count: plan.frames.count)
+            for await (i, outcome) in group { outcomes[i] = outcome }
+            return outcomes
+        }
+        var ok = 0
+        var bad: [FailedTile] = []
+        for (frame, outcome) in zip(plan.frames, outcomes) {
+            let locator = frame.tiles[centre]
+            var problem: TileProblem?
+            switch outcome {
+            case .tile(let bytes, _):
+                switch Self.probe(bytes, tileSize: layout.tileSize) {
+                case .good(let facts): if ok == 0 { report(.fact("probe: \(locator) -> \(facts)")) }
+                case .bad(let found): problem = found
+                }
+            case .problem(let found): problem = found
+            case nil: problem = .transfer("not probed")
+            }
+            if let problem {
+                bad.append(FailedTile(animation: plan.config.id, frame: frame.index, locator: locator.description, problem: problem))
+            } else {
+                ok += 1
+            }
+        }
+        report(.fact("probed \(plan.frames.count) tile(s), one per frame: \(ok) ok"))
+        // As a build: missing: transparent draws such tiles empty and publishes, unless not
+        // one tile of any frame can be had (the build then refuses to publish an empty
+        // loop). When no probe found one, the other tiles decide, as they would in a build.
+        var tolerated = plan.config.missing == .transparent
+        if tolerated, ok == 0, !bad.isEmpty {
+            let found = await Self.anyTile(plan, loader: loader)
+            report(.fact(found.map { "probed the frames' other tiles: \($0) has one" } ?? "probed every tile: not one could be had"))
+            tolerated = found != nil
+        }
+        // (Under missing: transparent the hints never advise setting it.)
+        for line in TileProblemGroups(bad).checkLines(tolerated: plan.config.missing == .transparent) {
+            report(tolerated ? .note(line) : .problem(line, .failed))
+        }
+        if plan.config.missing == .transparent, !tolerated {
+            report(.problem("a build would not publish a loop without a single tile (missing: transparent or not)", .failed))
+        }
+    }
+
+    /// The first tile found among every frame's tiles, newest frame first (a frame at a
+    /// time, its tiles at once), in words; nil when there is none, as a build would find.
+    static func anyTile(_ plan: AnimationPlan, loader: any TileLoader) async -> String? {
+        for frame in plan.frames.reversed() {
+            let found = await withTaskGroup(of: TileLocator?.self) { group in
+                for locator in Set(frame.tiles) {
+                    group.addTask { if case .tile = await loader.load(locator) { locator } else { nil } }
+                }
+                for await locator in group where locator != nil {
+                    group.cancelAll()
+                    return locator
+                }
+                return nil
+            }
+            if let found { return "frame \(frame.index) (\(found))" }
+        }
         return nil
+    }
+
+    /// What a probed tile's bytes are.
+    enum Probe {
+        /// A usable tile: its facts in words.
+        case good(String)
+        /// Its format unreadable, or its size not the planned `tile_size`.
+        case bad(TileProblem)
+    }
+
+    static func probe(_ bytes: [UInt8], tileSize: Int) -> Probe {
+        let info: TileInfo
+        do throws(ImageError) { info = try TileDecoder().info(of: bytes) } catch { return .bad(.undecodable(error.reason)) }
+        guard info.width == tileSize, info.height == tileSize else {
+            return .bad(.wrongSize(width: info.width, height: info.height, expected: tileSize))
+        }
+        return .good("\(info.kind.rawValue), \(bytes.count) bytes, \(info.width)x\(info.height) px")
     }
 }

@@ -47,21 +47,9 @@ public struct Project: Sendable {
         try Project.load(config: configPath, directory: directory)
     }
 
-    /// Builds the site, saying first when the embedded demo stands in for a config.
-    public func build(options: BuildOptions, reporter: ConsoleReporter) async throws -> BuildSummary {
-        if isEmbeddedDemo { reporter.say("no matsite.yml here: building the embedded demo (offline)") }
+    /// Builds the site, reporting first when the embedded demo stands in for a config.
+    public func build(options: BuildOptions, reporter: any BuildReporter) async throws -> BuildSummary {
+        if isEmbeddedDemo { reporter.report(.buildingEmbeddedDemo) }
         return try await Builder(config: config, options: options, reporter: reporter).run()
-    }
-}
-
-extension BuildSummary {
-    /// The one line `matsite build` ends with: what was built, fetched and published.
-    public var report: String {
-        let reused = framesReused > 0 ? " (\(framesReused) unchanged)" : ""
-        let fetched = requests > 0 ? ", \(requests) requests, \(ConsoleReporter.size(bytesFetched)) fetched" : ""
-        let revalidated = notModified > 0 ? " (\(notModified) not modified)" : ""
-        let state = unchanged ? "unchanged, nothing replaced" : "published"
-        return "built \(animations) animation(s): \(frames) frames\(reused), \(tiles) tiles\(fetched)\(revalidated); "
-            + "\(ConsoleReporter.size(Int(outputBytes))) in \(output) (\(state)) in \(String(format: "%.2f", seconds)) s"
     }
 }

@@ -18,7 +18,7 @@ public enum Scaffold {
             try Data(config.utf8).write(to: folder.appendingPathComponent("matsite.yml"))
             try Data(readme.utf8).write(to: folder.appendingPathComponent("README.md"))
         } catch {
-            throw BuildError.stage(.scaffold, StepFailure("cannot write into \(folder.path): \(error.localizedDescription)", underlying: error))
+            throw BuildError.stage(.scaffold, ScaffoldWriteError(folder: folder.path, underlying: error))
         }
         return files + ["templates/"]
     }
@@ -65,7 +65,6 @@ public enum Scaffold {
         #    title: Radar, last hour
         #    bbox: [-95.5, 29.0, -74.5, 43.5]
         #    zoom: 6
-        #    missing: transparent                 # a tile the server lacks is drawn empty
         #    source:
         #      url: https://{s}.radar.example.org/{time}/{z}/{x}/{y}.png
         #      subdomains: [a, b, c]
@@ -94,6 +93,7 @@ public enum Scaffold {
         #    title: Model run
         #    bbox: [5.0, 45.0, 11.0, 48.0]
         #    zoom: 7
+        #    missing: transparent                 # gdal2tiles leaves out empty tiles: draw them empty
         #    source: { path: "tiles/{frame}/{z}/{x}/{y}.png" }
         #    frames: { count: 24 }
         #
@@ -116,7 +116,6 @@ public enum Scaffold {
         #    title: Precipitation, newest 8
         #    bbox: [-125.0, 24.0, -66.0, 50.0]
         #    zoom: 4
-        #    missing: transparent
         #    source:
         #      wms: { url: "https://wms.example.org/wms", layers: precip, version: 1.3.0 }
         #    frames: { latest: 8 }
@@ -147,4 +146,13 @@ public enum Scaffold {
         `embed.mustache`, `assets/player.css`, ...) into `templates/` to override it.
 
         """
+}
+
+/// `init` could not write its files.
+struct ScaffoldWriteError: Swift.Error, CustomStringConvertible {
+    let folder: String
+    /// What the file system said.
+    let underlying: any Error
+
+    var description: String { "cannot write into \(folder): \(underlying.localizedDescription)" }
 }

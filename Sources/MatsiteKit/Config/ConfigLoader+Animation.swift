@@ -95,7 +95,7 @@ extension ConfigLoader {
         guard let n = f["legend"] else { return }
         let lf = try r.fields(n, f.path("legend"), allowed: ["unit", "stops", "image", "image_alt"])
         guard let stopsNode = lf["stops"] else { throw r.error(n, lf.path("stops"), "missing (a legend needs its colour stops)") }
-        var stops: [AnimationManifest.Legend.Stop] = []
+        var stops: [LegendConfig.Stop] = []
         for (item, path) in try r.list(stopsNode, lf.path("stops")) {
             let parts = try r.list(item, path)
             guard parts.count == 2 || parts.count == 3 else { throw r.error(item, path, "expected [value, \"#rrggbb\"] or [value, \"#rrggbb\", label]") }
@@ -116,7 +116,7 @@ extension ConfigLoader {
         // published by the build, and the words that say what it shows.
         if let m = lf["image"] {
             animation.legend?.image = try r.string(m, lf.path("image"))
-            animation.legendImageLine = m.mark?.line
+            animation.legend?.imageLine = m.mark?.line
             guard let alt = lf["image_alt"] else {
                 throw r.error(m, lf.path("image_alt"), "missing: a legend image needs image_alt, the text that says what it shows")
             }

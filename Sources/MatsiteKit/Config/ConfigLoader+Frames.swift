@@ -45,10 +45,10 @@ extension ConfigLoader {
         case "times":
             let items = try r.list(n, kindPath)
             guard !items.isEmpty else { throw r.error(n, kindPath, "must list at least one time") }
-            var times: [Date] = []
+            var times: [TimeInstant] = []
             for (item, itemPath) in items {
                 let text = try r.string(item, itemPath)
-                guard let date = TimeFormat.parseISO(text) else {
+                guard let date = TimeFormat.instant(text) else {
                     throw r.error(item, itemPath, "\"\(text)\" is not an ISO 8601 time like 2026-11-21T10:00:00Z")
                 }
                 if let last = times.last, date <= last { throw r.error(item, itemPath, "times must increase (this one is not after the one before)") }
@@ -63,10 +63,10 @@ extension ConfigLoader {
             return .index(try index(n, kindPath, &r))
         default:
             let w = try r.fields(n, kindPath, allowed: ["start", "end", "step"])
-            func time(_ key: String) throws -> Date {
+            func time(_ key: String) throws -> TimeInstant {
                 guard let m = w[key] else { throw r.error(n, w.path(key), "missing") }
                 let text = try r.string(m, w.path(key))
-                guard let date = TimeFormat.parseISO(text) else {
+                guard let date = TimeFormat.instant(text) else {
                     throw r.error(m, w.path(key), "\"\(text)\" is not an ISO 8601 time like 2026-11-21T10:00:00Z")
                 }
                 return date
@@ -133,10 +133,10 @@ extension ConfigLoader {
         switch (f["url"], f["file"]) {
         case (let n?, nil):
             let text = try r.string(n, f.path("url"))
-            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            guard let url = HTTPURL(text) else {
                 throw r.error(n, f.path("url"), "must be an http:// or https:// URL, found \"\(text)\" (use file: for a local document)")
             }
-            location = .url(text)
+            location = .url(url)
         case (nil, let n?):
             location = .file(try nonEmpty(r.string(n, f.path("file")), n, f.path("file"), r))
         case (nil, nil):
@@ -214,7 +214,7 @@ extension ConfigLoader {
     }
 
     /// How many instants a range holds: the count the planner will step through.
-    static func rangeCount(start: Date, end: Date, step: ISODuration) -> Int {
-        TimeInstant.series(from: TimeInstant(start), through: TimeInstant(end), step: step, limit: 100_001).count
+    static func rangeCount(start: TimeInstant, end: TimeInstant, step: ISODuration) -> Int {
+        TimeInstant.series(from: start, through: end, step: step, limit: 100_001).count
     }
 }

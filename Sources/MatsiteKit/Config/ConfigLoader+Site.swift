@@ -35,9 +35,7 @@ extension ConfigLoader {
         if let n = f["allowed_origins"] {
             let origins = try r.strings(n, "embed.allowed_origins")
             for origin in origins where origin != "*" {
-                guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
-                    url.host != nil, url.path.isEmpty || url.path == "/"
-                else {
+                guard let url = HTTPURL(origin)?.url, url.path.isEmpty || url.path == "/" else {
                     throw r.error(n, "embed.allowed_origins", "\"\(origin)\" is not an origin like https://example.org")
                 }
             }

@@ -79,12 +79,12 @@ extension ConfigLoader {
         return source
     }
 
-    static func httpURL(_ node: Node, _ path: String, _ r: inout YAMLReader) throws -> String {
+    static func httpURL(_ node: Node, _ path: String, _ r: inout YAMLReader) throws -> HTTPURL {
         let text = try r.string(node, path)
-        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+        guard let url = HTTPURL(text) else {
             throw r.error(node, path, "must be an http:// or https:// URL, found \"\(text)\"")
         }
-        return text
+        return url
     }
 
     static func tileTemplate(_ text: String, _ node: Node, _ path: String, _ r: YAMLReader, fields: Set<String> = []) throws -> TileTemplate {

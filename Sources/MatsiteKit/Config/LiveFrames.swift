@@ -43,7 +43,7 @@ public struct FrameIndexConfig: Sendable, Equatable {
     /// Where the document is.
     public enum Location: Sendable, Equatable {
         /// Fetched through the tile fetcher and cache.
-        case url(String)
+        case url(HTTPURL)
         /// Read from a file (relative to the config).
         case file(String)
     }
@@ -80,7 +80,7 @@ public struct FrameIndexConfig: Sendable, Equatable {
     /// How messages name the document.
     public var name: String {
         switch location {
-        case .url(let url): url
+        case .url(let url): url.text
         case .file(let path): path
         }
     }

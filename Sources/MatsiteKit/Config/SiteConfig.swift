@@ -165,11 +165,9 @@ public struct AnimationConfig: Sendable {
     public var frameFormat = FrameFormatChoice()
     /// Player presentation, copied into the manifest: opacity 0...1, legend, IANA zone, time label kind.
     public var opacity: Double?
-    public var legend: AnimationManifest.Legend?
+    public var legend: LegendConfig?
     public var timeZone: String?
     public var timeLabel: String?
-    /// Line of `legend.image` in the config, for messages about the file.
-    public var legendImageLine: Int?
     /// Point layers drawn over the frames, clustered at build time.
     public var points: [PointLayerConfig] = []
     /// The loop exported as MP4, GIF and/or animated WebP (`export:`), if asked for.
@@ -233,7 +231,7 @@ public enum SourceKind: Sendable {
 
 /// `source.wmts`.
 public struct WMTSSourceConfig: Sendable, Equatable {
-    public var capabilities: String
+    public var capabilities: HTTPURL
     public var layer: String
     public var style: String?
     public var tileMatrixSet: String?
@@ -242,7 +240,7 @@ public struct WMTSSourceConfig: Sendable, Equatable {
 
 /// `source.wms`.
 public struct WMSSourceConfig: Sendable, Equatable {
-    public var url: String
+    public var url: HTTPURL
     public var layers: String
     public var version = "1.3.0"
     public var styles = ""
@@ -254,13 +252,13 @@ public enum FramesConfig: Sendable {
     /// One full template per frame.
     case templates([TileTemplate])
     /// Explicit instants, filling `{time}`.
-    case times([Date])
+    case times([TimeInstant])
     /// `{frame}` from 0 to count - 1.
     case count(Int)
     /// The newest N instants the source advertises.
     case latest(Int)
     /// Instants from start to end by step.
-    case range(start: Date, end: Date, step: ISODuration)
+    case range(start: TimeInstant, end: TimeInstant, step: ISODuration)
     /// The last stretch of time before now: `frames: { last, step, delay }` (or `last`
     /// with `latest` for a WMTS/WMS source).
     case rolling(RollingWindow)

@@ -49,7 +49,7 @@ public struct TileTemplate: Sendable, Equatable {
         literal += rest
         if !literal.isEmpty { parts.append(.literal(literal)) }
         self.parts = parts
-        self.host = Self.host(of: text)
+        self.host = HTTPURL.host(ofTemplate: text)
     }
 
     /// The placeholders used.
@@ -103,29 +103,6 @@ public struct TileTemplate: Sendable, Equatable {
             }
         }
         return out
-    }
-}
-
-private extension TileTemplate {
-    /// Templates hold braces, which URL parsing refuses: the authority is taken by hand,
-    /// between `://` and the first `/`, `?` or `#`.
-    static func host(of text: String) -> String? {
-        let lowered = text.lowercased()
-        let rest: Substring
-        if lowered.hasPrefix("http://") {
-            rest = lowered.dropFirst(7)
-        } else if lowered.hasPrefix("https://") {
-            rest = lowered.dropFirst(8)
-        } else {
-            return nil
-        }
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
-        // An IPv6 literal keeps its colons inside brackets.
-        if hostAndPort.hasPrefix("["), let close = hostAndPort.firstIndex(of: "]") {
-            return String(hostAndPort[...close])
-        }
-        return String(hostAndPort.prefix { $0 != ":" })
     }
 }
 

@@ -16,14 +16,24 @@ public struct TimeFormat: Sendable, Equatable {
         self.pattern = pattern
     }
 
-    /// Checks and keeps a pattern.
+    /// Checks and keeps a pattern: every `%` code supported, and at least one that writes
+    /// the time (without one, every frame would ask for the same URL).
     public init(_ pattern: String) throws(TemplateError) {
         var chars = pattern.makeIterator()
+        var writesTime = false
         while let c = chars.next() {
             guard c == "%" else { continue }
             guard let code = chars.next(), "YymdHMSjsQ%".contains(code) else {
                 throw TemplateError(template: pattern, message: "unsupported time format code; use %Y %y %m %d %H %M %S %j %s %Q %%")
             }
+            writesTime = writesTime || code != "%"
+        }
+        guard writesTime else {
+            throw TemplateError(
+                template: pattern,
+                message:
+                    "every frame would get the same {time}: write it with % codes (strftime style, e.g. \"%Y%m%d%H%M\" writes 202611251205; %s Unix seconds); there is no % code"
+            )
         }
         self.pattern = pattern
     }
@@ -71,6 +81,12 @@ public struct TimeFormat: Sendable, Equatable {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: date)
+    }
+
+    /// Parses an ISO 8601 instant a user wrote (config, `--at`, a feed's index or point
+    /// data): with `Z` or an offset, fractional seconds, or a bare date.
+    public static func instant(_ text: String) -> TimeInstant? {
+        parseISO(text).map(TimeInstant.init)
     }
 
     /// Parses ISO 8601 instants: with `Z` or an offset, fractional seconds, or a bare date.

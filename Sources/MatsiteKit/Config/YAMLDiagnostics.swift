@@ -5,8 +5,14 @@ import Yams
 enum YAMLDiagnostics {
     static func syntaxError(_ error: YamlError, file: String) -> ConfigError {
         switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-            .composer(let context, let problem, let mark, _):
+        case .scanner(let context, let problem, let mark, let yaml), .parser(let context, let problem, let mark, let yaml),
+            .composer(let context, let problem, let mark, let yaml):
+            // libyaml words a tab in the indentation as an odd character or token: say "tab".
+            if let tab = indentingTab(in: yaml, near: mark.line) {
+                return ConfigError(
+                    file: file, line: tab.line, keyPath: "",
+                    message: "a tab in the indentation (column \(tab.column)): YAML indents with spaces only; replace the tab with spaces")
+            }
             let detail = context.map { "\(problem) \($0.text)" } ?? problem
             return ConfigError(file: file, line: mark.line, keyPath: "", message: "YAML syntax error: \(detail)")
         case .reader(let problem, let offset, _, let yaml):
@@ -20,6 +26,17 @@ enum YAMLDiagnostics {
         default:
             return ConfigError(file: file, line: nil, keyPath: "", message: "YAML error: \(error)")
         }
+    }
+
+    /// A tab among the leading whitespace of line `line` (1-based) or the line before it,
+    /// where libyaml stops at one: its line and column.
+    static func indentingTab(in yaml: String, near line: Int) -> (line: Int, column: Int)? {
+        let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
+        for number in [line, line - 1] where number >= 1 && number <= lines.count {
+            let indentation = lines[number - 1].prefix { $0 == " " || $0 == "\t" }
+            if let tab = indentation.firstIndex(of: "\t") { return (number, indentation.distance(from: indentation.startIndex, to: tab) + 1) }
+        }
+        return nil
     }
 
     static func firstInvalidUTF8(_ data: Data) -> (line: Int, offset: Int) {

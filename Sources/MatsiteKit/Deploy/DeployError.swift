@@ -1,12 +1,49 @@
-/// A deploy that could not finish: a transfer, listing or delete that rclone reported as
-/// failed (exit code 1). What was uploaded stays; running the deploy again resumes from
-/// what the target then holds.
-public struct DeployError: Swift.Error, CustomStringConvertible, Sendable {
-    /// What failed and what rclone said, secrets redacted.
-    public let message: String
+/// A deploy that could not finish. A transfer, listing or delete that rclone reported as
+/// failed is a failure (exit 1): what was uploaded stays, and running the deploy again
+/// resumes from what the target then holds. No built site is what the command asks that
+/// cannot be had (exit 2); a missing rclone is a ``ConfigError`` naming `deploy.rclone`.
+public enum DeployError: ClassifiedError, CustomStringConvertible, Sendable, Equatable {
+    /// The output folder holds no built site (no `manifest.json`).
+    case noSite(folder: String)
+    /// The site folder (or its snapshot) cannot be read.
+    case siteUnreadable(folder: String)
+    /// The site itself holds a file under the name the ledger has on the target.
+    case ledgerNameTaken(name: String)
+    /// `rclone backend features` answered something that is not its description.
+    case featuresNotJSON
+    /// `rclone lsjson` answered something that is not its listing.
+    case listingNotJSON(target: String)
+    /// rclone ended with an error while doing `step`: its exit status and its last lines
+    /// (secrets redacted).
+    case rcloneFailed(step: String, target: String, status: Int32, said: [String])
+    /// rclone could not be run to its end (it did not start, or ran past `deploy.timeout_s`
+    /// and was stopped): why, secrets redacted.
+    case rcloneDidNotFinish(reason: String)
 
-    /// A failure saying `message`.
-    public init(_ message: String) { self.message = message }
+    public var exitClass: ExitClass {
+        switch self {
+        case .noSite, .ledgerNameTaken: .config
+        default: .failed
+        }
+    }
 
-    public var description: String { message }
+    public var description: String {
+        switch self {
+        case .noSite(let folder):
+            return "\(folder) holds no built site (no manifest.json): run matsite build first"
+        case .ledgerNameTaken(let name):
+            return "the site holds a file named \(name), the name deploy keeps its ledger under on the target"
+        case .featuresNotJSON:
+            return "rclone backend features answered something that is not its JSON description"
+        case .siteUnreadable(let folder):
+            return "cannot read the site folder \(folder)"
+        case .listingNotJSON(let target):
+            return "rclone lsjson \(target) answered something that is not its JSON listing"
+        case .rcloneFailed(let step, let target, let status, let said):
+            let detail = said.isEmpty ? "" : ":\n  " + said.joined(separator: "\n  ")
+            return "deploy to \(target) failed while \(step) (rclone exit \(status))\(detail)"
+        case .rcloneDidNotFinish(let reason):
+            return reason
+        }
+    }
 }

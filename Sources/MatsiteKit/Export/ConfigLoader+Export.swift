@@ -3,9 +3,9 @@ import MatsiteImaging
 import Yams
 
 /// The export keys of an animation: `export`, `export_width`, `export_background`,
-/// `export_quality`.
+/// `export_quality`, `export_timeout_s`.
 extension ConfigLoader {
-    static let exportKeys = ["export", "export_width", "export_background", "export_quality"]
+    static let exportKeys = ["export", "export_width", "export_background", "export_quality", "export_timeout_s"]
 
     static func export(_ f: Fields, into animation: inout AnimationConfig, _ r: inout YAMLReader) throws {
         guard let node = f["export"] else {
@@ -28,7 +28,7 @@ extension ConfigLoader {
         if let n = f["export_width"] { export.width = try r.int(n, f.path("export_width"), in: 16...8192) }
         if let n = f["export_background"] {
             let text = try r.string(n, f.path("export_background"))
-            if text.hasPrefix("http://") || text.hasPrefix("https://") {
+            if HTTPURL.host(ofTemplate: text) != nil {
                 if let problem = backgroundTemplateProblem(text) { throw r.error(n, f.path("export_background"), problem) }
                 export.backgroundTiles = text
             } else {
@@ -40,6 +40,7 @@ extension ConfigLoader {
             }
         }
         if let n = f["export_quality"] { export.webpQuality = try r.int(n, f.path("export_quality"), in: 1...100) }
+        if let n = f["export_timeout_s"] { export.timeoutSeconds = Int(try r.double(n, f.path("export_timeout_s"), in: 1...86_400).rounded(.up)) }
         animation.export = export
     }
 

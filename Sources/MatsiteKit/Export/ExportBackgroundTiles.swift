@@ -53,8 +53,9 @@ struct ExportBackgroundTiles: Sendable {
                 if [204, 404].contains(response.status) { continue }
                 guard response.status == 200 else { throw Failure(url: url, reason: "HTTP \(response.status)") }
                 hash.update(response.body)
+                let body = response.body
                 do {
-                    tiles[y * side + x] = try decoder.decode(response.body, keepIndices: false)
+                    tiles[y * side + x] = try await CPUPool.shared.run { try decoder.decode(body, keepIndices: false) }
                 } catch {
                     throw Failure(url: url, reason: "not a tile image (\(error))")
                 }

@@ -29,11 +29,17 @@ public struct ExportConfig: Sendable, Equatable {
     public var backgroundTiles: String?
     /// `export_quality`: 100 (the default) writes lossless WebP; less, lossy WebP at that quality.
     public var webpQuality = 100
+    /// `export_timeout_s`: how long ffmpeg may take to write the MP4 before it is stopped
+    /// and the build fails (a hung encoder must not hold a cron build for ever).
+    public var timeoutSeconds = 600
     /// Line of `export:` in the config, for messages.
     public var line: Int?
 
     /// A grey-blue like the demo base map's sea: the radar colours stand out on it.
     public static let defaultBackground = RGB(0xd4, 0xdc, 0xe3)
+
+    /// True when the export fetches something: its background tiles.
+    var needsNetwork: Bool { backgroundTiles != nil }
 
     /// Creates settings for `formats`.
     public init(formats: [Format]) {

@@ -51,22 +51,14 @@ enum LoopExportTools {
 
     private static let probed = LockedBox<[String: String?]>([:])
 
-    /// Runs `ffmpeg -encoders` and looks for libx264.
+    /// Runs `ffmpeg -encoders` (given 30 s: it answers in a fraction of one) and looks for libx264.
     private static func probe(_ ffmpeg: String) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = ["-hide_banner", "-loglevel", "error", "-encoders"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            return "mp4 needs ffmpeg, but \(ffmpeg) does not run (\(error.localizedDescription))"
+        let output: Subprocess.Output
+        do { output = try Subprocess.run(ffmpeg, ["-hide_banner", "-loglevel", "error", "-encoders"], timeLimit: .seconds(30)) } catch {
+            return "mp4 needs ffmpeg, but \(ffmpeg) -encoders did not answer: \(error)"
         }
-        let listing = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return "mp4 needs ffmpeg, but \(ffmpeg) -encoders failed (exit \(process.terminationStatus))" }
-        guard listing.contains(" libx264 ") else {
+        guard output.termination == .exited(0) else { return "mp4 needs ffmpeg, but \(ffmpeg) -encoders failed (\(output.termination))" }
+        guard String(decoding: output.stdout, as: UTF8.self).contains(" libx264 ") else {
             return "mp4 needs ffmpeg with the libx264 encoder, and \(ffmpeg) has none (Debian's ffmpeg package has it)"
         }
         return nil

@@ -24,7 +24,6 @@ struct LoopExporter: Sendable {
     /// The `export_background` tile source's tiles, fetched before the build publishes.
     var backgroundTiles: ExportBackgroundTiles? = nil
     let writer: SiteWriter
-    let reporter: any BuildReporter
     /// The build's cache folder (nil with `--no-cache`): encoded frames are kept there.
     var cacheFolder: URL? = nil
 
@@ -35,18 +34,18 @@ struct LoopExporter: Sendable {
     /// per core keeps both busy while holding only that many pictures.
     static let batch = 2 * ProcessInfo.processInfo.activeProcessorCount
 
-    /// What was exported: the manifest's URLs and one line of cost per format.
-    struct Result {
+    /// What was exported: the manifest's URLs and each format's cost.
+    struct Result: Sendable {
         var exports = AnimationManifest.Exports()
-        var lines: [String] = []
+        var report: ExportReport
     }
 
     /// Exports `frames` (staged below `<animation>/`).
-    func export(_ frames: [AnimationManifest.Frame]) async throws -> Result {
+    func export(_ frames: [PublishedFrame]) async throws -> Result {
         let size = Self.size(of: layout, width: settings.width)
         let labels = frames.map { label(for: $0, count: frames.count) }
         let credit = Self.plainText(animation.attribution)
-        var result = Result()
+        var result = Result(report: ExportReport(animation: animation.id))
         var pending: [ExportConfig.Format: String] = [:]
         for format in settings.formats {
             let name = "loop-\(key(format, size: size, frames: frames, labels: labels, credit: credit).prefix(16)).\(format.ext)"
@@ -54,13 +53,13 @@ struct LoopExporter: Sendable {
             result.exports[format] = name
             if try writer.link(relative) {
                 let bytes = writer.previous.regularFile(relative)?.size ?? 0
-                result.lines.append("\(animation.id): export \(format.rawValue) kept (unchanged), \(Self.megabytes(bytes))")
+                result.report.files.append(.init(format: format, bytes: bytes, work: .kept))
             } else {
                 pending[format] = name
             }
         }
         guard !pending.isEmpty else { return result }
-        result.lines += try await encode(frames, labels: labels, credit: credit, size: size, into: pending)
+        try await encode(frames, labels: labels, credit: credit, size: size, into: pending, report: &result.report)
         return result
     }
 
@@ -81,8 +80,8 @@ struct LoopExporter: Sendable {
 
 private extension LoopExporter {
     /// The frame's time as the label shows it: in the animation's time zone, else UTC.
-    func label(for frame: AnimationManifest.Frame, count: Int) -> String {
-        guard let text = frame.time, let date = TimeFormat.parseISO(text) else { return "Frame \(frame.index + 1) of \(count)" }
+    func label(for frame: PublishedFrame, count: Int) -> String {
+        guard let date = frame.time?.date else { return "Frame \(frame.index + 1) of \(count)" }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         if let zone = animation.timeZone.flatMap(TimeZone.init(identifier:)) {
@@ -96,7 +95,7 @@ private extension LoopExporter {
     }
 
     func key(
-        _ format: ExportConfig.Format, size: (width: Int, height: Int), frames: [AnimationManifest.Frame], labels: [String], credit: String
+        _ format: ExportConfig.Format, size: (width: Int, height: Int), frames: [PublishedFrame], labels: [String], credit: String
     )
         -> String
     {
@@ -116,7 +115,7 @@ private extension LoopExporter {
     }
 
     /// A composed picture's identity: the composition, the frame's bytes and its label.
-    static func composedKey(composition: String, frame: AnimationManifest.Frame, label: String) -> String {
+    static func composedKey(composition: String, frame: PublishedFrame, label: String) -> String {
         SHA256.hex(of: "\(version)\n\(composition)frame \(frame.sha256)\nlabel \(label)\n")
     }
 
@@ -154,9 +153,9 @@ private extension LoopExporter {
     /// ffmpeg takes MP4's pictures in order. What the cache holds is neither composed nor
     /// encoded again.
     func encode(
-        _ frames: [AnimationManifest.Frame], labels: [String], credit: String, size: (width: Int, height: Int),
-        into pending: [ExportConfig.Format: String]
-    ) async throws -> [String] {
+        _ frames: [PublishedFrame], labels: [String], credit: String, size: (width: Int, height: Int),
+        into pending: [ExportConfig.Format: String], report: inout ExportReport
+    ) async throws {
         let started = ContinuousClock.now
         let folder = writer.root.appendingPathComponent(animation.id)
         let composer = Composer(
@@ -250,22 +249,24 @@ private extension LoopExporter {
         }
         cache.keepOnly(kept)
 
-        // The files, in config order (so are the lines).
-        var lines: [String] = []
+        // The files, in config order.
         for format in settings.formats {
             guard let name = pending[format] else { continue }
             let assembling = ContinuousClock.now
             switch format {
             case .gif:
                 guard let palette else { continue }
+                let pieces = try zip(gif, frames).map { piece, frame in
+                    guard let piece else { throw ExportError.notEncoded(animation: animation.id, format: .gif, frame: frame.index) }
+                    return piece
+                }
                 try writer.put(
-                    try GIFLoopEncoder.assemble(width: size.width, height: size.height, palette: palette, frames: gif.map { $0 ?? [] }),
-                    at: "\(animation.id)/\(name)")
+                    try GIFLoopEncoder.assemble(width: size.width, height: size.height, palette: palette, frames: pieces), at: "\(animation.id)/\(name)")
             case .webp:
                 let loop = try WebPLoopEncoder(
                     width: size.width, height: size.height, lossless: webpSettings.lossless, quality: webpSettings.quality, effort: webpSettings.effort)
                 for (piece, frame) in zip(webp, frames) {
-                    guard let piece else { throw StepFailure("\(animation.id): a WebP frame of the export was not encoded") }
+                    guard let piece else { throw ExportError.notEncoded(animation: animation.id, format: .webp, frame: frame.index) }
                     try loop.add(encoded: piece, durationMs: frame.durationMs)
                 }
                 try writer.put(try loop.finish(), at: "\(animation.id)/\(name)")
@@ -275,16 +276,16 @@ private extension LoopExporter {
             timing.withLock { $0[format.rawValue, default: 0] += Self.seconds(assembling.duration(to: .now)) }
             let bytes = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size] as? Int) ?? 0
             let cached = format == .gif ? reusedGIF : format == .webp ? reusedWebP : 0
-            lines.append(
-                "\(animation.id): export \(format.rawValue) \(size.width)x\(size.height), \(frames.count) frames: "
-                    + "\(String(format: "%.2f", timing.withLock { $0[format.rawValue] ?? 0 })) s, \(Self.megabytes(bytes))"
-                    + (cached > 0 ? "; \(cached) of \(frames.count) frames from the cache" : ""))
+            let seconds = timing.withLock { $0[format.rawValue] ?? 0 }
+            report.files.append(
+                .init(
+                    format: format, bytes: bytes, work: .encoded(width: size.width, height: size.height, frames: frames.count, seconds: seconds),
+                    cachedFrames: cached))
         }
-        lines.append(
-            "\(animation.id): export frames composed in \(String(format: "%.2f", timing.withLock { $0["compose"] ?? 0 })) s "
-                + "(\(Int(timing.withLock { $0["pictures"] ?? 0 })) pictures for \(frames.count) frames); export took \(String(format: "%.2f", Self.seconds(started.duration(to: .now)))) s"
-        )
-        return lines
+        let times = timing.withLock { $0 }
+        report.composeSeconds = times["compose"] ?? 0
+        report.pictures = Int(times["pictures"] ?? 0)
+        report.seconds = Self.seconds(started.duration(to: .now))
     }
 
     /// One pass over the frames, a batch at a time: composes the pictures the pass needs
@@ -293,7 +294,7 @@ private extension LoopExporter {
     /// on each frame with work side by side, hands its pieces to `take` in the caller's
     /// task, and feeds MP4 the pictures in order meanwhile.
     func pass(
-        _ frames: [AnimationManifest.Frame], composer: Composer, timing: LockedBox<[String: Double]>, mp4: SinkBox?,
+        _ frames: [PublishedFrame], composer: Composer, timing: LockedBox<[String: Double]>, mp4: SinkBox?,
         needs: (Int) -> (pair: Bool, single: Bool),
         work: @escaping @Sendable (Int, LoopCanvas?, LoopCanvas, (pair: Bool, single: Bool)) async throws -> [LoopPiece],
         take: (Int, LoopPiece) -> Void
@@ -344,7 +345,7 @@ private extension LoopExporter {
     /// one that made the first frame smaller, tried at both side by side (that frame is
     /// returned too).
     func webpEffort(
-        _ frames: [AnimationManifest.Frame], composer: Composer, cache: LoopFrameCache, composition: String, timing: LockedBox<[String: Double]>
+        _ frames: [PublishedFrame], composer: Composer, cache: LoopFrameCache, composition: String, timing: LockedBox<[String: Double]>
     ) async throws -> (Int, WebPLoopEncoder.Frame?) {
         let key = Self.webpEffortKey(composition: composition)
         if let known = cache.bytes(key), known.count == 1 { return (Int(known[0]), nil) }
@@ -396,10 +397,11 @@ private extension LoopExporter {
     /// ffmpeg writing the MP4 to `output`.
     func ffmpeg(size: (width: Int, height: Int), durations: [Int], output: URL) throws -> FFmpegLoopEncoder {
         guard let ffmpeg = LoopExportTools.ffmpegPath() else {
-            throw StepFailure("\(animation.keyPath).export: mp4 needs ffmpeg, and it is gone since the config was checked")
+            throw ExportError.ffmpegMissing(keyPath: animation.keyPath)
         }
         return try FFmpegLoopEncoder(
-            ffmpeg: ffmpeg, width: size.width, height: size.height, durations: durations.isEmpty ? [1] : durations, output: output)
+            ffmpeg: ffmpeg, width: size.width, height: size.height, durations: durations.isEmpty ? [1] : durations, output: output,
+            timeLimit: .seconds(settings.timeoutSeconds))
     }
 
     /// The time at the top left and the attribution at the bottom right, each on a dark
@@ -428,7 +430,7 @@ private extension LoopExporter {
     /// The legend's stops at the top right: a swatch of each colour with its label (or
     /// value), then the unit; on a second row when it would cover the time.
     func drawLegend(
-        _ legend: AnimationManifest.Legend, on canvas: inout LoopCanvas, font: LabelFont, px: Int, pad: Int, below time: (width: Int, height: Int)
+        _ legend: LegendConfig, on canvas: inout LoopCanvas, font: LabelFont, px: Int, pad: Int, below time: (width: Int, height: Int)
     ) throws {
         let items = legend.stops.map { stop in
             (color: RGB(hex: String(stop.color.prefix(7))) ?? RGB(hex: stop.color) ?? RGB(0, 0, 0), text: stop.label ?? Self.number(stop.value))
@@ -517,10 +519,6 @@ private extension LoopExporter {
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
-
-    static func megabytes(_ bytes: Int) -> String {
-        String(format: "%.2f MB (%d bytes)", Double(bytes) / 1e6, bytes)
-    }
 }
 
 /// Composes the pictures of an export (`LoopCanvas`) side by side on the CPU pool, each
@@ -545,7 +543,7 @@ struct Composer: Sendable {
     }
 
     /// The pictures of frames `indices`, by index.
-    func compose(_ frames: [AnimationManifest.Frame], indices: [Int], timing: LockedBox<[String: Double]>) async throws -> [Int: LoopCanvas] {
+    func compose(_ frames: [PublishedFrame], indices: [Int], timing: LockedBox<[String: Double]>) async throws -> [Int: LoopCanvas] {
         try await withThrowingTaskGroup(of: (Int, LoopCanvas).self) { group in
             for i in indices {
                 let frame = frames[i]
@@ -569,8 +567,8 @@ struct Composer: Sendable {
     }
 
     /// One frame's picture: the background, the frame at the animation's opacity, the labels.
-    func picture(_ frame: AnimationManifest.Frame, label: String) throws -> LoopCanvas {
-        let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(frame.url)))
+    func picture(_ frame: PublishedFrame, label: String) throws -> LoopCanvas {
+        let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(frame.file)))
         let image = try TileDecoder(maxWidth: 1 << 15, maxHeight: 1 << 15).decode(bytes, keepIndices: false)
         var canvas = LoopCanvas(width: size.width, height: size.height, background: background)
         canvas.draw(image, opacity: exporter.animation.opacity ?? 1)
@@ -614,25 +612,5 @@ extension FFmpegLoopEncoder: LoopSink {
     func finishLoop() throws -> [UInt8]? {
         try finish()
         return nil
-    }
-}
-
-extension AnimationManifest.Exports {
-    /// The URL of `format`'s file.
-    subscript(format: ExportConfig.Format) -> String? {
-        get {
-            switch format {
-            case .mp4: mp4
-            case .gif: gif
-            case .webp: webp
-            }
-        }
-        set {
-            switch format {
-            case .mp4: mp4 = newValue
-            case .gif: gif = newValue
-            case .webp: webp = newValue
-            }
-        }
     }
 }

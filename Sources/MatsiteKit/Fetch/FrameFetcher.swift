@@ -11,7 +11,7 @@ struct FrameFetcher: Sendable {
         var contents: [TileContent]
         var identities: [TileIdentity]
         /// Tiles that could not be had, with why (unordered).
-        var problems: [(index: Int, reason: String)]
+        var problems: [(index: Int, problem: TileProblem)]
     }
 
     /// The tiles' identities when every one is known without loading it (fresh cache
@@ -40,10 +40,10 @@ struct FrameFetcher: Sendable {
                 case .tile(let bytes, let digest):
                     tiles.contents[i] = .encoded(bytes)
                     tiles.identities[i] = .png(digest ?? TileDigest(of: bytes))
-                    reporter.tileLoaded(bytes: bytes.count)
-                case .absent(let reason), .failed(let reason):
-                    tiles.problems.append((i, reason))
-                    reporter.tileLoaded(bytes: 0)
+                    reporter.report(.tileLoaded(bytes: bytes.count))
+                case .problem(let problem):
+                    tiles.problems.append((i, problem))
+                    reporter.report(.tileLoaded(bytes: 0))
                 }
             }
         }

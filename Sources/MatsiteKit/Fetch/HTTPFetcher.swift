@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
+import NIOSSL
 
 /// One finished HTTP exchange (after redirects), or why there was none.
 struct HTTPResponseData: Sendable {
@@ -23,16 +25,17 @@ struct HTTPResponseData: Sendable {
 struct FetchFailure: Swift.Error, Sendable, CustomStringConvertible {
     /// The URL asked for.
     var url: String
-    /// The last status seen, if any.
-    var status: Int?
     /// Why it failed.
-    var reason: String
-    /// Requests made.
+    var problem: TileProblem
+    /// Requests made (0 when the host was already known to be down).
     var attempts: Int
+
+    /// Why, in words.
+    var reason: String { problem.description }
 
     var description: String {
         let tries = attempts > 1 ? " after \(attempts) attempts" : ""
-        return "\(url): \(reason)\(tries)"
+        return "\(url): \(problem)\(tries)"
     }
 }
 
@@ -47,6 +50,7 @@ final class HTTPFetcher: Sendable {
     private let hosts: HostLimiter
     private let cache: HTTPCache?
     private let counters = Counters()
+    private let downHosts = DownHosts()
 
     /// A fetcher; its client opens on the first request. Call `shutdown()` when done.
     init(options: HTTPOptions, cache: HTTPCache? = nil) {
@@ -57,6 +61,10 @@ final class HTTPFetcher: Sendable {
         configuration.connectionPool = .init(
             idleTimeout: .seconds(30),
             concurrentHTTP1ConnectionsPerHostSoftLimit: options.concurrency)
+        // The client's own retries of a failed connection last until the connect timeout,
+        // so a refused port or an unknown host cost timeout_s per request; the retries
+        // below decide instead, by cause.
+        configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .disabled
         self.configuration = configuration
         self.options = options
@@ -112,10 +120,8 @@ final class HTTPFetcher: Sendable {
         -> HTTPResponseData
     {
         let cap = maxBytes ?? options.maxTileBytes
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            let host = parsed.host
-        else {
-            throw FetchFailure(url: url, status: nil, reason: "not an http(s) URL", attempts: 0)
+        guard let parsed = HTTPURL(url) else {
+            throw FetchFailure(url: url, problem: .transfer("not an http(s) URL"), attempts: 0)
         }
         let sent = requestHeaders(accept: accept)
         let cached = cache?.lookup(url, request: sent)
@@ -124,10 +130,18 @@ final class HTTPFetcher: Sendable {
                 status: cached.status, headers: cached.headers, body: cached.body, attempts: 0, fromCache: true,
                 sha256: cached.sha256)
         }
+        let host = parsed.host
+        let endpoint = Endpoint(host: host, port: parsed.url.port ?? (parsed.url.scheme?.lowercased() == "https" ? 443 : 80))
         var attempt = 0
         while true {
+            // A host found down (refused, unknown, unreachable) is not asked again this build.
+            if let down = downHosts.problem(for: endpoint) { throw FetchFailure(url: url, problem: down, attempts: attempt) }
             attempt += 1
-            let outcome = await hosts.withPermit(host) { await self.once(url, accept: accept, cap: cap, validators: cached) }
+            let outcome = await hosts.withPermit(host) { () -> Attempt in
+                // Requests queued behind the one that found the host down end here.
+                if let down = self.downHosts.problem(for: endpoint) { return .failed(down, .never) }
+                return await self.once(url, endpoint: endpoint, accept: accept, cap: cap, validators: cached)
+            }
             switch outcome {
             case .response(var response):
                 response.attempts = attempt
@@ -144,7 +158,9 @@ final class HTTPFetcher: Sendable {
                     continue
                 }
                 if retryable {
-                    throw FetchFailure(url: url, status: response.status, reason: "HTTP \(response.status)", attempts: attempt)
+                    throw FetchFailure(
+                        url: url, problem: .refused(status: response.status, excerpt: TileProblem.excerpt(response.body)),
+                        attempts: attempt)
                 }
                 // 404/204 are stored too, so a known absence is not asked for again while fresh.
                 let stored = cache?.store(
@@ -152,23 +168,58 @@ final class HTTPFetcher: Sendable {
                     request: sent, missingTTL: options.missingTTLSeconds)
                 if response.status == 200 { response.sha256 = stored }
                 return response
-            case .transient(let reason):
-                if attempt <= options.retries {
+            case .failed(let problem, let retry):
+                switch retry {
+                case .transient where attempt <= options.retries:
                     await pause(attempt: attempt, retryAfter: nil)
                     continue
+                case .once where attempt <= min(1, options.retries):
+                    // Waiting cannot mend a refused port or an unknown name: one more try,
+                    // soon, in case the server was restarting, then the host is down.
+                    await pause(seconds: min(Double(options.retryDelayMilliseconds) / 1000, 1))
+                    continue
+                default:
+                    if problem.meansHostIsDown { downHosts.record(problem, for: endpoint) }
+                    throw FetchFailure(url: url, problem: problem, attempts: attempt)
                 }
-                throw FetchFailure(url: url, status: nil, reason: reason, attempts: attempt)
-            case .permanent(let reason, let status):
-                throw FetchFailure(url: url, status: status, reason: reason, attempts: attempt)
             }
         }
     }
 }
 
+/// A host and port, as connections see them.
+private struct Endpoint: Hashable, Sendable {
+    var host: String
+    var port: Int
+}
+
+/// Hosts that answered "down" (refused, unknown, unreachable) this build, with the answer:
+/// every later request to them fails at once with the same problem.
+private final class DownHosts: Sendable {
+    private let down = LockedBox([Endpoint: TileProblem]())
+
+    func problem(for endpoint: Endpoint) -> TileProblem? {
+        down.withLock { $0[endpoint] }
+    }
+
+    func record(_ problem: TileProblem, for endpoint: Endpoint) {
+        down.withLock { if $0[endpoint] == nil { $0[endpoint] = problem } }
+    }
+}
+
+/// How a failed attempt may be tried again.
+private enum Retry: Sendable {
+    /// Up to `http.retries` times, with backoff: the next attempt may well succeed.
+    case transient
+    /// At most once, after a short pause: waiting is unlikely to help.
+    case once
+    /// Not at all.
+    case never
+}
+
 private enum Attempt: Sendable {
     case response(HTTPResponseData)
-    case transient(String)
-    case permanent(String, Int?)
+    case failed(TileProblem, Retry)
 }
 
 private extension HTTPFetcher {
@@ -180,7 +231,7 @@ private extension HTTPFetcher {
         return headers
     }
 
-    func once(_ url: String, accept: String, cap: Int, validators: HTTPCache.Entry?) async -> Attempt {
+    func once(_ url: String, endpoint: Endpoint, accept: String, cap: Int, validators: HTTPCache.Entry?) async -> Attempt {
         var request = HTTPClientRequest(url: url)
         request.method = .GET
         request.headers.add(name: "User-Agent", value: options.userAgent)
@@ -190,46 +241,86 @@ private extension HTTPFetcher {
             if let etag = validators.etag { request.headers.add(name: "If-None-Match", value: etag) }
             if let modified = validators.lastModified { request.headers.add(name: "If-Modified-Since", value: modified) }
         }
+        let seconds = options.timeoutSeconds
         do {
-            let timeout = TimeAmount.milliseconds(Int64(options.timeoutSeconds * 1000))
+            let timeout = TimeAmount.milliseconds(Int64(seconds * 1000))
             let started = ContinuousClock.now
-            guard let client = openClient() else { return .permanent("the HTTP client was already shut down", nil) }
+            guard let client = openClient() else { return .failed(.transfer("the HTTP client was already shut down"), .never) }
             let response = try await client.execute(request, timeout: timeout)
             counters.add(requests: 1)
             let status = Int(response.status.code)
             if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > cap {
-                return .permanent("the response declares \(declared) bytes, over the \(cap)-byte limit (http.max_tile_bytes)", status)
+                return .failed(.tooLarge(limit: cap, declared: declared), .never)
             }
             // execute's timeout ends when the head arrives, and the read timeout restarts with
             // every byte: a server trickling the body would hold the tile for ever. So the
             // whole exchange, body included, gets timeout_s.
-            let bodyTime = started + .milliseconds(Int64(options.timeoutSeconds * 1000)) - ContinuousClock.now
+            let bodyTime = started + .milliseconds(Int64(seconds * 1000)) - ContinuousClock.now
             let collected: ByteBuffer?
             do { collected = try await Self.collect(response.body, upTo: cap, within: bodyTime) } catch is NIOTooManyBytesError {
-                return .permanent("the body is larger than the \(cap)-byte limit (http.max_tile_bytes)", status)
+                return .failed(.tooLarge(limit: cap, declared: nil), .never)
             }
-            guard let buffer = collected else {
-                return .transient("timed out after \(options.timeoutSeconds) s (the body arrived too slowly)")
-            }
+            guard let buffer = collected else { return .failed(.timeout(.body, seconds: seconds), .transient) }
             let body = Array(buffer.readableBytesView)
             counters.add(bytes: body.count)
             if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared != body.count {
-                return .transient("short body: \(body.count) of \(declared) bytes")
+                return .failed(.transfer("short body: \(body.count) of \(declared) bytes"), .transient)
             }
             return .response(HTTPResponseData(status: status, headers: response.headers, body: body, attempts: 1))
-        } catch let error as HTTPClientError {
-            switch error {
-            case .redirectLimitReached: return .permanent("too many redirects (more than 5)", nil)
-            case .redirectCycleDetected: return .permanent("redirect loop", nil)
-            case .invalidURL, .emptyHost, .emptyScheme: return .permanent("invalid URL (\(error))", nil)
-            case .readTimeout, .deadlineExceeded: return .transient("timed out after \(options.timeoutSeconds) s")
-            case .connectTimeout: return .transient("connection timed out after \(options.timeoutSeconds) s")
-            case .remoteConnectionClosed: return .transient("the server closed the connection mid-response")
-            default: return .transient("\(error)")
-            }
         } catch {
-            return .transient(Self.describe(error))
+            return Self.classify(error, endpoint: endpoint, timeout: seconds)
         }
+    }
+
+    /// What a thrown error means, by its type and fields (never its words), and whether
+    /// trying again can help.
+    static func classify(_ error: any Swift.Error, endpoint: Endpoint, timeout seconds: Double) -> Attempt {
+        switch error {
+        case let error as NIOConnectionError:
+            let host = error.host, port = error.port
+            if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+                return .failed(.unknownHost(host), .once)
+            }
+            let codes = error.connectionErrors.compactMap { ($0.error as? IOError)?.errnoCode }
+            if codes.contains(ECONNREFUSED) { return .failed(.connectionRefused(host: host, port: port), .once) }
+            if let code = codes.first(where: { [ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL].contains($0) }) {
+                return .failed(.unreachable(host: host, port: port, detail: String(cString: strerror(code))), .once)
+            }
+            if let code = codes.first {
+                return .failed(.transfer("cannot connect to \(TileProblem.address(host, port)): \(String(cString: strerror(code)))"), .transient)
+            }
+            return .failed(.transfer("cannot connect to \(TileProblem.address(host, port))"), .transient)
+        case let error as IOError where error.errnoCode == ECONNREFUSED:
+            return .failed(.connectionRefused(host: endpoint.host, port: endpoint.port), .once)
+        case let error as IOError where [ENETUNREACH, EHOSTUNREACH].contains(error.errnoCode):
+            return .failed(.unreachable(host: endpoint.host, port: endpoint.port, detail: String(cString: strerror(error.errnoCode))), .once)
+        case let error as IOError where error.errnoCode == ECONNRESET:
+            return .failed(.transfer("the server reset the connection"), .transient)
+        case let error as NIOSSLError:
+            return .failed(.tls(host: endpoint.host, detail: Self.words(error)), .once)
+        case let error as BoringSSLError:
+            return .failed(.tls(host: endpoint.host, detail: Self.words(error)), .once)
+        case let error as HTTPClientError:
+            switch error {
+            case .redirectLimitReached: return .failed(.transfer("too many redirects (more than 5)"), .never)
+            case .redirectCycleDetected: return .failed(.transfer("redirect loop"), .never)
+            case .invalidURL, .emptyHost, .emptyScheme: return .failed(.transfer("invalid URL (\(error))"), .never)
+            case .readTimeout, .deadlineExceeded: return .failed(.timeout(.answer, seconds: seconds), .transient)
+            case .connectTimeout, .getConnectionFromPoolTimeout: return .failed(.timeout(.connect, seconds: seconds), .transient)
+            case .tlsHandshakeTimeout: return .failed(.tls(host: endpoint.host, detail: "the handshake timed out"), .transient)
+            case .remoteConnectionClosed: return .failed(.transfer("the server closed the connection mid-response"), .transient)
+            default: return .failed(.transfer("\(error)"), .transient)
+            }
+        case is ChannelError:
+            return .failed(.transfer("the connection failed (\(error))"), .transient)
+        default:
+            return .failed(.transfer(String(describing: error)), .transient)
+        }
+    }
+
+    /// A TLS error's own words (NIOSSL describes its errors readably).
+    static func words(_ error: any Swift.Error) -> String {
+        String(describing: error)
     }
 
     /// The body, or nil when it is not complete within `limit`.
@@ -254,13 +345,11 @@ private extension HTTPFetcher {
             let base = Double(options.retryDelayMilliseconds) / 1000 * pow(2, Double(attempt - 1))
             seconds = min(base, 30) * Double.random(in: 0.5...1.0)
         }
-        if seconds > 0 { try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) }
+        await pause(seconds: seconds)
     }
 
-    static func describe(_ error: any Swift.Error) -> String {
-        let text = String(describing: error)
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        return text
+    func pause(seconds: Double) async {
+        if seconds > 0 { try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) }
     }
 }
 

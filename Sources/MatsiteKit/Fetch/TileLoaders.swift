@@ -8,7 +8,7 @@ struct TileSourceLoader: TileLoader {
     private let archives = MBTilesArchives()
     /// Recognises an OGC exception document in place of an image (WMS/WMTS).
     private let exceptionMessage: (@Sendable ([UInt8]) -> String?)?
-    private let refusedHosts = RefusedHosts()
+    private let refusingHosts = RefusingHosts()
 
     /// A loader; `fetcher` nil refuses http locators.
     init(fetcher: HTTPFetcher?, exceptionMessage: (@Sendable ([UInt8]) -> String?)? = nil) {
@@ -23,7 +23,7 @@ struct TileSourceLoader: TileLoader {
         case .mbtiles(let path, let z, let x, let y): return archives.tile(path: path, z: z, x: x, tmsY: y)
         case .demo(let tile):
             let bytes = (try? await CPUPool.shared.run { DemoRadar.tile(tile) }) ?? []
-            return bytes.isEmpty ? .failed("the demo tile could not be drawn") : .tile(bytes, digest: DemoRadar.digest(tile))
+            return bytes.isEmpty ? .problem(.unreadable("the demo tile could not be drawn")) : .tile(bytes, digest: DemoRadar.digest(tile))
         }
     }
 }
@@ -58,61 +58,53 @@ extension TileSourceLoader {
 
 private extension TileSourceLoader {
     func loadHTTP(_ url: String, revalidateAbsence: Bool) async -> TileOutcome {
-        guard let fetcher else { return .failed("no HTTP client") }
+        guard let fetcher else { return .problem(.transfer("no HTTP client")) }
         let host = URL(string: url)?.host ?? ""
-        if let refusal = refusedHosts.refusal(for: host) { return .failed(refusal) }
+        if let refusal = refusingHosts.refusal(for: host) { return .problem(refusal) }
         let response: HTTPResponseData
         do {
             response = try await fetcher.get(url, accept: "image/png,image/*;q=0.8,*/*;q=0.1", revalidateAbsence: revalidateAbsence)
         } catch {
-            return .failed(error.reason + (error.attempts > 1 ? " (after \(error.attempts) attempts)" : ""))
+            return .problem(error.problem)
         }
         switch response.status {
         case 200, 203:
             break
         case 204, 404:
-            return .absent("HTTP \(response.status) (no tile here)")
-        case 401, 403:
-            let message =
-                "access refused (HTTP \(response.status)): the server does not allow this client; check http.headers, an API key in the URL, or the service's terms"
-            refusedHosts.refuse(host, message)
-            return .failed(message)
-        default:
-            return .failed("HTTP \(response.status)" + firstLine(response.body))
+            return .problem(.notFound(.http(status: response.status)))
+        case let status:
+            let problem = TileProblem.refused(status: status, excerpt: TileProblem.excerpt(response.body))
+            // The server does not allow this client: the host's other tiles fail at once.
+            if TileProblem.accessStatuses.contains(status) { refusingHosts.refuse(host, problem) }
+            return .problem(problem)
         }
         let contentType = response.headers.first(name: "Content-Type")
         if let problem = TileCheck.problem(with: response.body, contentType: contentType) {
-            if let exception = exceptionMessage?(response.body) { return .failed("service exception: \(exception)") }
-            return .failed(problem)
+            if let exception = exceptionMessage?(response.body) { return .problem(.serviceException(exception)) }
+            return .problem(problem)
         }
         return .tile(response.body, digest: response.sha256.map { TileDigest(sha256: $0, size: response.body.count) })
     }
 
     func loadFile(_ path: String) -> TileOutcome {
-        guard FileManager.default.fileExists(atPath: path) else { return .absent("no file \(path)") }
-        guard let data = FileManager.default.contents(atPath: path) else { return .failed("cannot read \(path)") }
+        guard FileManager.default.fileExists(atPath: path) else { return .problem(.notFound(.file)) }
+        guard let data = FileManager.default.contents(atPath: path) else { return .problem(.unreadable("cannot read the file")) }
         let bytes = [UInt8](data)
-        if let problem = TileCheck.problem(with: bytes) { return .failed(problem) }
+        if let problem = TileCheck.problem(with: bytes) { return .problem(problem) }
         return .tile(bytes)
-    }
-
-    func firstLine(_ body: [UInt8]) -> String {
-        let text = String(decoding: body.prefix(300), as: UTF8.self)
-        guard let line = text.split(whereSeparator: \.isNewline).first?.trimmingCharacters(in: .whitespaces), !line.isEmpty else { return "" }
-        return ": \"\(line.prefix(160))\""
     }
 }
 
-/// Hosts that answered 401/403: the rest of their tiles fail at once with the same words.
-private final class RefusedHosts: Sendable {
-    private let refused = LockedBox([String: String]())
+/// Hosts that answered 401/403: the rest of their tiles fail at once with the same problem.
+private final class RefusingHosts: Sendable {
+    private let refused = LockedBox([String: TileProblem]())
 
-    func refusal(for host: String) -> String? {
+    func refusal(for host: String) -> TileProblem? {
         refused.withLock { $0[host] }
     }
 
-    func refuse(_ host: String, _ message: String) {
-        refused.withLock { $0[host] = message }
+    func refuse(_ host: String, _ problem: TileProblem) {
+        refused.withLock { $0[host] = problem }
     }
 }
 
@@ -124,7 +116,8 @@ final class MBTilesArchives: Sendable {
         let queue: DatabaseQueue
         switch open(path) {
         case .success(let opened): queue = opened
-        case .failure(let error): return .failed("cannot open MBTiles archive \(path): \(error)")
+        case .failure(let error as MBTilesMissing): return .problem(.notFound(error.absence))
+        case .failure(let error): return .problem(.unreadable("cannot open the MBTiles archive: \(error)"))
         }
         do {
             let data = try queue.read { db in
@@ -132,12 +125,12 @@ final class MBTilesArchives: Sendable {
                     db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
                     arguments: [z, x, tmsY])
             }
-            guard let data else { return .absent("no row in \(path)") }
+            guard let data else { return .problem(.notFound(.archiveRow)) }
             let bytes = [UInt8](data)
-            if let problem = TileCheck.problem(with: bytes) { return .failed(problem) }
+            if let problem = TileCheck.problem(with: bytes) { return .problem(problem) }
             return .tile(bytes)
         } catch {
-            return .failed("MBTiles query failed in \(path): \(error)")
+            return .problem(.unreadable("the MBTiles query failed: \(error)"))
         }
     }
 
@@ -161,4 +154,6 @@ final class MBTilesArchives: Sendable {
 private struct MBTilesMissing: Swift.Error, CustomStringConvertible {
     let path: String
     var description: String { "no such file" }
+    /// A missing archive is a missing source file, like a missing tile file.
+    var absence: TileProblem.Absence { .file }
 }

@@ -38,10 +38,8 @@ enum TileOutcome: Sendable {
     /// The tile's bytes, checked to be a PNG, with their digest when the source already
     /// knew it (a cached response, a demo tile), so that nobody hashes them twice.
     case tile(_ bytes: [UInt8], digest: TileDigest? = nil)
-    /// The source has no tile here (HTTP 204/404, no file, no row).
-    case absent(String)
-    /// The tile could not be had.
-    case failed(String)
+    /// The tile could not be had, or the source has none there (`.notFound`).
+    case problem(TileProblem)
 }
 
 /// Loads tiles from one kind of place.
@@ -64,25 +62,12 @@ extension TileLoader {
     func loadRevalidatingAbsence(_ locator: TileLocator) async -> TileOutcome { await load(locator) }
 }
 
-/// Checks that bytes are a PNG tile before anything trusts them.
+/// Checks that bytes are an image tile before anything trusts them.
 enum TileCheck {
-    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-
-    /// nil when the bytes start like a PNG; otherwise what they look like instead.
-    static func problem(with bytes: [UInt8], contentType: String? = nil) -> String? {
-        if bytes.isEmpty { return "empty body (0 bytes)" }
-        // PNG, JPEG and WebP tiles are known by their first bytes (the stitcher decodes all three).
-        if ImageKind.sniff(bytes) != nil { return nil }
-        if bytes.starts(with: Array("GIF8".utf8)) { return "a GIF, not a PNG, JPEG or WebP (matsite stitches those tiles)" }
-        let text = String(decoding: bytes.prefix(512), as: UTF8.self)
-        let firstLine =
-            text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            .first { !$0.isEmpty } ?? ""
-        let kind =
-            text.lowercased().contains("<html") || text.lowercased().contains("<!doctype html")
-            ? "an HTML page"
-            : text.hasPrefix("<") ? "an XML document" : "not a PNG"
-        let type = contentType.map { " (\($0))" } ?? ""
-        return "\(kind)\(type) instead of a PNG: \"\(firstLine.prefix(160))\""
+    /// nil when the bytes start like a PNG, JPEG or WebP (the stitcher decodes all three);
+    /// otherwise what they look like instead.
+    static func problem(with bytes: [UInt8], contentType: String? = nil) -> TileProblem? {
+        if !bytes.isEmpty, ImageKind.sniff(bytes) != nil { return nil }
+        return .notAnImage(TileProblem.NotAnImage(bytes, contentType: contentType))
     }
 }

@@ -1,20 +1,59 @@
 import MatsiteImaging
 
+/// The one place the build's values become the manifest's wire format: a new manifest
+/// field is a property in `Manifest.swift` and a line here.
 extension AnimationManifest {
-    /// The manifest of one animation: its settings, its frames' geometry, its frames and
-    /// fallback tiles, and the site's base map and embed settings.
-    init(
-        animation config: AnimationConfig, layout: FrameLayout, frames: [Frame], fallback: Fallback?,
-        baseMap: BaseMap?, allowedOrigins: [String], skipped: [SkippedFrame] = []
-    ) {
+    /// The manifest of a built animation: its settings and geometry, its published frames,
+    /// and what its steps made (fallback, levels, legend image, exports, point layers).
+    init(_ built: AnimationContext) {
+        self.init(animation: built.animation, layout: built.plan.layout, frames: built.frames, site: built.site, skipped: built.plan.skipped)
+        fallback = built.fallback
+        pyramid = built.pyramid.map(Pyramid.init)
+        legend = built.animation.legend.map { Legend($0, image: built.legendImage) }
+        exports = built.exports
+        points = built.pointLayers.isEmpty ? nil : built.pointLayers
+    }
+
+    /// An animation's settings, geometry and frames, with the site's base map and embed
+    /// settings (the legend without its image).
+    init(animation config: AnimationConfig, layout: FrameLayout, frames: [PublishedFrame], site: SiteConfig, skipped: [SkippedFrame] = []) {
         self.init(
             id: config.id, title: config.title, bounds: config.bbox, zoom: config.zoom,
             width: layout.width, height: layout.height, tileSize: layout.tileSize,
             attribution: config.attribution, attributionHtml: Attribution.html(config.attribution),
             crossfadeMs: config.crossfadeMs, loop: config.loop, poster: "poster.png",
-            baseMap: baseMap, fallback: fallback, embed: .init(allowedOrigins: allowedOrigins), frames: frames,
-            skipped: skipped.isEmpty ? nil : skipped,
-            opacity: config.opacity, legend: config.legend, timeZone: config.timeZone, timeLabel: config.timeLabel)
+            baseMap: site.baseMap.flatMap(BaseMap.init), fallback: nil, embed: .init(allowedOrigins: site.embed.allowedOrigins),
+            frames: frames.map(Frame.init), skipped: skipped.isEmpty ? nil : skipped,
+            opacity: config.opacity, legend: config.legend.map { Legend($0, image: nil) }, timeZone: config.timeZone,
+            timeLabel: config.timeLabel)
+    }
+}
+
+extension AnimationManifest.Frame {
+    /// A published frame, its time to the second.
+    init(_ frame: PublishedFrame) {
+        self.init(
+            index: frame.index, url: frame.file, time: frame.time?.wholeSeconds, durationMs: frame.durationMs, bytes: frame.bytes,
+            sha256: frame.sha256, missingTiles: frame.missingTiles.isEmpty ? nil : frame.missingTiles.map { .init($0.tile, reason: $0.reason) },
+            inputHash: frame.inputHash, fallbackHash: frame.fallbackHash, tiles: frame.levelTiles)
+    }
+}
+
+extension AnimationManifest.Pyramid {
+    /// The levels of a frame pyramid, coarsest first.
+    init(_ pyramid: FramePyramid) {
+        self.init(
+            tileSize: PyramidLevel.tileSize, minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom,
+            levels: pyramid.levels.map { .init(zoom: $0.zoom, x0: $0.x0, y0: $0.y0, width: $0.width, height: $0.height) })
+    }
+}
+
+extension AnimationManifest.Legend {
+    /// The config's legend, with its image's published URL (not the config's file path).
+    init(_ legend: LegendConfig, image: String?) {
+        self.init(
+            unit: legend.unit, stops: legend.stops.map { .init(value: $0.value, color: $0.color, label: $0.label) }, image: image,
+            imageAlt: legend.imageAlt)
     }
 }
 

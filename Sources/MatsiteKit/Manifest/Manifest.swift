@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 /// `site/manifest.json`: the site index.
 public struct SiteManifest: Codable, Sendable, Equatable {
@@ -88,8 +89,8 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     public struct Legend: Codable, Sendable, Equatable {
         public var unit: String
         public var stops: [Stop]
-        /// An image shown beside the stops: in the config a file path, in the manifest the
-        /// published copy's URL (`legend-<hash>.<ext>`, relative to the manifest).
+        /// An image shown beside the stops: the published copy's URL (`legend-<hash>.<ext>`,
+        /// relative to the manifest).
         public var image: String? = nil
         /// What the image shows, for readers who cannot see it.
         public var imageAlt: String? = nil
@@ -154,7 +155,8 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     public struct Frame: Codable, Sendable, Equatable {
         public var index: Int
         public var url: String
-        public var time: String?
+        /// ISO 8601 in the JSON, to the second.
+        public var time: TimeInstant?
         public var durationMs: Int
         public var bytes: Int
         public var sha256: String
@@ -176,6 +178,68 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         public var y: Int
         public var bounds: BoundingBox
         public var reason: String
+    }
+}
+
+extension AnimationManifest {
+    /// A point layer as the player reads it: its levels (one JSON file per zoom, clusters
+    /// down to `max_zoom`, then the points themselves) and the properties file.
+    public struct PointLayer: Codable, Sendable, Equatable {
+        public var id: String
+        public var title: String
+        /// Points published.
+        public var count: Int
+        /// Invalid features or rows left out (`skip_invalid: true`).
+        public var skipped: Int?
+        public var radiusPx: Int
+        public var minZoom: Int
+        public var maxZoom: Int
+        /// True when counts follow the frames (each level item has `frames` change points).
+        public var timed: Bool
+        /// True when single points carry a label (in the properties file).
+        public var labeled: Bool
+        /// Property names shown in a point's popup, in order.
+        public var popup: [String]
+        /// `min_zoom` ... `max_zoom + 1`, shallowest first.
+        public var levels: [Level]
+        /// Labels and popup texts per point, when there are any.
+        public var properties: String?
+        /// A hash of what the layer is made from (document, settings, frame times): a
+        /// rebuild with the same inputs links the files instead of clustering again.
+        public var inputs: String?
+
+        /// One published zoom level.
+        public struct Level: Codable, Sendable, Equatable {
+            public var zoom: Int
+            public var url: String
+            /// Clusters (or points) in the level.
+            public var items: Int
+            /// Bytes of the level's files (its tiles and their index, when tiled).
+            public var bytes: Int
+            /// Set when the level is published as tiles: how many, and `url` names their index
+            /// (`{"tiles": {"z/x/y": url}}`) rather than the items.
+            public var tiles: Int?
+        }
+    }
+}
+
+extension AnimationManifest.Exports {
+    /// The URL of `format`'s file.
+    subscript(format: ExportConfig.Format) -> String? {
+        get {
+            switch format {
+            case .mp4: mp4
+            case .gif: gif
+            case .webp: webp
+            }
+        }
+        set {
+            switch format {
+            case .mp4: mp4 = newValue
+            case .gif: gif = newValue
+            case .webp: webp = newValue
+            }
+        }
     }
 }
 

@@ -52,10 +52,7 @@ enum Attribution {
         let value = trimmed.dropFirst(5)
         guard let quote = value.first, quote == "\"" || quote == "'", value.last == quote else { return nil }
         let url = String(value.dropFirst().dropLast())
-        guard !url.contains(quote), !url.contains("<"), !url.contains(">"),
-            let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
-            parsed.host != nil
-        else { return nil }
+        guard !url.contains(quote), !url.contains("<"), !url.contains(">"), HTTPURL(url) != nil else { return nil }
         return url
     }
 }

@@ -17,7 +17,7 @@ struct PageRenderer: Sendable {
         if let overrides {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: overrides.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw StepFailure("the templates folder \(overrides.path) does not exist (config key templates)")
+                throw PageTemplateError.folderMissing(overrides.path)
             }
             let root = overrides.standardizedFileURL.resolvingSymlinksInPath()
             if let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey]) {
@@ -26,7 +26,7 @@ struct PageRenderer: Sendable {
                     guard values?.isRegularFile == true, values?.isSymbolicLink != true else { continue }
                     let relative = String(file.standardizedFileURL.path.dropFirst(root.path.count + 1))
                     guard let data = FileManager.default.contents(atPath: file.path), let text = String(data: data, encoding: .utf8) else {
-                        throw StepFailure("template \(file.path) is not UTF-8 text")
+                        throw PageTemplateError.notText(file.path)
                     }
                     files[relative] = text
                 }
@@ -41,22 +41,46 @@ struct PageRenderer: Sendable {
                 assets[assetName] = text
             } else if name.hasSuffix(".mustache") {
                 do { try library.register(text, named: String(name.dropLast(".mustache".count))) } catch {
-                    throw StepFailure("template \(name) does not parse: \(error)", underlying: error)
+                    throw PageTemplateError.doesNotParse(name: name, detail: "\(error)")
                 }
             }
         }
         for required in ["index", "player", "embed"] where library.getTemplate(named: required) == nil {
-            throw StepFailure("template \(required).mustache is missing")
+            throw PageTemplateError.missing(required)
         }
         self.library = library
         self.assets = assets
     }
 
-    /// Renders template `name` with `context`.
-    func render(_ name: String, _ context: [String: Any]) throws -> String {
-        guard let text = library.render(context, withTemplate: name) else {
-            throw StepFailure("template \(name).mustache is missing")
+    /// Renders a page: its context's template, filled from it.
+    func render<Context: PageContext>(_ context: Context) throws -> String {
+        guard let text = library.render(context, withTemplate: Context.template) else {
+            throw PageTemplateError.missing(Context.template)
         }
         return text
+    }
+}
+
+/// A page template that cannot be used. The templates are the project's own files (the
+/// config's `templates:` folder over matsite's): an edit mends them, so a config error.
+enum PageTemplateError: ClassifiedError, CustomStringConvertible, Equatable {
+    /// The `templates:` folder is not there.
+    case folderMissing(String)
+    /// A template file is not UTF-8 text.
+    case notText(String)
+    /// A template does not parse: the Mustache library's words.
+    case doesNotParse(name: String, detail: String)
+    /// A template a page needs is not there.
+    case missing(String)
+
+    var exitClass: ExitClass { .config }
+
+    var description: String {
+        switch self {
+        case .folderMissing(let path): "the templates folder \(path) does not exist (config key templates)"
+        case .notText(let path): "template \(path) is not UTF-8 text"
+        case .doesNotParse(let name, let detail): "template \(name) does not parse: \(detail)"
+        case .missing(let name): "template \(name).mustache is missing"
+        }
     }
 }

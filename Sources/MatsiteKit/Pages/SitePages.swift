@@ -1,6 +1,7 @@
 import Foundation
 
-/// Writes the HTML pages and the site manifest.
+/// Writes the HTML pages and the site manifest: each template filled from its own typed
+/// context (`PageContexts.swift`).
 struct SitePages: Sendable {
     let config: SiteConfig
     let pages: PageRenderer
@@ -8,45 +9,24 @@ struct SitePages: Sendable {
 
     func write(_ manifests: [AnimationManifest], with writer: SiteWriter) throws {
         let generator = "matsite \(Matsite.version)"
-        var entries: [[String: Any]] = []
         for manifest in manifests {
-            var context: [String: Any] = [
-                "site_title": config.title, "title": manifest.title, "id": manifest.id, "generator": generator,
-                "manifest_url": "manifest.json", "poster_url": "poster.png", "index_url": "../index.html",
-                "embed_url": "embed.html", "width": manifest.width, "height": manifest.height,
-                "assets": assets.relative(depth: 1), "is_embed": false,
-            ]
-            let downloads = Self.downloads(manifest.exports)
-            if !downloads.isEmpty {
-                context["exports"] = downloads
-                context["has_exports"] = true
-            }
-            if let video = manifest.exports?.mp4 { context["og_video"] = video }
-            try writer.put(Array(pages.render("player", context).utf8), at: "\(manifest.id)/index.html")
-            // The embed page stays clean: no download links there.
-            context["exports"] = nil
-            context["has_exports"] = nil
-            context["og_video"] = nil
-            context["is_embed"] = true
-            try writer.put(Array(pages.render("embed", context).utf8), at: "\(manifest.id)/embed.html")
-            var entry: [String: Any] = [
-                "id": manifest.id, "title": manifest.title, "page": "\(manifest.id)/index.html",
-                "embed": "\(manifest.id)/embed.html", "poster": "\(manifest.id)/poster.png",
-                "frame_count": manifest.frames.count, "width": manifest.width, "height": manifest.height,
-                "iframe_snippet": iframeSnippet(manifest),
-            ]
-            let cardDownloads = Self.downloads(manifest.exports, prefix: "\(manifest.id)/")
-            if !cardDownloads.isEmpty { entry["exports"] = cardDownloads }
-            // Absent, not "": an empty string is truthy to Mustache sections.
-            if let first = manifest.frames.first?.time { entry["first_time"] = first }
-            if let last = manifest.frames.last?.time { entry["last_time"] = last }
-            entries.append(entry)
+            let page = AnimationPageValues(
+                siteTitle: config.title, title: manifest.title, id: manifest.id, generator: generator, width: manifest.width,
+                height: manifest.height, assets: assets.relative(depth: 1))
+            let player = PlayerPageContext(page: page, downloads: Self.downloads(manifest.exports))
+            try writer.put(Array(pages.render(player).utf8), at: "\(manifest.id)/index.html")
+            try writer.put(Array(pages.render(EmbedPageContext(page: page)).utf8), at: "\(manifest.id)/embed.html")
         }
-        let index: [String: Any] = [
-            "site_title": config.title, "generator": generator, "assets": assets.relative(depth: 0),
-            "animations": entries,
-        ]
-        try writer.put(Array(pages.render("index", index).utf8), at: "index.html")
+        let index = IndexPageContext(
+            siteTitle: config.title, generator: generator, assets: assets.relative(depth: 0),
+            animations: manifests.map { manifest in
+                IndexEntry(
+                    id: manifest.id, title: manifest.title, frameCount: manifest.frames.count, width: manifest.width,
+                    height: manifest.height, iframeSnippet: iframeSnippet(manifest),
+                    downloads: Self.downloads(manifest.exports, prefix: "\(manifest.id)/"),
+                    firstTime: manifest.frames.first?.time?.manifestText, lastTime: manifest.frames.last?.time?.manifestText)
+            })
+        try writer.put(Array(pages.render(index).utf8), at: "index.html")
         let siteManifest = SiteManifest(
             title: config.title, generator: generator,
             animations: manifests.map {
@@ -57,13 +37,13 @@ struct SitePages: Sendable {
         try writer.put(Array(JSONEncoder.manifest.encode(siteManifest)), at: "manifest.json")
     }
 
-    /// The exported loops as download links: label, URL (below `prefix`) and MIME type.
-    static func downloads(_ exports: AnimationManifest.Exports?, prefix: String = "") -> [[String: Any]] {
+    /// The exported loops as download links (URLs below `prefix`), in a fixed order.
+    static func downloads(_ exports: AnimationManifest.Exports?, prefix: String = "") -> [DownloadLink] {
         guard let exports else { return [] }
         let all: [(String, String?, String)] = [
             ("MP4", exports.mp4, "video/mp4"), ("GIF", exports.gif, "image/gif"), ("WebP", exports.webp, "image/webp"),
         ]
-        return all.compactMap { label, url, type in url.map { ["label": label, "url": prefix + $0, "type": type] } }
+        return all.compactMap { label, url, type in url.map { DownloadLink(label: label, url: prefix + $0, type: type) } }
     }
 
     /// The `<iframe>` a user pastes into their page: sized to the frames' aspect ratio.

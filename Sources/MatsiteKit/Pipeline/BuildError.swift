@@ -53,7 +53,7 @@ public enum BuildError: Swift.Error, CustomStringConvertible, Sendable {
         case .tilesFailed(let tiles):
             // One entry per animation and cause, not per tile: the hint is said once.
             let lines = TileProblemGroups(tiles).failureLines().map { "  " + $0 }.joined(separator: "\n")
-            return "fetch: \(tiles.count) tile(s) could not be had (missing: fail; --verbose lists each):\n\(lines)"
+            return "fetch: \(tiles.count) tile(s) could not be had (missing: fail):\n\(lines)"
         case .deadline(let seconds):
             return "the build ran past its deadline of \(Int(seconds)) s (deadline_s) and was stopped; the previous site is unchanged"
         case .locked(let message):
@@ -71,6 +71,15 @@ public enum BuildError: Swift.Error, CustomStringConvertible, Sendable {
     }
 }
 
+extension BuildError: ClassifiedError {
+    /// A step's error keeps its own class; tiles that could not be had, a deadline and a
+    /// lock are failures (another run may succeed).
+    public var exitClass: ExitClass {
+        if case .stage(_, let error) = self { return ExitClass.of(error) }
+        return .failed
+    }
+}
+
 private extension BuildError {
     /// An error in words: Foundation's errors by their localized text (their
     /// descriptions are debugging dumps), others by their description.
@@ -83,22 +92,6 @@ private extension BuildError {
     }
 }
 
-/// What a step found wrong, in words, with the error underneath when there is one.
-public struct StepFailure: Swift.Error, CustomStringConvertible, Sendable {
-    /// The whole message (it already says what the underlying error said).
-    public let message: String
-    /// The error that caused it.
-    public let underlying: (any Error)?
-
-    /// A failure saying `message`.
-    public init(_ message: String, underlying: (any Error)? = nil) {
-        self.message = message
-        self.underlying = underlying
-    }
-
-    public var description: String { message }
-}
-
 /// A tile that failed, for the final list.
 public struct FailedTile: Sendable, CustomStringConvertible {
     /// Animation id.
@@ -107,8 +100,19 @@ public struct FailedTile: Sendable, CustomStringConvertible {
     public var frame: Int
     /// Where it was looked for.
     public var locator: String
-    /// Why it failed.
-    public var reason: String
+    /// What went wrong.
+    public var problem: TileProblem
 
-    public var description: String { "\(animation) frame \(frame): \(locator): \(reason)" }
+    /// A failed tile.
+    public init(animation: String, frame: Int, locator: String, problem: TileProblem) {
+        self.animation = animation
+        self.frame = frame
+        self.locator = locator
+        self.problem = problem
+    }
+
+    /// The problem in words, for showing (never read back: `problem` is the fact).
+    public var reason: String { problem.description }
+
+    public var description: String { "\(animation) frame \(frame): \(locator): \(problem)" }
 }

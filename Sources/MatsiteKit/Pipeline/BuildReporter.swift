@@ -1,37 +1,242 @@
-/// Receives a build's progress. Implementations must be thread-safe: tiles finish on
-/// many tasks at once.
+import MatsiteCapabilities
+
+/// Receives what a build (and a deploy, and a watching preview) does, as typed events: the
+/// library says what happened, the command line words it. Implementations must be
+/// thread-safe: tiles finish on many tasks at once.
 public protocol BuildReporter: Sendable {
-    /// An animation's work is known.
-    func planned(animation: String, frames: Int, tiles: Int)
-    /// A tile was loaded (`bytes` of it).
-    func tileLoaded(bytes: Int)
-    /// A frame was written or reused.
-    func frameDone(animation: String, index: Int, reused: Bool)
-    /// Something the user should know; the build goes on.
-    func warning(_ message: String)
-    /// A detail for `--verbose`.
-    func detail(_ message: String)
-    /// An animation's frames were published as tile pyramids: what that cost (one line).
-    func levelsPublished(animation: String, summary: String)
-    /// An animation's loop was exported (or kept): one format's cost, one line.
-    func exported(animation: String, summary: String)
+    /// One event.
+    func report(_ event: BuildEvent)
 }
 
-extension BuildReporter {
-    /// By default, a detail.
-    public func levelsPublished(animation: String, summary: String) { detail(summary) }
-    /// By default, a detail.
-    public func exported(animation: String, summary: String) { detail(summary) }
+/// What a build reports while it runs.
+public enum BuildEvent: Sendable {
+    /// An animation's work is known.
+    case planned(animation: String, frames: Int, tiles: Int)
+    /// A tile was loaded (`bytes` of it; 0 when it could not be had).
+    case tileLoaded(bytes: Int)
+    /// A frame was written or reused.
+    case frameDone(animation: String, index: Int, reused: Bool)
+    /// Something the user should know; the build goes on.
+    case warning(BuildWarning)
+    /// An animation's frames are made: what waiting for tiles and stitching took.
+    case framesMade(FrameTimes)
+    /// Frames stitched from lossy and lossless tiles together were all written lossy, as
+    /// most of their tiles came (`format: auto`). When some stayed PNG, a warning says so.
+    case mixedTilesWrittenLossy(MixedTilesReport)
+    /// A tile that failed the build (each one; the error groups them by cause).
+    case tileFailed(FailedTile)
+    /// A tile drawn transparent (`missing: transparent`; the warnings group them by cause).
+    case tileDrawnTransparent(FailedTile)
+    /// An animation's fallback tiles were published.
+    case fallbackPublished(FallbackReport)
+    /// An animation's frames were published as tile pyramids.
+    case levelsPublished(LevelsReport)
+    /// An animation's loop was exported (or kept).
+    case exported(ExportReport)
+    /// A point layer was published.
+    case pointLayerPublished(PointLayerReport)
+    /// No config file was found: the embedded demo is built instead.
+    case buildingEmbeddedDemo
+    /// `serve --watch` saw a change and rebuilds.
+    case rebuilding
+    /// `serve --watch` rebuilt the site.
+    case rebuilt(BuildSummary)
+    /// `serve --watch` could not rebuild; the previous site stays served.
+    case rebuildFailed(any Error)
+    /// A line already in words: a deploy's plan and rclone's own progress.
+    case note(String)
+}
+
+/// Something a build found worth saying that does not stop it.
+public enum BuildWarning: Sendable, CustomStringConvertible {
+    /// This build's newest frame is older than the newest one the site has published.
+    case olderWindow(animation: String, newest: TimeInstant, published: TimeInstant)
+    /// Tiles drawn transparent for one cause: the grouped words of `TileProblemGroups`.
+    case drawnTransparent(String)
+    /// A template asks for a host whose usage policy forbids bulk downloads.
+    case bulkDownloadForbidden(keyPath: String, animation: String)
+    /// A shard build: an animation no shard has published yet stays out of the site index.
+    case notPublishedYet(animation: String)
+    /// Invalid point features or rows skipped (`skip_invalid: true`).
+    case pointsSkipped(animation: String, layer: String, count: Int)
+    /// Frames stitched from lossy and lossless tiles together stayed PNG, as most of their
+    /// tiles came (`format: auto`): lossy WebP would make them smaller.
+    case mixedTilesKeptPNG(MixedTilesReport)
+    /// A warning in words (planning's frames left out until the next build).
+    case other(String)
+
+    /// The warning in words.
+    public var description: String {
+        switch self {
+        case .olderWindow(let id, let newest, let published):
+            "\(id): this build's newest frame (\(newest.manifestText)) is older than the published site's (\(published.manifestText)): the window it publishes is older than the previous one"
+        case .drawnTransparent(let words):
+            words
+        case .bulkDownloadForbidden(let keyPath, let id):
+            "\(keyPath) (\(id)): tile.openstreetmap.org's usage policy forbids bulk downloading of its tiles; use it only as base_map (loaded by viewers' browsers), or a provider that allows this"
+        case .notPublishedYet(let id):
+            "\(id): not published yet, so not in the site index; it will be once its shard has built it"
+        case .pointsSkipped(let id, let layer, let count):
+            "\(id): points \(layer): \(count) invalid feature(s) or row(s) skipped (skip_invalid: true)"
+        case .mixedTilesKeptPNG(let r):
+            "\(r.animation): \(r.frames - r.framesWrittenLossy) of \(r.frames) frame(s) stitched from \(r.tiles) written as PNG, as most of their tiles came; format: webp would write them lossy, smaller"
+        case .other(let words):
+            words
+        }
+    }
+}
+
+/// An animation's frames stitched from lossy (JPEG, lossy WebP) and lossless (PNG, lossless
+/// WebP) tiles together, as a tile server that sends PNG only where it needs transparency
+/// makes them, and what `format: auto` wrote.
+public struct MixedTilesReport: Sendable, Equatable {
+    /// The animation's id.
+    public var animation: String
+    /// Frames stitched from both kinds of tile.
+    public var frames: Int
+    /// Their lossy tiles, over every such frame.
+    public var lossyTiles: Int
+    /// Their lossless tiles, over every such frame.
+    public var losslessTiles: Int
+    /// Those of the frames written lossy (the others are PNG).
+    public var framesWrittenLossy: Int
+
+    /// The tiles in words.
+    public var tiles: String { "\(lossyTiles) JPEG or lossy WebP tiles and \(losslessTiles) PNG or lossless WebP" }
+}
+
+/// What waiting for tiles and stitching took for one animation's frames.
+public struct FrameTimes: Sendable, Equatable {
+    /// The animation's id.
+    public var animation: String
+    /// Frames made (kept or stitched).
+    public var frames: Int
+    /// Seconds spent waiting for tiles, summed over the frames.
+    public var fetchSeconds: Double
+    /// Seconds spent stitching, summed over the frames (they run on `cores` at once).
+    public var stitchSeconds: Double
+    /// Cores the stitching ran on.
+    public var cores: Int
+}
+
+/// Fallback tiles published for one animation.
+public struct FallbackReport: Sendable, Equatable {
+    /// The animation's id.
+    public var animation: String
+    /// Tiles in the site, written or kept.
+    public var tiles: Int
+    /// Of them, kept (linked) from the previous build.
+    public var kept: Int
+    /// The zooms published.
+    public var zooms: ClosedRange<Int>
+}
+
+/// What publishing an animation's frames as tile pyramids cost.
+public struct LevelsReport: Sendable, Equatable {
+    /// One level's tiles, over every frame.
+    public struct Level: Sendable, Equatable {
+        /// The level's zoom.
+        public var zoom: Int
+        /// Tiles written.
+        public var written: Int
+        /// Tiles linked from the previous build.
+        public var linked: Int
+        /// Bytes of its tiles.
+        public var bytes: Int
+    }
+
+    /// The animation's id.
+    public var animation: String
+    /// Frames cut into levels.
+    public var frames: Int
+    /// Coarsest first.
+    public var levels: [Level]
+    /// Wall seconds it took.
+    public var seconds: Double
+
+    /// Tiles written, over every level.
+    public var written: Int { levels.reduce(0) { $0 + $1.written } }
+    /// Tiles linked from the previous build, over every level.
+    public var linked: Int { levels.reduce(0) { $0 + $1.linked } }
+    /// Bytes of every level's tiles.
+    public var bytes: Int { levels.reduce(0) { $0 + $1.bytes } }
+}
+
+/// An animation's exported loops.
+public struct ExportReport: Sendable, Equatable {
+    /// One format's file.
+    public struct File: Sendable, Equatable {
+        /// What became of it.
+        public enum Work: Sendable, Equatable {
+            /// The previous site's file had the same inputs: linked.
+            case kept
+            /// Encoded: at this size, from this many frames, in this many seconds.
+            case encoded(width: Int, height: Int, frames: Int, seconds: Double)
+        }
+
+        /// The file's format.
+        public var format: ExportConfig.Format
+        /// Its size.
+        public var bytes: Int
+        /// Kept or encoded.
+        public var work: Work
+        /// Encoded frames taken from the cache folder rather than encoded again (GIF, WebP).
+        public var cachedFrames = 0
+    }
+
+    /// The animation's id.
+    public var animation: String
+    /// Kept files first, then encoded ones, each in config order.
+    public var files: [File] = []
+    /// Seconds spent composing the frames, when any format was encoded.
+    public var composeSeconds: Double?
+    /// Pictures composed, when any format was encoded (none for what the cache held).
+    public var pictures: Int?
+    /// Wall seconds the encoding took, when any format was encoded.
+    public var seconds: Double?
+}
+
+/// A point layer published.
+public struct PointLayerReport: Sendable, Equatable {
+    /// The animation's id.
+    public var animation: String
+    /// The layer's id.
+    public var layer: String
+    /// Points published.
+    public var points: Int
+    /// True when the previous site's files were linked (nothing clustered).
+    public var reused: Bool
+    /// Wall seconds it took.
+    public var seconds: Double
+    /// Zoom levels published.
+    public var levels: Int
+    /// Bytes of its levels' files.
+    public var bytes: Int
 }
 
 /// A reporter that drops everything.
 public struct SilentReporter: BuildReporter {
+    /// Creates one.
     public init() {}
-    public func planned(animation: String, frames: Int, tiles: Int) {}
-    public func tileLoaded(bytes: Int) {}
-    public func frameDone(animation: String, index: Int, reused: Bool) {}
-    public func warning(_ message: String) {}
-    public func detail(_ message: String) {}
+    /// Drops `event`.
+    public func report(_ event: BuildEvent) {}
+}
+
+extension BuildReporter {
+    /// The planning function's progress, said as an event.
+    func planned(animation: String, frames: Int, tiles: Int) {
+        report(.planned(animation: animation, frames: frames, tiles: tiles))
+    }
+
+    /// The planning function's warnings, still in words.
+    func warning(_ words: String) {
+        report(.warning(.other(words)))
+    }
+
+    /// A deploy's line.
+    func say(_ line: String) {
+        report(.note(line))
+    }
 }
 
 /// What a finished build did.

@@ -15,19 +15,16 @@ struct FramePipeline: Sendable {
     let reporter: any BuildReporter
     let timings: StageTimings
 
-    /// What became of one frame: its manifest entry, or the tiles that failed it.
+    /// What became of one frame: the frame as published, or the tiles that failed it.
     struct Outcome: Sendable {
         var index: Int
-        var entry: AnimationManifest.Frame?
+        var frame: PublishedFrame?
         var failures: [FailedTile] = []
         /// Tiles drawn transparent (`missing: transparent`), for the build's grouped warnings.
         var transparent: [FailedTile] = []
         var reused = false
         /// From the last frame: the poster.
         var poster: Poster?
-        /// For a kept frame: its index and fallback tiles' hash in the previous build.
-        var previousIndex: Int?
-        var previousFallbackHash: String?
     }
 
     /// Every frame's outcome, in frame order; frame files go into `folder`.
@@ -48,9 +45,9 @@ struct FramePipeline: Sendable {
             }
             for try await done in group { outcomes.append(done) }
         }
-        // Frames from lossy and lossless tiles together: what became of them, in one line.
-        if let note = stitcher.mixed.note(animation: animation) {
-            if note.advice { reporter.warning(note.text) } else { reporter.detail(note.text) }
+        // Frames from lossy and lossless tiles together: what became of them, said once.
+        if let mixed = stitcher.mixed.report(animation: animation) {
+            reporter.report(mixed.framesWrittenLossy == mixed.frames ? .mixedTilesWrittenLossy(mixed) : .warning(.mixedTilesKeptPNG(mixed)))
         }
         return outcomes.sorted { $0.index < $1.index }
     }
@@ -90,41 +87,39 @@ private extension FramePipeline {
             // In tile order, as a kept frame lists them: fetch completion order would make the
             // manifest differ between two builds of the same inputs.
             let missing = (problems.sorted { $0.index < $1.index } + stitched.drawnTransparent).map {
-                AnimationManifest.MissingTile(reuse.grid.tile($0.index), reason: $0.reason)
+                PublishedFrame.MissingTile(tile: reuse.grid.tile($0.index), reason: $0.problem.description)
             }
-            reporter.frameDone(animation: animation, index: frame.index, reused: false)
-            let entry = AnimationManifest.Frame(
-                index: frame.index, url: "frames/\(stitched.name)", time: frame.time.map(TimeFormat.iso),
-                durationMs: frame.durationMs, bytes: stitched.bytes, sha256: stitched.sha256,
-                missingTiles: missing, inputHash: inputHash)
+            reporter.report(.frameDone(animation: animation, index: frame.index, reused: false))
+            let published = PublishedFrame(
+                index: frame.index, time: frame.time, durationMs: frame.durationMs, file: "frames/\(stitched.name)",
+                bytes: stitched.bytes, sha256: stitched.sha256, inputHash: inputHash, missingTiles: missing)
             // missing: transparent is never silent: the builder warns once per cause.
             return Outcome(
-                index: frame.index, entry: entry, transparent: drawnTransparent(frame, problems + stitched.drawnTransparent),
+                index: frame.index, frame: published, transparent: drawnTransparent(frame, problems + stitched.drawnTransparent),
                 poster: stitched.poster.map(Poster.made))
         }
     }
 
-    func keep(_ frame: FramePlan, into folder: URL, inputHash: String, fetchProblems: [(index: Int, reason: String)]) -> Outcome? {
+    func keep(_ frame: FramePlan, into folder: URL, inputHash: String, fetchProblems: [(index: Int, problem: TileProblem)]) -> Outcome? {
         guard let kept = reuse.keep(frame, into: folder, inputHash: inputHash, fetchProblems: fetchProblems) else { return nil }
-        reporter.frameDone(animation: animation, index: frame.index, reused: true)
+        reporter.report(.frameDone(animation: animation, index: frame.index, reused: true))
         return Outcome(
-            index: frame.index, entry: kept.entry, transparent: drawnTransparent(frame, kept.missing), reused: true,
-            poster: frame.index == reuse.lastIndex ? .previous : nil,
-            previousIndex: kept.previousIndex, previousFallbackHash: kept.previousFallbackHash)
+            index: frame.index, frame: kept.frame, transparent: drawnTransparent(frame, kept.missing), reused: true,
+            poster: frame.index == reuse.lastIndex ? .previous : nil)
     }
 
-    func failed(_ frame: FramePlan, _ problems: [(index: Int, reason: String)], sorted: Bool = true) -> Outcome {
+    func failed(_ frame: FramePlan, _ problems: [(index: Int, problem: TileProblem)], sorted: Bool = true) -> Outcome {
         let ordered = sorted ? problems.sorted { $0.index < $1.index } : problems
         return Outcome(
             index: frame.index,
             failures: ordered.map {
-                FailedTile(animation: animation, frame: frame.index, locator: frame.tiles[$0.index].description, reason: $0.reason)
+                FailedTile(animation: animation, frame: frame.index, locator: frame.tiles[$0.index].description, problem: $0.problem)
             })
     }
 
-    func drawnTransparent(_ frame: FramePlan, _ problems: [(index: Int, reason: String)]) -> [FailedTile] {
+    func drawnTransparent(_ frame: FramePlan, _ problems: [(index: Int, problem: TileProblem)]) -> [FailedTile] {
         problems.sorted { $0.index < $1.index }.map {
-            FailedTile(animation: animation, frame: frame.index, locator: frame.tiles[$0.index].description, reason: $0.reason)
+            FailedTile(animation: animation, frame: frame.index, locator: frame.tiles[$0.index].description, problem: $0.problem)
         }
     }
 }

@@ -12,12 +12,12 @@ struct StageTimings: Sendable {
         totals.withLock { $0.stitch += duration }
     }
 
-    func summary(frames: Int) -> String {
+    /// The totals, as the build reports them.
+    func times(animation: String, frames: Int) -> FrameTimes {
         let (fetch, stitch) = totals.withLock { ($0.fetch, $0.stitch) }
         func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
-        let n = Double(max(1, frames))
-        return String(
-            format: "waiting for tiles %.2f s per frame; stitching %.3f s per frame (%.2f s in all, on %d cores)",
-            seconds(fetch) / n, seconds(stitch) / n, seconds(stitch), ProcessInfo.processInfo.activeProcessorCount)
+        return FrameTimes(
+            animation: animation, frames: frames, fetchSeconds: seconds(fetch), stitchSeconds: seconds(stitch),
+            cores: ProcessInfo.processInfo.activeProcessorCount)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 
 /// One frame: when it is, how long it shows, and where each of its tiles comes from.
@@ -6,7 +7,7 @@ struct FramePlan: Sendable {
     /// Position in the animation.
     let index: Int
     /// The instant the frame shows, when the source is timed.
-    let time: Date?
+    let time: TimeInstant?
     /// How long the player shows it.
     let durationMs: Int
     /// Row-major over the layout's rows x columns.
@@ -32,10 +33,6 @@ struct AnimationPlan: Sendable {
     let sourceMaxZoom: Int?
     /// Times left out of this build (not published yet), for the manifest's `skipped`.
     var skipped: [SkippedFrame] = []
-    /// The legend's image file, read while planning.
-    var legendImage: LegendImage?
-    /// The `export_background` tile source's tiles under the box, fetched at plan time.
-    var exportBackground: ExportBackgroundTiles? = nil
 
     /// The source tiles of a frame: position in `FramePlan.tiles` <-> world tile.
     var grid: TileGrid { TileGrid(layout: layout, zoom: sourceZoom) }
@@ -44,7 +41,7 @@ struct AnimationPlan: Sendable {
 /// A frame of a source before its tiles are planned: its index, time and time text.
 struct SourceFrame: Sendable {
     var index: Int
-    var time: Date?
+    var time: TimeInstant?
     /// `{time}` as written into URLs.
     var timeText: String?
     /// Values a frame index gives its placeholders (`{path}`, `{host}`).

@@ -3,19 +3,22 @@ import MatsiteCapabilities
 
 /// A frame index document that cannot be used: names the document (URL or file), the
 /// path inside it (`radar.past[3].time`) and what is wrong.
-struct FrameIndexError: Swift.Error, CustomStringConvertible, Sendable, Equatable {
+struct FrameIndexError: ClassifiedError, CustomStringConvertible, Sendable, Equatable {
     /// The document's URL or file.
     let document: String
     /// Where in the document; empty for the whole of it.
     let path: String
     /// What is wrong.
     let message: String
+    /// `.config` when the document is fine but the config's limits refuse it.
+    var exitClass: ExitClass = .failed
 
     /// An error.
-    init(document: String, path: String, message: String) {
+    init(document: String, path: String, message: String, exitClass: ExitClass = .failed) {
         self.document = document
         self.path = path
         self.message = message
+        self.exitClass = exitClass
     }
 
     var description: String {
@@ -60,7 +63,12 @@ enum FrameIndex {
         }
         guard !items.isEmpty else { throw fail(itemsPath, "the list is empty: the feed lists no frames") }
         guard items.count <= maxItems else {
-            throw fail(itemsPath, "\(items.count) items, over the limit of \(maxItems) (limits.max_frames)")
+            // The feed is fine; the config's limit refuses it: a config error, as a rolling
+            // window over the limit is.
+            throw FrameIndexError(
+                document: name, path: itemsPath,
+                message: "\(items.count) items, over the limit of \(maxItems) (limits.max_frames)",
+                exitClass: .config)
         }
         var globals: [String: String] = [:]
         for (placeholder, field) in config.globals.sorted(by: { $0.key < $1.key }) {
@@ -86,7 +94,7 @@ enum FrameIndex {
                 fields[placeholder] = try text(fieldValue, path: "\(itemPath).\(field)", fail: fail)
             }
             guard instant <= now else { continue }
-            frames.append(SourceFrame(index: frames.count, time: instant.date, timeText: timeFormat.format(instant), fields: fields))
+            frames.append(SourceFrame(index: frames.count, time: instant, timeText: timeFormat.format(instant), fields: fields))
         }
         guard !frames.isEmpty else {
             throw fail(itemsPath, "every listed time is after the build's clock (\(now.iso8601)); nothing is published yet")
@@ -134,10 +142,10 @@ enum FrameIndex {
             }
             return TimeInstant(millisecondsSinceEpoch: Int64((seconds * 1000).rounded()))
         case .string(let text):
-            guard let date = TimeFormat.parseISO(text) else {
+            guard let instant = TimeFormat.instant(text) else {
                 throw fail(path, "\"\(text.prefix(64))\" is not an ISO 8601 time like 2026-11-21T10:00:00Z")
             }
-            return TimeInstant(date)
+            return instant
         default:
             throw fail(path, "expected a Unix time in seconds or an ISO 8601 time, found \(value.kind)")
         }

@@ -12,10 +12,10 @@ enum OGCSources {
         now: TimeInstant
     ) async throws -> ResolvedSource {
         let path = "\(animation.keyPath).source.wmts"
-        let body = try await capabilities(config.capabilities, fetcher: fetcher, kvp: "SERVICE=WMTS&REQUEST=GetCapabilities")
+        let body = try await capabilities(config.capabilities.text, fetcher: fetcher, kvp: "SERVICE=WMTS&REQUEST=GetCapabilities")
         let source: WMTSTileSource
         do {
-            let document = try WMTSCapabilities.parse(body, url: config.capabilities)
+            let document = try WMTSCapabilities.parse(body, url: config.capabilities.text)
             source = try document.tileSource(
                 layer: config.layer, style: config.style, format: config.format,
                 tileMatrixSet: config.tileMatrixSet)
@@ -44,10 +44,10 @@ enum OGCSources {
         now: TimeInstant
     ) async throws -> ResolvedSource {
         let path = "\(animation.keyPath).source.wms"
-        let body = try await capabilities(config.url, fetcher: fetcher, kvp: "SERVICE=WMS&REQUEST=GetCapabilities&VERSION=\(config.version)")
+        let body = try await capabilities(config.url.text, fetcher: fetcher, kvp: "SERVICE=WMS&REQUEST=GetCapabilities&VERSION=\(config.version)")
         let source: WMSMapSource
         do {
-            let document = try WMSCapabilities.parse(body, url: config.url)
+            let document = try WMSCapabilities.parse(body, url: config.url.text)
             source = try document.mapSource(layers: config.layers, styles: config.styles, format: config.format, version: config.version)
         } catch {
             throw sourceError(error, animation: animation, path: path, file: file)
@@ -77,10 +77,11 @@ private extension OGCSources {
         do {
             response = try await fetcher.get(target, accept: "application/xml,text/xml;q=0.9,*/*;q=0.1", maxBytes: 16 << 20)
         } catch {
-            throw StepFailure("capabilities: \(error)", underlying: error)
+            throw CapabilitiesFetchError(url: target, problem: error.problem, attempts: error.attempts)
         }
         guard response.status == 200 else {
-            throw StepFailure("capabilities: \(target): HTTP \(response.status)")
+            throw CapabilitiesFetchError(
+                url: target, problem: .refused(status: response.status, excerpt: TileProblem.excerpt(response.body)), attempts: response.attempts)
         }
         return response.body
     }
@@ -99,9 +100,7 @@ private extension OGCSources {
             return time
         }
         func frame(_ index: Int, _ instant: TimeInstant, _ time: TimeDimension) -> SourceFrame {
-            SourceFrame(
-                index: index, time: Date(timeIntervalSince1970: Double(instant.millisecondsSinceEpoch) / 1000),
-                timeText: time.format(instant))
+            SourceFrame(index: index, time: instant, timeText: time.format(instant))
         }
         do {
             switch animation.frames {
@@ -110,11 +109,10 @@ private extension OGCSources {
                 return try time.latest(n).enumerated().map { frame($0, $1, time) }
             case .range(let start, let end, let step):
                 let time = try requireTime()
-                let instants = try time.inRange(start: instant(start), end: instant(end), step: step)
+                let instants = try time.inRange(start: start, end: end, step: step)
                 return instants.enumerated().map { frame($0, $1, time) }
-            case .times(let dates):
+            case .times(let instants):
                 let time = try requireTime()
-                let instants = dates.map(instant)
                 try time.requireAdvertised(instants)
                 return instants.enumerated().map { frame($0, $1, time) }
             case .rolling(let window):
@@ -146,10 +144,6 @@ private extension OGCSources {
         }
     }
 
-    static func instant(_ date: Date) -> TimeInstant {
-        TimeInstant(date)
-    }
-
     static func summary(_ time: TimeDimension) -> String {
         let first = time.first.map(\.iso8601) ?? "?", last = time.last.map(\.iso8601) ?? "?"
         let count = time.count.map { "\($0) instants" } ?? "continuous"
@@ -171,5 +165,18 @@ private extension OGCSources {
         guard let key else { return error }
         let field = path.hasSuffix("wms") && key == "layer" ? "layers" : key
         return ConfigError(file: file, line: animation.line, keyPath: "\(path).\(field)", message: error.description)
+    }
+}
+
+/// A capabilities document that could not be fetched, with why and what to do.
+struct CapabilitiesFetchError: Swift.Error, CustomStringConvertible, Equatable {
+    let url: String
+    let problem: TileProblem
+    let attempts: Int
+
+    var description: String {
+        let tries = attempts > 1 ? " (after \(attempts) attempts)" : ""
+        let hint = problem.hint(tolerated: false)
+        return "capabilities: \(url): \(problem)\(tries)" + (hint.map { "\n  hint: \($0)" } ?? "")
     }
 }

@@ -89,7 +89,7 @@ struct SourceResolver: Sendable {
                     return template.isHTTP ? template.text : ""
                 })
         case .wmts, .wms:
-            throw StepFailure("unreachable source kind")
+            throw SourceResolutionError.resolvedElsewhere("a WMTS or WMS source")
         }
     }
 
@@ -143,14 +143,14 @@ struct SourceResolver: Sendable {
         case .times(let times):
             return times.enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .range(let start, let end, let step):
-            let instants = TimeInstant.series(from: TimeInstant(start), through: TimeInstant(end), step: step, limit: 100_000)
-            return instants.enumerated().map { SourceFrame(index: $0, time: $1.date, timeText: timeFormat.format($1)) }
+            let instants = TimeInstant.series(from: start, through: end, step: step, limit: 100_000)
+            return instants.enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .rolling(let window):
-            return window.times(now: now).enumerated().map { SourceFrame(index: $0, time: $1.date, timeText: timeFormat.format($1)) }
+            return window.times(now: now).enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .latest:
-            throw StepFailure("frames.latest needs a WMTS or WMS source")
+            throw SourceResolutionError.latestNeedsOGC
         case .index:
-            throw StepFailure("frames.index is read by indexFrames")
+            throw SourceResolutionError.resolvedElsewhere("frames.index")
         }
     }
 
@@ -162,12 +162,13 @@ struct SourceResolver: Sendable {
         case .url(let url):
             let response: HTTPResponseData
             do {
-                response = try await requireFetcher().get(url, accept: "application/json,*/*;q=0.1", maxBytes: FrameIndex.maxBytes)
+                response = try await requireFetcher().get(url.text, accept: "application/json,*/*;q=0.1", maxBytes: FrameIndex.maxBytes)
             } catch let failure as FetchFailure {
-                throw FrameIndexError(document: url, path: "", message: "cannot be fetched: \(failure.reason)")
+                let hint = failure.problem.hint(tolerated: false).map { "\n  hint: \($0)" } ?? ""
+                throw FrameIndexError(document: url.text, path: "", message: "cannot be fetched: \(failure.problem)\(hint)")
             }
             guard response.status == 200 else {
-                throw FrameIndexError(document: url, path: "", message: "HTTP \(response.status) (expected 200 and a JSON document)")
+                throw FrameIndexError(document: url.text, path: "", message: "HTTP \(response.status) (expected 200 and a JSON document)")
             }
             bytes = response.body
         case .file(let path):
@@ -188,8 +189,7 @@ struct SourceResolver: Sendable {
             // The template starts with an index field ({host}): what it gives must be a URL.
             for frame in frames {
                 let address = template.expand(z: 0, x: 0, y: 0, subdomain: nil, time: frame.timeText, frame: frame.index, fields: frame.fields)
-                let lowered = address.lowercased()
-                guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+                guard HTTPURL.host(ofTemplate: address) != nil else {
                     throw FrameIndexError(
                         document: index.name, path: "\(index.items)[time \(frame.timeText ?? "")]",
                         message: "the tile URL becomes \"\(address.prefix(80))\", not an http(s) URL: check globals/fields")
@@ -200,7 +200,30 @@ struct SourceResolver: Sendable {
     }
 
     func requireFetcher() throws -> HTTPFetcher {
-        guard let fetcher else { throw StepFailure("this source needs the network") }
+        guard let fetcher else { throw SourceResolutionError.needsNetwork }
         return fetcher
+    }
+}
+
+/// A source that cannot be resolved for a reason the config loader already rules out; kept
+/// typed so that a slip between the two says where it happened.
+enum SourceResolutionError: ClassifiedError, CustomStringConvertible, Equatable {
+    /// The source reads capabilities or an index, and this run has no HTTP client.
+    case needsNetwork
+    /// `frames: { latest: N }` without a WMTS or WMS source.
+    case latestNeedsOGC
+    /// Asked of the wrong resolver function (what it was).
+    case resolvedElsewhere(String)
+
+    var exitClass: ExitClass {
+        self == .latestNeedsOGC ? .config : .failed
+    }
+
+    var description: String {
+        switch self {
+        case .needsNetwork: "this source needs the network, and this run has no HTTP client"
+        case .latestNeedsOGC: "frames.latest needs a WMTS or WMS source (they advertise their times)"
+        case .resolvedElsewhere(let what): "\(what) is not resolved here (a matsite bug: please report it)"
+        }
     }
 }

@@ -39,16 +39,16 @@ extension ConfigLoader {
         case "geojson": source = .geojson(location)
         case "csv": source = .csv(location)
         default:
-            guard let url = URL(string: location), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+            guard let url = HTTPURL(location) else {
                 throw r.error(kindNode, f.path("url"), "\"\(location)\" is not an http(s) URL")
             }
             var format = PointLayerConfig.Format.geojson
             if let n = f["format"] {
                 format = try r.choice(n, f.path("format"), PointLayerConfig.Format.self, options: PointLayerConfig.Format.allCases)
-            } else if url.path.lowercased().hasSuffix(".csv") {
+            } else if url.url.path.lowercased().hasSuffix(".csv") {
                 format = .csv
             }
-            source = .url(location, format: format)
+            source = .url(url, format: format)
         }
         if kind != "url", let n = f["format"] { throw r.error(n, f.path("format"), "only for url: (a file's format is its key)") }
         var layer = PointLayerConfig(id: id, source: source)

@@ -11,14 +11,19 @@ public struct PointLayerConfig: Sendable, Equatable {
         /// A CSV file with a header row (a config-relative file).
         case csv(String)
         /// A document fetched through the tile fetcher and its HTTP cache.
-        case url(String, format: Format)
+        case url(HTTPURL, format: Format)
 
         /// The file or URL, for messages.
         public var name: String {
             switch self {
             case .geojson(let file), .csv(let file): file
-            case .url(let url, _): url
+            case .url(let url, _): url.text
             }
+        }
+
+        /// True when the document is fetched over HTTP.
+        var isFetched: Bool {
+            if case .url = self { true } else { false }
         }
 
         /// How the document is read.

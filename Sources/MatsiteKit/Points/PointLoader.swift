@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 /// A point layer ready to publish: its points, read and checked, or the previous site's
 /// layer when nothing it is made from changed (the document is kept: if a file of the old
@@ -8,41 +9,36 @@ enum LoadedPointLayer: Sendable {
     case unchanged(AnimationManifest.PointLayer, document: [UInt8])
 }
 
-/// Reads every animation's point layers before anything is fetched for the frames, so bad
+/// Reads an animation's point layers before anything is fetched for its frames, so bad
 /// point data fails the build early (and nothing is published).
 struct PointLoader {
     let config: SiteConfig
     let fetcher: HTTPFetcher?
 
-    /// Each animation's point layers (by animation id), in the order of its `points:`; of
-    /// `animations` (a shard's), or of all. A layer whose document, settings and frame
-    /// times are those the previous site's layer was made from is not read or clustered
-    /// again: its files are linked at publish.
-    func loadAll(
-        _ animations: [AnimationConfig]? = nil, frameTimes: [String: [Date?]] = [:], previous: PreviousSite? = nil
-    ) async throws -> [String: [LoadedPointLayer]] {
-        var sets: [String: [LoadedPointLayer]] = [:]
-        for animation in animations ?? config.animations where !animation.points.isEmpty {
-            var list: [LoadedPointLayer] = []
-            for layer in animation.points {
-                let document = try await bytes(of: layer)
-                let inputs = Self.inputs(document, layer: layer, frameTimes: frameTimes[animation.id] ?? [])
-                if let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id && $0.inputs == inputs }) {
-                    list.append(.unchanged(entry, document: document))
-                } else {
-                    list.append(.parsed(try PointReader(layer: layer).read(document), inputs: inputs))
-                }
+    /// The animation's point layers, in the order of its `points:`. A layer whose document,
+    /// settings and frame times are those the previous site's layer was made from is not
+    /// read or clustered again: its files are linked at publish. Reading (a million points
+    /// take seconds) runs on the CPU pool.
+    func load(_ animation: AnimationConfig, frameTimes: [TimeInstant?], previous: PreviousSite? = nil) async throws -> [LoadedPointLayer] {
+        var list: [LoadedPointLayer] = []
+        for layer in animation.points {
+            let document = try await bytes(of: layer)
+            let inputs = Self.inputs(document, layer: layer, frameTimes: frameTimes)
+            if let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id && $0.inputs == inputs }) {
+                list.append(.unchanged(entry, document: document))
+            } else {
+                let reader = PointReader(layer: layer)
+                list.append(.parsed(try await CPUPool.shared.run { try reader.read(document) }, inputs: inputs))
             }
-            sets[animation.id] = list
         }
-        return sets
+        return list
     }
 
     /// What a layer's published files are made from: the document, the layer's settings
     /// and the frames' times (counts per frame follow them), with the format's version.
-    static func inputs(_ document: [UInt8], layer: PointLayerConfig, frameTimes: [Date?]) -> String {
+    static func inputs(_ document: [UInt8], layer: PointLayerConfig, frameTimes: [TimeInstant?]) -> String {
         var hash = SHA256()
-        let times = frameTimes.map { $0.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? "-" }
+        let times = frameTimes.map { $0.map { String($0.millisecondsSinceEpoch) } ?? "-" }
         hash.update(Array("\(PointClusterer.version)\n\(layer)\n\(times.joined(separator: ","))\n".utf8))
         hash.update(document)
         return hash.hexDigest()
@@ -65,7 +61,7 @@ struct PointLoader {
             let accept = format == .csv ? "text/csv,*/*;q=0.1" : "application/geo+json,application/json,*/*;q=0.1"
             let response: HTTPResponseData
             do {
-                response = try await fetcher.get(url, accept: accept, maxBytes: PointReader.maxBytes)
+                response = try await fetcher.get(url.text, accept: accept, maxBytes: PointReader.maxBytes)
             } catch {
                 // `get` throws only FetchFailure (typed throws).
                 throw fail("cannot be fetched: \(error.reason)")

@@ -1,54 +1,13 @@
 import Foundation
-
-extension AnimationManifest {
-    /// A point layer as the player reads it: its levels (one JSON file per zoom, clusters
-    /// down to `max_zoom`, then the points themselves) and the properties file.
-    public struct PointLayer: Codable, Sendable, Equatable {
-        public var id: String
-        public var title: String
-        /// Points published.
-        public var count: Int
-        /// Invalid features or rows left out (`skip_invalid: true`).
-        public var skipped: Int?
-        public var radiusPx: Int
-        public var minZoom: Int
-        public var maxZoom: Int
-        /// True when counts follow the frames (each level item has `frames` change points).
-        public var timed: Bool
-        /// True when single points carry a label (in the properties file).
-        public var labeled: Bool
-        /// Property names shown in a point's popup, in order.
-        public var popup: [String]
-        /// `min_zoom` ... `max_zoom + 1`, shallowest first.
-        public var levels: [Level]
-        /// Labels and popup texts per point, when there are any.
-        public var properties: String?
-        /// A hash of what the layer is made from (document, settings, frame times): a
-        /// rebuild with the same inputs links the files instead of clustering again.
-        public var inputs: String?
-
-        /// One published zoom level.
-        public struct Level: Codable, Sendable, Equatable {
-            public var zoom: Int
-            public var url: String
-            /// Clusters (or points) in the level.
-            public var items: Int
-            /// Bytes of the level's files (its tiles and their index, when tiled).
-            public var bytes: Int
-            /// Set when the level is published as tiles: how many, and `url` names their index
-            /// (`{"tiles": {"z/x/y": url}}`) rather than the items.
-            public var tiles: Int?
-        }
-    }
-}
+import MatsiteCapabilities
 
 /// Clusters one layer's points and writes its levels into the staged site, content-hashed:
 /// an unchanged level keeps its name, and `SiteWriter` links it from the previous site.
-struct PointPublisher {
+struct PointPublisher: Sendable {
     let animation: String
     let layer: PointLayerConfig
     /// The frames' times, oldest first (nil where a frame has none).
-    let frameTimes: [Date?]
+    let frameTimes: [TimeInstant?]
 
     /// Publishes a loaded layer: links the previous site's files when it is unchanged,
     /// else clusters and writes it. `reused` says which happened.
@@ -126,13 +85,13 @@ struct PointPublisher {
     /// frames whose time `t` has `time <= t < time + window`.
     func frameRanges(_ points: PointSet) throws(PointError) -> (start: [Int32], end: [Int32])? {
         guard let times = points.time else { return nil }
-        let frames = frameTimes.compactMap { $0.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } }
+        let frames = frameTimes.compactMap { $0 }
         guard frames.count == frameTimes.count else {
             throw PointError(
                 layer: layer.keyPath, document: layer.source.name, place: "time",
                 message: "the animation's frames have no times, so points cannot follow them; remove time: or give the frames times")
         }
-        func firstAtOrAfter(_ t: Int64) -> Int32 {
+        func firstAtOrAfter(_ t: TimeInstant) -> Int32 {
             var lo = 0, hi = frames.count
             while lo < hi {
                 let mid = (lo + hi) / 2
@@ -140,12 +99,12 @@ struct PointPublisher {
             }
             return Int32(lo)
         }
-        let window = layer.window?.milliseconds
+        let window = layer.window
         var start = [Int32](repeating: 0, count: times.count)
         var end = [Int32](repeating: Int32(frames.count), count: times.count)
         for (i, t) in times.enumerated() {
             start[i] = firstAtOrAfter(t)
-            if let window { end[i] = max(start[i], firstAtOrAfter(t + window)) }
+            if let window { end[i] = max(start[i], firstAtOrAfter(t.adding(window))) }
         }
         return (start, end)
     }

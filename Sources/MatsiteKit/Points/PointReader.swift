@@ -4,7 +4,7 @@ import MatsiteCapabilities
 /// Reads a point layer's document (GeoJSON or CSV) into a `PointSet`, checking every
 /// feature or row: coordinates in range, a readable time, the columns present, the limit.
 /// With `skip_invalid` a bad feature or row is counted and left out instead.
-struct PointReader {
+struct PointReader: Sendable {
     /// The layer being read.
     let layer: PointLayerConfig
     /// Largest document accepted.
@@ -160,15 +160,15 @@ private extension PointReader {
         guard lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon) else {
             throw fail(place, "coordinates out of range: latitude \(lat) must be within ±90 and longitude \(lon) within ±180")
         }
-        var time: Int64?
+        var time: TimeInstant?
         if let key = layer.time {
             guard let text = property(key), !text.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw fail(propertyPlace(key), "missing: the layer's time: names this property")
             }
-            guard let ms = PointTime.parse(text) else {
+            guard let instant = PointTime.parse(text) else {
                 throw fail(propertyPlace(key), "\"\(text.prefix(40))\" is not a time (ISO 8601 like 2026-11-21T10:00:00Z, or Unix seconds)")
             }
-            time = ms
+            time = instant
         }
         guard set.count < layer.maxPoints else {
             throw PointError(
@@ -183,20 +183,22 @@ private extension PointReader {
     }
 }
 
-/// Point times: ISO 8601 instants or Unix seconds, in milliseconds since the epoch.
+/// Point times: ISO 8601 instants or Unix seconds.
 enum PointTime {
-    static func parse(_ text: String) -> Int64? {
+    static func parse(_ text: String) -> TimeInstant? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed), seconds.isFinite, abs(seconds) < 1e12 { return Int64((seconds * 1000).rounded()) }
+        if let seconds = Double(trimmed), seconds.isFinite, abs(seconds) < 1e12 {
+            return TimeInstant(millisecondsSinceEpoch: Int64((seconds * 1000).rounded()))
+        }
         // The common form is parsed here and its answer is final (a formatter would roll an
         // impossible date such as February 30 over into March).
         if trimmed.utf8.count == 20, trimmed.hasSuffix("Z") { return fastISO(trimmed) }
-        return TimeFormat.parseISO(trimmed).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+        return TimeFormat.instant(trimmed)
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ` without a formatter (a formatter per point is slow at a
     /// million points); other forms go to `TimeFormat.parseISO`.
-    static func fastISO(_ text: String) -> Int64? {
+    static func fastISO(_ text: String) -> TimeInstant? {
         let b = Array(text.utf8)
         guard b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54 || b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A
         else { return nil }
@@ -220,6 +222,6 @@ enum PointTime {
         let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = era * 146097 + doe - 719468
-        return Int64(((days * 24 + h) * 60 + mi) * 60 + s) * 1000
+        return TimeInstant(millisecondsSinceEpoch: Int64(((days * 24 + h) * 60 + mi) * 60 + s) * 1000)
     }
 }

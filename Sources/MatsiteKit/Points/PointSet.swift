@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 /// A layer's points as columns: positions, times and the text the player shows. Columns
 /// rather than one struct per point keep a million points in a few tens of megabytes.
@@ -6,8 +7,8 @@ struct PointSet: Sendable, Equatable {
     /// Latitude and longitude in degrees.
     var lat: [Double] = []
     var lon: [Double] = []
-    /// Milliseconds since the Unix epoch, when the layer has `time:`.
-    var time: [Int64]? = nil
+    /// Each point's time, when the layer has `time:`.
+    var time: [TimeInstant]? = nil
     /// The `label:` property's text per point (nil where a point lacks it).
     var label: [String?]? = nil
     /// The `popup:` properties' texts, `popupKeys.count` per point.

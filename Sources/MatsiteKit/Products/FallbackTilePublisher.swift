@@ -38,15 +38,15 @@ struct FallbackTilePublisher: Sendable {
     }
 
     /// What was published: the manifest's `fallback`, each frame's `fallback_hash`, and
-    /// a line for `--verbose`.
+    /// what it cost, for `--verbose`.
     struct Published: Sendable {
         var fallback: AnimationManifest.Fallback?
         var hashes: [String?]
-        var summary: String?
+        var report: FallbackReport?
     }
 
     func publish(_ frames: [Frame]) async throws -> Published {
-        var result = Published(fallback: nil, hashes: Array(repeating: nil, count: frames.count), summary: nil)
+        var result = Published(fallback: nil, hashes: Array(repeating: nil, count: frames.count), report: nil)
         let templates = frames.compactMap(\.sourceTemplate)
         if settings.fromSource, templates.count == frames.count, templates.allSatisfy({ !$0.isEmpty }) {
             result.fallback = AnimationManifest.Fallback(
@@ -84,7 +84,7 @@ struct FallbackTilePublisher: Sendable {
         // another format (a source mixing PNG and JPEG) is linked under that name too.
         let ext = extensions.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? "png"
         if extensions.count > 1 { try alias(frames, tiles, as: ext) }
-        result.summary = "\(animation): published \(published + linked) fallback tiles (zoom \(zoom + 1)-\(deepest)), \(linked) of them kept"
+        result.report = FallbackReport(animation: animation, tiles: published + linked, kept: linked, zooms: (zoom + 1)...deepest)
         result.fallback = AnimationManifest.Fallback(
             url: "tiles/{frame}/{z}/{x}/{y}.\(ext)", templates: nil, minZoom: zoom + 1,
             maxNativeZoom: deepest, subdomains: [])

@@ -47,13 +47,6 @@ struct FramePyramidPublisher: Sendable {
         self.writer = writer
     }
 
-    /// The manifest's `pyramid`.
-    var manifest: AnimationManifest.Pyramid {
-        AnimationManifest.Pyramid(
-            tileSize: PyramidLevel.tileSize, minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom,
-            levels: pyramid.levels.map { .init(zoom: $0.zoom, x0: $0.x0, y0: $0.y0, width: $0.width, height: $0.height) })
-    }
-
     /// What publishing the levels cost, per level (coarsest first).
     struct Cost: Sendable {
         var written: [Int]
@@ -64,17 +57,17 @@ struct FramePyramidPublisher: Sendable {
 
     /// Publishes the levels of `frames` (their files already in the staged site) and
     /// returns each frame's `tiles` template and the cost.
-    func publish(_ frames: [AnimationManifest.Frame]) async throws -> (tiles: [String], cost: Cost) {
+    func publish(_ frames: [PublishedFrame]) async throws -> (tiles: [String], cost: Cost) {
         let started = ContinuousClock.now
         let zero = [Int](repeating: 0, count: pyramid.levels.count)
         var cost = Cost(written: zero, linked: zero, bytes: zero)
         var tiles: [String] = []
         for frame in frames {
-            let ext = (frame.url as NSString).pathExtension
-            guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.url) else {
-                throw StepFailure("\(animation): frame \(frame.index) is not a PNG, JPEG or WebP file in frames/ (\(frame.url)): cannot cut levels from it")
+            let ext = (frame.file as NSString).pathExtension
+            guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.file) else {
+                throw LevelsError.notAFrameFile(animation: animation, index: frame.index, url: frame.file)
             }
-            let folder = String(frame.url.dropLast(ext.count + 1))
+            let folder = String(frame.file.dropLast(ext.count + 1))
             if let linked = link(frame, to: folder, tileExt: tileExt) {
                 for i in linked.indices {
                     cost.linked[i] += linked[i].tiles
@@ -94,15 +87,13 @@ struct FramePyramidPublisher: Sendable {
         return (tiles, cost)
     }
 
-    /// The line the build prints: levels, tiles written and linked, bytes, per level.
-    func summary(_ cost: Cost, frames: Int) -> String {
-        let written = cost.written.reduce(0, +), linked = cost.linked.reduce(0, +)
-        let perLevel = pyramid.levels.indices.map { i in
-            "z\(pyramid.levels[i].zoom) \(cost.written[i] + cost.linked[i]) (\(ConsoleReporter.size(cost.bytes[i])))"
-        }
-        return "\(animation): levels z\(pyramid.minZoom)-z\(pyramid.maxZoom) of \(frames) frames: \(written) tiles written, "
-            + "\(linked) linked, \(ConsoleReporter.size(cost.bytes.reduce(0, +))) in \(String(format: "%.2f", cost.seconds)) s; "
-            + "per level: \(perLevel.joined(separator: ", "))"
+    /// What the levels cost, level by level, as the build reports it.
+    func report(_ cost: Cost, frames: Int) -> LevelsReport {
+        LevelsReport(
+            animation: animation, frames: frames,
+            levels: pyramid.levels.indices.map { i in
+                .init(zoom: pyramid.levels[i].zoom, written: cost.written[i], linked: cost.linked[i], bytes: cost.bytes[i])
+            }, seconds: cost.seconds)
     }
 }
 
@@ -123,8 +114,8 @@ private extension FramePyramidPublisher {
 
     /// Links the previous build's tiles of a frame with these inputs and levels; nil (and
     /// nothing left behind) when there are none or any one is gone.
-    func link(_ frame: AnimationManifest.Frame, to folder: String, tileExt: String) -> [LevelCost]? {
-        guard let old = writer.previous.levelFolder(animation: animation, inputHash: frame.inputHash, pyramid: manifest, tileExt: tileExt)
+    func link(_ frame: PublishedFrame, to folder: String, tileExt: String) -> [LevelCost]? {
+        guard let old = writer.previous.levelFolder(animation: animation, inputHash: frame.inputHash, pyramid: pyramid, tileExt: tileExt)
         else { return nil }
         var costs: [LevelCost] = []
         for level in pyramid.levels {
@@ -152,13 +143,13 @@ private extension FramePyramidPublisher {
     /// Reads the staged frame file a band of rows at a time and writes its levels as their
     /// bands fill (`PyramidCutter`): memory grows with the frame's width, not its area. The
     /// next band is read and cut while the last one's tiles are encoded.
-    func make(_ frame: AnimationManifest.Frame, into folder: String, tileExt: String) async throws -> [LevelCost] {
+    func make(_ frame: PublishedFrame, into folder: String, tileExt: String) async throws -> [LevelCost] {
         let finest = pyramid.finest
-        let path = writer.root.path + "/" + animation + "/" + frame.url
+        let path = writer.root.path + "/" + animation + "/" + frame.file
         let cut = try await CPUPool.shared.run { () throws -> LevelCut in
             // A lossy frame is decoded whole: read its bytes first.
             let data = tileExt == "png" ? nil : FileManager.default.contents(atPath: path)
-            if tileExt != "png" && data == nil { throw StepFailure("cannot read \(path) to cut its levels") }
+            if tileExt != "png" && data == nil { throw LevelsError.unreadable(path) }
             do throws(ImageError) {
                 let rows: FrameRows
                 if let data {
@@ -168,7 +159,7 @@ private extension FramePyramidPublisher {
                 }
                 return LevelCut(rows: rows, pyramid: pyramid)
             } catch {
-                throw StepFailure("cannot decode \(path) to cut its levels: \(error.reason)", underlying: error)
+                throw LevelsError.undecodable(path, error)
             }
         }
         for level in pyramid.levels {
@@ -224,7 +215,7 @@ private extension FramePyramidPublisher {
                                     try writer.finish()
                                     bytes = Int(writer.bytesWritten)
                                 } catch {
-                                    throw StepFailure("cannot write level tile \(path): \(error.reason)", underlying: error)
+                                    throw LevelsError.cannotWrite(path, error)
                                 }
                             }
                             costs[image.level.zoom, default: (0, 0)].tiles += 1
@@ -271,9 +262,31 @@ private final class LevelCut: @unchecked Sendable {
             do throws(ImageError) {
                 try self.rows.read(cutter.rowsToNextBand, into: cutter)
             } catch {
-                throw StepFailure("cannot decode \(path) to cut its levels: \(error.reason)", underlying: error)
+                throw LevelsError.undecodable(path, error)
             }
             return cutter.drain()
+        }
+    }
+}
+
+/// A frame's levels could not be cut or written.
+enum LevelsError: Swift.Error, CustomStringConvertible {
+    /// The manifest names a frame file that is not an image in `frames/`.
+    case notAFrameFile(animation: String, index: Int, url: String)
+    /// The staged frame file cannot be read.
+    case unreadable(String)
+    /// The staged frame file does not decode, or is not the planned size.
+    case undecodable(String, ImageError)
+    /// A level tile cannot be written.
+    case cannotWrite(String, ImageError)
+
+    var description: String {
+        switch self {
+        case .notAFrameFile(let animation, let index, let url):
+            "\(animation): frame \(index) is not a PNG, JPEG or WebP file in frames/ (\(url)): cannot cut levels from it"
+        case .unreadable(let path): "cannot read \(path) to cut its levels"
+        case .undecodable(let path, let error): "cannot decode \(path) to cut its levels: \(error)"
+        case .cannotWrite(let path, let error): "cannot write level tile \(path): \(error.reason)"
         }
     }
 }

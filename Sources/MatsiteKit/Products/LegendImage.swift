@@ -19,7 +19,7 @@ struct LegendImage: Sendable {
         guard let path = animation.legend?.image else { return nil }
         let file = config.resolve(path)
         func failure(_ message: String) -> ConfigError {
-            ConfigError(file: config.file, line: animation.legendImageLine, keyPath: "\(animation.keyPath).legend.image", message: message)
+            ConfigError(file: config.file, line: animation.legend?.imageLine, keyPath: "\(animation.keyPath).legend.image", message: message)
         }
         let data: Data
         do { data = try Data(contentsOf: file) } catch {

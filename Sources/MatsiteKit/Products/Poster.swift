@@ -15,7 +15,14 @@ enum Poster: Sendable {
         case .previous where previous.link(animation: animation, relative: "poster.png", to: target):
             break
         default:
-            throw StepFailure("animation \(animation): no poster could be made from the last frame")
+            throw NoPoster(animation: animation)
         }
     }
+}
+
+/// Neither a new poster nor the previous one could be had.
+struct NoPoster: Swift.Error, CustomStringConvertible, Equatable {
+    let animation: String
+
+    var description: String { "animation \(animation): no poster could be made from the last frame" }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteImaging
 
 /// The site the last build published, read so that unchanged frames are kept instead of
 /// stitched again (hard-linked into the new site: same bytes, same file).
@@ -56,9 +57,9 @@ struct PreviousSite: Sendable {
     /// The folder (relative to the animation's) of the previous frame made from exactly
     /// these inputs, when it was published with exactly these levels: its tiles can be
     /// linked. Whether each tile is still there is for the caller to find out.
-    func levelFolder(animation: String, inputHash: String, pyramid: AnimationManifest.Pyramid, tileExt: String = "png") -> String? {
+    func levelFolder(animation: String, inputHash: String, pyramid: FramePyramid, tileExt: String = "png") -> String? {
         let suffix = "/{z}/{x}/{y}.\(tileExt)"
-        guard manifests[animation]?.pyramid == pyramid, let frame = frames[animation]?[inputHash], let tiles = frame.tiles,
+        guard manifests[animation]?.pyramid == AnimationManifest.Pyramid(pyramid), let frame = frames[animation]?[inputHash], let tiles = frame.tiles,
             tiles.hasSuffix(suffix)
         else { return nil }
         let folder = String(tiles.dropLast(suffix.count))

@@ -27,10 +27,21 @@ struct ShardAssembly: Sendable {
                 continue
             }
             for relative in files.sorted() where try !writer.link(relative) {
-                throw StepFailure("animation \(id): cannot keep its published file \(relative) (it changed while this shard was publishing?)")
+                throw ShardFileGone(animation: id, file: relative)
             }
             byId[id] = manifest
         }
         return (config.animations.compactMap { byId[$0.id] }, unpublished)
+    }
+}
+
+/// Another animation's published file could not be kept by a shard build.
+struct ShardFileGone: Swift.Error, CustomStringConvertible, Equatable {
+    let animation: String
+    /// Relative to the site.
+    let file: String
+
+    var description: String {
+        "animation \(animation): cannot keep its published file \(file) (it changed while this shard was publishing?)"
     }
 }

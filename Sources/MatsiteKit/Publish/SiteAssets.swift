@@ -47,9 +47,7 @@ private extension SiteAssets {
         guard let script = FileManager.default.contents(atPath: minified.path) ?? FileManager.default.contents(atPath: plain.path),
             let style = FileManager.default.contents(atPath: css.path)
         else {
-            throw StepFailure(
-                "Leaflet not found in \(source.path): install Debian's libjs-leaflet (apt-get install libjs-leaflet) or set the config key leaflet: to a folder holding leaflet.js and leaflet.css"
-            )
+            throw LeafletMissing(folder: source.path)
         }
         let scriptBytes = [UInt8](script), styleBytes = [UInt8](style)
         // The previous folder was found by comparing these very bytes: link, do not compare again.
@@ -95,5 +93,17 @@ extension SiteAssets {
                 }
             }
         }
+    }
+}
+
+/// Leaflet is not where the config (or the default) says: what the config asks cannot be had.
+struct LeafletMissing: ClassifiedError, CustomStringConvertible, Equatable {
+    /// The folder looked in.
+    let folder: String
+
+    var exitClass: ExitClass { .config }
+
+    var description: String {
+        "Leaflet not found in \(folder): install Debian's libjs-leaflet (apt-get install libjs-leaflet) or set the config key leaflet: to a folder holding leaflet.js and leaflet.css"
     }
 }

@@ -10,12 +10,12 @@ public struct SiteWatcher: Sendable {
     private let project: Project
     private let output: String
     private let server: StaticSiteServer
-    private let reporter: ConsoleReporter
+    private let reporter: any BuildReporter
     private let interval: Duration
 
     /// A watcher for `project` that builds into `output` (the folder `server` serves).
     public init(
-        project: Project, output: String, server: StaticSiteServer, reporter: ConsoleReporter,
+        project: Project, output: String, server: StaticSiteServer, reporter: any BuildReporter,
         interval: Duration = .milliseconds(500)
     ) {
         self.project = project
@@ -37,7 +37,7 @@ public struct SiteWatcher: Sendable {
             guard seen != last else { continue }
             // Taken before the rebuild, so an edit made while it runs triggers another.
             last = seen
-            reporter.say("change seen: rebuilding")
+            reporter.report(.rebuilding)
             do {
                 let previousTemplates = current.config.templates
                 current = try current.reloaded()
@@ -46,12 +46,10 @@ public struct SiteWatcher: Sendable {
                 var options = BuildOptions()
                 options.output = output
                 let summary = try await Builder(config: current.config, options: options, reporter: reporter).run()
-                reporter.finish()
-                reporter.say(summary.report)
+                reporter.report(.rebuilt(summary))
                 server.notifyReload()
             } catch {
-                reporter.finish()
-                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                reporter.report(.rebuildFailed(error))
             }
         }
     }

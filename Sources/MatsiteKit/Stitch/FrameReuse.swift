@@ -14,19 +14,16 @@ struct FrameReuse: Sendable {
 
     /// A kept frame.
     struct Kept: Sendable {
-        /// Its manifest entry, renamed, retimed and with today's missing tiles.
-        var entry: AnimationManifest.Frame
+        /// The frame, renamed, retimed and with today's missing tiles; where it was before.
+        var frame: PublishedFrame
         /// Tiles drawn transparent in it, by position, with why, in order.
-        var missing: [(index: Int, reason: String)]
-        /// Its index and its fallback tiles' hash in the previous build.
-        var previousIndex: Int
-        var previousFallbackHash: String?
+        var missing: [(index: Int, problem: TileProblem)]
     }
 
     /// The previous build's frame for these inputs, linked into `folder` under this
     /// frame's name, or nil when there is none (or its file is gone). Tiles missing now
     /// are listed with today's reasons; tiles the previous stitch drew transparent keep theirs.
-    func keep(_ frame: FramePlan, into folder: URL, inputHash: String, fetchProblems: [(index: Int, reason: String)]) -> Kept? {
+    func keep(_ frame: FramePlan, into folder: URL, inputHash: String, fetchProblems: [(index: Int, problem: TileProblem)]) -> Kept? {
         guard let kept = previous.frame(animation: animation, inputHash: inputHash) else { return nil }
         // The poster is drawn from the last frame: the old one serves only if this kept
         // frame was the old last frame too (a window that shrank moves another one last).
@@ -39,21 +36,20 @@ struct FrameReuse: Sendable {
         // (and keeps its format's extension: PNG, JPEG or WebP).
         let name = String(format: "%04d-", frame.index) + kept.sha256.prefix(8) + "." + (kept.url as NSString).pathExtension
         guard previous.link(animation: animation, relative: kept.url, to: folder.appendingPathComponent(name)) else { return nil }
-        var reasons = Dictionary(fetchProblems.map { ($0.index, $0.reason) }, uniquingKeysWith: { a, _ in a })
+        var problems = Dictionary(fetchProblems.map { ($0.index, $0.problem) }, uniquingKeysWith: { a, _ in a })
         if let old = kept.missingTiles, !old.isEmpty {
-            for i in frame.tiles.indices where reasons[i] == nil {
+            for i in frame.tiles.indices where problems[i] == nil {
                 let tile = grid.tile(i)
-                if let gone = old.first(where: { $0.z == tile.z && $0.x == tile.x && $0.y == tile.y }) { reasons[i] = gone.reason }
+                // The same bytes as last time: the same problem, in the words it was recorded with.
+                if let gone = old.first(where: { $0.z == tile.z && $0.x == tile.x && $0.y == tile.y }) { problems[i] = .recorded(gone.reason) }
             }
         }
-        let missing = reasons.sorted { $0.key < $1.key }.map { (index: $0.key, reason: $0.value) }
-        var entry = kept
-        entry.index = frame.index
-        entry.fallbackHash = nil
-        entry.url = "frames/\(name)"
-        entry.time = frame.time.map(TimeFormat.iso)
-        entry.durationMs = frame.durationMs
-        entry.missingTiles = missing.map { AnimationManifest.MissingTile(grid.tile($0.index), reason: $0.reason) }
-        return Kept(entry: entry, missing: missing, previousIndex: kept.index, previousFallbackHash: kept.fallbackHash)
+        let missing = problems.sorted { $0.key < $1.key }.map { (index: $0.key, problem: $0.value) }
+        let published = PublishedFrame(
+            index: frame.index, time: frame.time, durationMs: frame.durationMs, file: "frames/\(name)", bytes: kept.bytes,
+            sha256: kept.sha256, inputHash: kept.inputHash,
+            missingTiles: missing.map { PublishedFrame.MissingTile(tile: grid.tile($0.index), reason: $0.problem.description) },
+            previous: PublishedFrame.Previous(index: kept.index, fallbackHash: kept.fallbackHash))
+        return Kept(frame: published, missing: missing)
     }
 }

@@ -33,7 +33,7 @@ struct FrameStitcher: Sendable {
         var sha256: String
         var bytes: Int
         /// Tiles whose header was fine but whose pixels were not, drawn transparent.
-        var drawnTransparent: [(index: Int, reason: String)]
+        var drawnTransparent: [(index: Int, problem: TileProblem)]
         /// The poster, when asked for.
         var poster: [UInt8]?
     }
@@ -42,7 +42,7 @@ struct FrameStitcher: Sendable {
     /// `missing: fail`, or when a bad tile stops the stitch).
     enum Outcome: Sendable {
         case stitched(Frame)
-        case undecodable([(index: Int, reason: String)])
+        case undecodable([(index: Int, problem: TileProblem)])
     }
 
     /// What went into a frame, hashed: these settings and each tile's digest (or its
@@ -55,10 +55,10 @@ struct FrameStitcher: Sendable {
 
     /// Header checks (sizes, damaged headers) and the frame's pixel format. Tiles with a
     /// bad header are emptied and returned with why.
-    func checkHeaders(_ tiles: inout [TileContent]) async throws -> (format: PixelFormat, bad: [(index: Int, reason: String)]) {
+    func checkHeaders(_ tiles: inout [TileContent]) async throws -> (format: PixelFormat, bad: [(index: Int, problem: TileProblem)]) {
         let stitcher = self.stitcher, layout = self.layout, loaded = tiles
         let (format, failures) = try await CPUPool.shared.run { stitcher.plan(layout: layout, tiles: loaded) }
-        let bad: [(index: Int, reason: String)] = failures.map { (grid.index(column: $0.column, row: $0.row), $0.reason) }
+        let bad: [(index: Int, problem: TileProblem)] = failures.map { (grid.index(column: $0.column, row: $0.row), TileProblem($0.problem)) }
         for (i, _) in bad { tiles[i] = .empty }
         return (format, bad)
     }
@@ -102,7 +102,7 @@ struct FrameStitcher: Sendable {
             try? FileManager.default.removeItem(at: temporary)
             return .undecodable(try await CPUPool.shared.run { Self.undecodable(tiles, stitcher: stitcher) })
         }
-        let drawn: [(index: Int, reason: String)] = report.failedTiles.map { (grid.index(column: $0.column, row: $0.row), $0.reason) }
+        let drawn: [(index: Int, problem: TileProblem)] = report.failedTiles.map { (grid.index(column: $0.column, row: $0.row), TileProblem($0.problem)) }
         let (sha, size) = try FileHash.sha256(of: temporary)
         let name = String(format: "%04d-", index) + sha.prefix(8) + "." + written.fileExtension
         try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent(name))
@@ -112,19 +112,18 @@ struct FrameStitcher: Sendable {
 
 private extension FrameStitcher {
     /// The tiles (by position) that fail a full decode, with why.
-    static func undecodable(_ tiles: [TileContent], stitcher: Stitcher) -> [(index: Int, reason: String)] {
-        var failures: [(index: Int, reason: String)] = []
+    static func undecodable(_ tiles: [TileContent], stitcher: Stitcher) -> [(index: Int, problem: TileProblem)] {
+        var failures: [(index: Int, problem: TileProblem)] = []
         for (i, tile) in tiles.enumerated() {
             guard case .encoded(let bytes) = tile else { continue }
-            do throws(PNGError) { _ = try stitcher.decoder.decode(bytes, keepIndices: false) } catch { failures.append((i, error.reason)) }
+            do throws(PNGError) { _ = try stitcher.decoder.decode(bytes, keepIndices: false) } catch { failures.append((i, .undecodable(error.reason))) }
         }
         return failures
     }
 }
 
-/// The frames an animation's build stitched from lossy and lossless tiles together (a tile
-/// server that sends PNG only where it needs transparency), and what `format: auto` made of
-/// them, for one line at the end of the stitch.
+/// Counts the frames an animation's build stitched from lossy and lossless tiles together,
+/// and what `format: auto` made of them, for one report at the end of the stitch.
 final class MixedTiles: Sendable {
     private let counts = LockedBox((frames: 0, lossy: 0, lossless: 0, writtenLossy: 0))
 
@@ -137,21 +136,11 @@ final class MixedTiles: Sendable {
         }
     }
 
-    /// The line, or nil when no frame was mixed.
-    func note(animation: String) -> (text: String, advice: Bool)? {
+    /// What was counted, or nil when no frame was mixed.
+    func report(animation: String) -> MixedTilesReport? {
         let c = counts.withLock { $0 }
         guard c.frames > 0 else { return nil }
-        let tiles = "\(c.lossy) JPEG or lossy WebP tiles and \(c.lossless) PNG or lossless WebP"
-        if c.writtenLossy == c.frames {
-            return (
-                "\(animation): \(c.frames) frame(s) stitched from \(tiles) written lossy, as most of their tiles came (format: auto); format: png keeps them lossless",
-                false
-            )
-        }
-        return (
-            "\(animation): \(c.frames - c.writtenLossy) of \(c.frames) frame(s) stitched from \(tiles) written as PNG, as most of their tiles came; format: webp would write them lossy, smaller",
-            true
-        )
+        return MixedTilesReport(animation: animation, frames: c.frames, lossyTiles: c.lossy, losslessTiles: c.lossless, framesWrittenLossy: c.writtenLossy)
     }
 }
 
@@ -159,5 +148,15 @@ private extension PixelFormat {
     var isIndexedFrame: Bool {
         if case .indexed = self { return true }
         return false
+    }
+}
+
+extension TileProblem {
+    /// The stitcher's finding about a tile.
+    init(_ problem: TileFailure.Problem) {
+        switch problem {
+        case .wrongSize(let width, let height, let expected): self = .wrongSize(width: width, height: height, expected: expected)
+        case .undecodable(let error): self = .undecodable(error.reason)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import MatsiteCapabilities
@@ -72,5 +73,14 @@ struct TimeInstantTests {
         #expect(TimeInstant(year: 2026, month: 11, day: 21, hour: 10)?.iso8601 == "2026-11-21T10:00:00Z")
         #expect(TimeInstant(year: 2026, month: 11, day: 21, hour: 10, millisecond: 7)?.iso8601 == "2026-11-21T10:00:00.007Z")
         #expect(TimeInstant(year: 2026, month: 2, day: 30) == nil)
+    }
+
+    @Test("as JSON it is its ISO 8601 text, read back to the same instant; other text is refused")
+    func codable() throws {
+        let instant = try #require(TimeInstant(year: 2026, month: 11, day: 21, hour: 10, millisecond: 250))
+        let json = try JSONEncoder().encode([instant])
+        #expect(String(decoding: json, as: UTF8.self) == "[\"2026-11-21T10:00:00.250Z\"]")
+        #expect(try JSONDecoder().decode([TimeInstant].self, from: json) == [instant])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([TimeInstant].self, from: Data("[\"noon\"]".utf8)) }
     }
 }

@@ -169,6 +169,16 @@ struct BuildCommandTests {
         // Three examples, not forty URLs.
         #expect(quiet.stderr.components(separatedBy: "/t/").count - 1 == 3, "\(quiet.stderr)")
         #expect(verbose.stderr.components(separatedBy: "failed: world frame").count - 1 == 40, "\(verbose.stderr)")
+        // --verbose has just listed them: its error does not send the reader to --verbose.
+        #expect(!verbose.stderr.contains("--verbose"), "\(verbose.stderr)")
+        let plain = try await withTestServer { server in
+            server.route(prefix: "/t/", .status(404))
+            let yaml = try String(contentsOf: site.root.appendingPathComponent("matsite.yml"), encoding: .utf8)
+            let moved = yaml.replacing(#/http://127\.0\.0\.1:\d+/#, with: String(server.url("").dropLast()))
+            try Data(moved.utf8).write(to: site.root.appendingPathComponent("matsite.yml"))
+            return try await run(["build"], in: site.root)
+        }
+        #expect(plain.status == 1 && plain.stderr.contains("--verbose lists every tile"), "\(plain.stderr)")
     }
 
     @Test("a build that works exits 0, publishes the site and prints a summary")

@@ -25,8 +25,9 @@ enum CLI {
         let err: String
     }
 
-    /// Runs `matsite arguments...` in `directory` to its end (killed after `timeout` s).
-    static func run(_ arguments: [String], in directory: URL, timeout: Double = 120) throws -> Result {
+    /// Runs `matsite arguments...` in `directory` to its end (killed after `timeout` s: a
+    /// bound for a hang, far beyond a build on a loaded machine).
+    static func run(_ arguments: [String], in directory: URL, timeout: Double = 600) throws -> Result {
         let process = try Background(arguments, in: directory)
         process.wait(timeout: timeout)
         return Result(status: process.status, out: process.out, err: process.err)
@@ -84,7 +85,7 @@ enum CLI {
 
         /// Waits until stderr matches `pattern` (a regular expression) and returns the first
         /// match's captures, or nil after `timeout` s or once the process ended without it.
-        func waitForError(matching pattern: String, timeout: Double = 60) async -> [String]? {
+        func waitForError(matching pattern: String, timeout: Double = 300) async -> [String]? {
             let regex = try? NSRegularExpression(pattern: pattern)
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
@@ -100,8 +101,21 @@ enum CLI {
             return nil
         }
 
+        /// Waits until stdout holds `text` and returns it, or nil after `timeout` s or once
+        /// the process ended without it.
+        func waitForOutput(containing text: String, timeout: Double = 300) async -> String? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                let now = out
+                if now.contains(text) { return now }
+                if !isRunning { return out.contains(text) ? out : nil }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return nil
+        }
+
         /// Waits for the end (killing it after `timeout` s) and for the output.
-        func wait(timeout: Double = 120) {
+        func wait(timeout: Double = 600) {
             let deadline = Date().addingTimeInterval(timeout)
             while process.isRunning && Date() < deadline { usleep(20_000) }
             stop(signal: SIGKILL)

@@ -9,7 +9,7 @@ struct CheckCommandTests {
         title: Check test
         output: site
         cache: cache
-        http: { retry_delay_ms: 10, retries: 1, timeout_s: 5 }
+        http: { retry_delay_ms: 10, retries: 1, timeout_s: \(TestSite.patientTimeout) }
         animations:
           - id: loop
             bbox: [-10.0, 40.0, 10.0, 52.0]
@@ -33,7 +33,7 @@ struct CheckCommandTests {
             #expect(result.out.contains("problem: 2 probes (2 frames): HTTP 404 (no tile here); e.g. frame 0: "), "stdout: \(result.out)")
             #expect(result.out.contains("    hint: the source has no tile there"), "stdout: \(result.out)")
             #expect(result.out.contains("404"), "stdout: \(result.out)")
-            #expect(result.err.contains("some sources could not be probed"))
+            #expect(result.err.contains("error: a build of this config would fail (see problems above)"))
             #expect(server.requestCount(prefix: "/missing/") >= 1)
             #expect(CLI.tree(project) == ["matsite.yml"], "no output folder, no cache folder, no lock")
         }
@@ -142,7 +142,7 @@ struct CheckCommandTests {
             let text = String(decoding: data, as: UTF8.self)
             #expect(process.terminationStatus == 1)
             let problem = try #require(text.range(of: "problem: "), "\(text)")
-            let verdict = try #require(text.range(of: "error: some sources could not be probed"), "\(text)")
+            let verdict = try #require(text.range(of: "error: a build of this config would fail"), "\(text)")
             #expect(problem.lowerBound < verdict.lowerBound, "\(text)")
         }
     }

@@ -20,6 +20,10 @@ struct InitCommandTests {
         let live = config.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
         #expect(live.contains { $0.contains("demo: radar") })
         #expect(!live.contains { $0.contains("http://") || $0.contains("https://") })
+        // missing: transparent only where a source leaves out empty tiles (gdal2tiles'
+        // folders), never for a live feed whose 404 means a wrong URL.
+        let transparent = config.split(separator: "\n").filter { $0.contains("missing: transparent") }
+        #expect(transparent.count == 1 && transparent[0].contains("gdal2tiles"), "\(transparent)")
 
         let built = try CLI.run(["build"], in: project, timeout: 300)
         #expect(built.status == 0, "stderr: \(built.err)")

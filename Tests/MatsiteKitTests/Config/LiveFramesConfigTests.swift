@@ -90,7 +90,7 @@ struct LiveFramesConfigTests {
         guard case .index(let index) = animation.frames, case .url(let template) = animation.source.kind else {
             Issue.record("not an index"); return
         }
-        #expect(index.location == .url("https://api.example.org/public/weather-maps.json"))
+        #expect(index.location == .url(try #require(HTTPURL("https://api.example.org/public/weather-maps.json"))))
         #expect(index.items == "radar.past" && index.time == "time" && index.latest == 12)
         #expect(index.fields == ["path": "path"] && index.globals == ["host": "host"])
         #expect(template.fieldNames == ["host", "path"])

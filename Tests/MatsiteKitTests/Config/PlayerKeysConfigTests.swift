@@ -34,7 +34,7 @@ struct PlayerKeysConfigTests {
         #expect(legend.unit == "dBZ")
         #expect(legend.stops == [.init(value: 10, color: "#78c8e6"), .init(value: 40, color: "#f0e628", label: "heavy")])
         #expect(legend.image == "bar.png" && legend.imageAlt == "Reflectivity from 10 to 60 dBZ")
-        #expect(a.legendImageLine == 16)
+        #expect(legend.imageLine == 16)
     }
 
     @Test("absent keys stay absent: the player's defaults apply")

@@ -122,6 +122,6 @@ struct SiteConfigTests {
         guard case .url(let url) = a.source.kind else { Issue.record("not a url source"); return }
         #expect(url.text == "https://{s}.example.org/radar/{time}/{z}/{x}/{y}.png" && url.host == "{s}.example.org")
         guard case .times(let times) = a.frames else { Issue.record("not times"); return }
-        #expect(times.map(\.timeIntervalSince1970) == [1_795_255_200, 1_795_255_800])
+        #expect(times.map(\.millisecondsSinceEpoch) == [1_795_255_200_000, 1_795_255_800_000])
     }
 }

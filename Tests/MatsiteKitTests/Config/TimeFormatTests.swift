@@ -11,7 +11,7 @@ struct TimeFormatTests {
         "every supported code writes the instant in UTC",
         arguments: [
             ("%Y-%m-%dT%H:%M:%SZ", "2026-11-21T10:00:00Z"), ("%Y%m%d%H%M", "202611211000"), ("%y", "26"),
-            ("%j", "325"), ("%s", "1795255200"), ("%Q", "000"), ("100%%", "100%"), ("plain", "plain"),
+            ("%j", "325"), ("%s", "1795255200"), ("%Q", "000"), ("%H:%M 100%%", "10:00 100%"),
         ])
     func codes(pattern: String, expected: String) throws {
         #expect(try TimeFormat(pattern).format(Self.instant) == expected)
@@ -35,5 +35,16 @@ struct TimeFormatTests {
     @Test("an unsupported code is refused when the format is read", arguments: ["%Z", "%", "%H:%M %p"])
     func unsupported(pattern: String) {
         #expect(throws: TemplateError.self) { try TimeFormat(pattern) }
+    }
+
+    @Test(
+        "a format that writes no time (no % code, or only %%) is refused: every frame would get the same URL",
+        arguments: ["YYYYMMDDHHmm", "plain", "100%%", ""])
+    func writesNoTime(pattern: String) {
+        #expect {
+            try TimeFormat(pattern)
+        } throws: { error in
+            "\(error)".contains("every frame would get the same {time}") && "\(error)".contains("\"%Y%m%d%H%M\" writes 202611251205")
+        }
     }
 }

@@ -31,6 +31,10 @@ struct DeployPlanTests {
     @Test("each path goes in its wave: hashed names first, pages last")
     func waves() {
         #expect(DeployWave.of("radar/frames/0003-1a2b3c4d.png") == .hashed)
+        // Named by content only: a frame, its pyramid folder, its fallback tiles' folder.
+        #expect(DeployWave.of("radar/frames/1a2b3c4d5e6f7a8b.png") == .hashed)
+        #expect(DeployWave.of("radar/frames/1a2b3c4d5e6f7a8b/7/3/4.png") == .hashed)
+        #expect(DeployWave.of("radar/tiles/1a2b3c4d5e6f7a8b/7/37/53.png") == .hashed)
         #expect(DeployWave.of("radar/frames/0003-1a2b3c4d/7/3/4.png") == .hashed)
         #expect(DeployWave.of("assets/player.0dc16f30.js") == .hashed)
         #expect(DeployWave.of("assets/leaflet-8162c049/images/layers.png") == .hashed)
@@ -111,16 +115,6 @@ struct DeployPlanTests {
         #expect(back.deletes.isEmpty && back.finalLedger.unreferenced.isEmpty && back.uploadCount == 0)
     }
 
-    @Test("inline connection-string values never show")
-    func redaction() {
-        let target = ":s3,access_key_id=AKIAEXAMPLE,secret_access_key=\"s3cr3t,x\":bucket/www"
-        #expect(Rclone.redactedTarget(target) == ":s3,access_key_id=***,secret_access_key=***:bucket/www")
-        let redact = Rclone.redactor(for: target)
-        #expect(!redact("Failed to create file system for \"\(target)\": s3cr3t,x AKIAEXAMPLE").contains("s3cr3t"))
-        #expect(Rclone.redactedTarget("web:/srv/www") == "web:/srv/www")
-        #expect(Rclone.join("web:", "x") == "web:x" && Rclone.join("web:/srv", "x") == "web:/srv/x")
-    }
-
     @Test("deploy: is read with its defaults, and a bad key names its line")
     func config() throws {
         let base = ConfigLoaderTests.yaml()
@@ -138,6 +132,9 @@ struct DeployPlanTests {
             try ConfigLoader.parse(Data((base + "deploy:\n  grace: PT1H\n").utf8), file: "site.yml")
         }
         #expect(missing?.keyPath == "deploy.target")
+        #expect(config.deploy?.create == false && config.deploy?.rclone == nil)
+        let create = try ConfigLoader.parse(Data((base + "deploy: { target: \"w:/srv\", create: true, rclone: /opt/rclone }\n").utf8), file: "site.yml")
+        #expect(create.deploy?.create == true && create.deploy?.rclone == "/opt/rclone")
     }
 }
 
@@ -162,6 +159,23 @@ extension DeployPlanTests {
         #expect(tilesCopy! < tilesUpload!)
         let plain = DeployPlan(site: moved, remote: remote, ledger: ledger, now: Self.now, graceSeconds: 60, maxDeletes: 10)
         #expect(plain.copyCount == 0 && plain.uploadCount == 4)
+    }
+
+    @Test("what an interrupted deploy left is deleted at once, not kept for a grace period; replaced files are known")
+    func leftovers() {
+        let (remote, ledger) = Self.deployed(Self.site)
+        var after = remote
+        after["radar/manifest.json.a1a6e4e9.partial"] = 10
+        after["matsite-staging-0a1b2c3d/radar/index.html"] = 5
+        after["radar/notes.partial"] = 3
+        let plan = DeployPlan(site: Self.site, remote: after, ledger: ledger, now: Self.now, graceSeconds: 86400, maxDeletes: 1000)
+        #expect(plan.leftovers.sorted() == ["matsite-staging-0a1b2c3d/radar/index.html", "radar/manifest.json.a1a6e4e9.partial"])
+        #expect(plan.pending.map(\.path) == ["radar/notes.partial"])
+        #expect(plan.finalLedger.unreferenced["radar/manifest.json.a1a6e4e9.partial"] == nil)
+        let changed =
+            Self.site.map { $0.path == "radar/manifest.json" ? Self.file($0.path, "anim2") : $0 } + [Self.file("radar/frames/0002-0c0c0c0c.png", "f3")]
+        let replace = DeployPlan(site: changed, remote: remote, ledger: ledger, now: Self.now, graceSeconds: 86400, maxDeletes: 1000)
+        #expect(replace.replacing == ["radar/manifest.json"])
     }
 
     @Test("a chain of copies runs reader first, and a cycle is uploaded instead")

@@ -51,14 +51,19 @@ struct LoopFrameCacheTests {
         ).replacingOccurrences(of: "output: \(site.output.path)", with: "output: \(output.path)")
     }
 
-    /// Builds with the cache folder on (`TestSite.build` turns it off); returns the export lines.
-    static func build(_ site: TestSite, first: Int, output: URL, cache: Bool) async throws -> [String] {
+    /// Builds with the cache folder on (`TestSite.build` turns it off); returns the export's report.
+    static func build(_ site: TestSite, first: Int, output: URL, cache: Bool) async throws -> ExportReport {
         var options = BuildOptions()
         options.useCache = cache
         options.lockWait = 10
-        let reporter = ProductLines()
+        let reporter = RecordingReporter()
         _ = try await Builder(config: site.config(yaml(site, first: first, output: output)), options: options, reporter: reporter).run()
-        return reporter.lines
+        return try #require(reporter.exports.first)
+    }
+
+    /// The frames `format`'s file took from the cache.
+    static func cached(_ report: ExportReport, _ format: ExportConfig.Format) -> Int? {
+        report.files.first { $0.format == format }?.cachedFrames
     }
 
     /// The exported files' bytes by format.
@@ -76,11 +81,10 @@ struct LoopFrameCacheTests {
         try Self.writeTiles(site)
         let first = site.root.appendingPathComponent("one"), second = site.root.appendingPathComponent("two")
         let cold = try await Self.build(site, first: 0, output: first, cache: true)
-        #expect(cold.contains { $0.contains("(9 pictures for 4 frames)") }, "\(cold)")
+        #expect(cold.pictures == 9, "\(cold)")
         let warm = try await Self.build(site, first: 0, output: second, cache: true)
-        #expect(warm.contains { $0.contains("export gif") && $0.hasSuffix("4 of 4 frames from the cache") }, "\(warm)")
-        #expect(warm.contains { $0.contains("export webp") && $0.hasSuffix("4 of 4 frames from the cache") }, "\(warm)")
-        #expect(warm.contains { $0.contains("(0 pictures for 4 frames)") }, "\(warm)")
+        #expect(Self.cached(warm, .gif) == 4 && Self.cached(warm, .webp) == 4, "\(warm)")
+        #expect(warm.pictures == 0, "\(warm)")
         #expect(try Self.exports(first) == Self.exports(second))
     }
 
@@ -94,7 +98,7 @@ struct LoopFrameCacheTests {
         let moved = try await Self.build(site, first: 1, output: output, cache: true)
         // Frames 1 and 2 of the new window follow the same pictures as before; frame 0 now
         // starts the loop and frame 3 is new.
-        #expect(moved.contains { $0.contains("export webp") && $0.hasSuffix("2 of 4 frames from the cache") }, "\(moved)")
+        #expect(Self.cached(moved, .webp) == 2, "\(moved)")
         _ = try await Self.build(site, first: 1, output: plain, cache: false)
         #expect(try Self.exports(output) == Self.exports(plain))
         // The cache keeps the current loop's frames only.
@@ -120,7 +124,7 @@ struct LoopFrameCacheTests {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
         }
         let again = try await Self.build(site, first: 0, output: second, cache: true)
-        #expect(!again.contains { $0.contains("from the cache") }, "\(again)")
+        #expect(again.files.allSatisfy { $0.cachedFrames == 0 }, "\(again)")
         #expect(try Self.exports(first) == Self.exports(second))
     }
 }

@@ -185,7 +185,7 @@ struct LiveFeedTests {
             #expect(built.status == 0, "stderr: \(built.err)")
             let data = try Data(contentsOf: project.appendingPathComponent("site/radar/manifest.json"))
             let manifest = try JSONDecoder.manifest.decode(AnimationManifest.self, from: data)
-            #expect(manifest.frames.compactMap(\.time) == ["2026-11-21T11:55:00Z", "2026-11-21T12:00:00Z", "2026-11-21T12:05:00Z"])
+            #expect(manifest.frames.compactMap(\.time?.iso8601) == ["2026-11-21T11:55:00Z", "2026-11-21T12:00:00Z", "2026-11-21T12:05:00Z"])
             let checked = try CLI.run(["check", "--at", "2026-11-21T12:07:00Z"], in: project)
             #expect(checked.status == 0 && checked.out.contains("2026-11-21T11:55:00Z .. 2026-11-21T12:05:00Z"), "stdout: \(checked.out)")
         }
@@ -279,7 +279,7 @@ extension LiveFeedTests {
     ) async throws -> BuildSummary {
         feed.set(at)
         var options = BuildOptions()
-        options.lockWait = 10
+        options.lockWait = TestSite.lockWait
         options.at = TimeFormat.parseISO(at)
         return try await Builder(config: site.config(yaml), options: options, reporter: reporter).run()
     }

@@ -242,7 +242,7 @@ struct HTTPCacheTests {
         try await bench.build()
         bench.server.resetCounts()
         var options = BuildOptions()
-        options.lockWait = 30
+        options.lockWait = TestSite.lockWait
         let yaml = bench.yaml(times: [0, 10]).replacingOccurrences(of: "http: {", with: "http: { headers: { Referer: \"https://example.org/\" },")
         _ = try await Builder(config: bench.site.config(yaml), options: options).run()
         #expect(bench.tileRequests.count == 2 * CacheBench.tilesPerFrame)
@@ -254,7 +254,7 @@ struct HTTPCacheTests {
         let site = try TestSite()
         defer { site.remove() }
         var options = BuildOptions()
-        options.lockWait = 30
+        options.lockWait = TestSite.lockWait
         let yaml = site.yaml(
             """
               - id: demo

@@ -16,7 +16,7 @@ struct PoliteCachingTests {
         let server: TestServer
         let site: TestSite
 
-        func yaml(http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: 60 }", fallback: String? = "{ levels: 0 }") -> String {
+        func yaml(http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: \(TestSite.patientTimeout) }", fallback: String? = "{ levels: 0 }") -> String {
             let ok = server.url("/ok/{z}/{x}/{y}.png"), gone = server.url("/gone/{z}/{x}/{y}.png")
             let lines =
                 [
@@ -34,7 +34,7 @@ struct PoliteCachingTests {
         @discardableResult
         func build(_ yaml: String) async throws -> BuildSummary {
             var options = BuildOptions()
-            options.lockWait = 30
+            options.lockWait = TestSite.lockWait
             return try await Builder(config: site.config(yaml), options: options).run()
         }
     }
@@ -84,7 +84,7 @@ struct PoliteCachingTests {
         }
         try await withProject(gone: gone) { project in
             // A TTL of 0: every stored 404 is stale at once, as all are after their TTL.
-            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, timeout_s: 60, missing_ttl_s: 0 }")
+            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, timeout_s: \(TestSite.patientTimeout), missing_ttl_s: 0 }")
             try await project.build(yaml)
             project.server.resetCounts()
 
@@ -101,7 +101,7 @@ struct PoliteCachingTests {
     @Test("a 404's own max-age wins over http.missing_ttl_s")
     func explicitFreshnessWins() async throws {
         try await withProject(gone: .status(404, headers: [("Cache-Control", "max-age=0")])) { project in
-            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, timeout_s: 60, missing_ttl_s: 3600 }")
+            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, timeout_s: \(TestSite.patientTimeout), missing_ttl_s: 3600 }")
             try await project.build(yaml)
             project.server.resetCounts()
             try await project.build(yaml)
@@ -113,7 +113,7 @@ struct PoliteCachingTests {
     @Test("a tile that comes back after a cached 404 is fetched once the 404 is stale")
     func tileThatAppearsIsFetched() async throws {
         try await withProject(gone: .status(404)) { project in
-            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, timeout_s: 60, missing_ttl_s: 0 }")
+            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, timeout_s: \(TestSite.patientTimeout), missing_ttl_s: 0 }")
             try await project.build(yaml)
             #expect(try project.site.frames("loop")[1]["missing_tiles"] != nil)
             project.server.route(prefix: "/gone/", .ok(CacheBench.solidTile(seed: "back"), contentType: "image/png"))
@@ -131,6 +131,7 @@ struct PoliteCachingTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             func fetch(agent: String) async throws -> HTTPResponseData {
                 var options = SiteConfig().http
+                options.timeoutSeconds = Double(TestSite.patientTimeout)
                 options.userAgent = agent
                 let fetcher = HTTPFetcher(options: options, cache: HTTPCache(directory: folder, maxSize: 1 << 30, varyHeaders: [:]))
                 do {
@@ -158,7 +159,10 @@ struct PoliteCachingTests {
             server.route("/v.png", .ok(Self.png, contentType: "image/png", cacheControl: "max-age=600", headers: [("Vary", "*")]))
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-vary-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
-            let fetcher = HTTPFetcher(options: SiteConfig().http, cache: HTTPCache(directory: folder, maxSize: 1 << 30, varyHeaders: [:]))
+            var options = SiteConfig().http
+            // Exactly two requests are expected: a slow answer on a loaded machine must not become a retry.
+            options.timeoutSeconds = Double(TestSite.patientTimeout)
+            let fetcher = HTTPFetcher(options: options, cache: HTTPCache(directory: folder, maxSize: 1 << 30, varyHeaders: [:]))
             let second: HTTPResponseData
             do {
                 _ = try await fetcher.get(server.url("/v.png"), accept: "image/png")

@@ -5,6 +5,8 @@
 import Foundation
 import Testing
 
+@testable import MatsiteKit
+
 struct BrokenConfig: Sendable, CustomStringConvertible {
     let file: URL
     let line: Int?
@@ -73,5 +75,12 @@ struct BadConfigTests {
         #expect(
             ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).isEmpty,
             "something was written beside the output")
+    }
+
+    @Test("a tab in the indentation is called a tab, wherever libyaml stops at it", arguments: ["yaml-tab-indentation.yml", "yaml-tab-list-item.yml"])
+    func tabSaysTab(_ name: String) throws {
+        let file = BrokenConfig.folder.appendingPathComponent(name)
+        let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(file: file) }
+        #expect(error?.message.hasPrefix("a tab in the indentation (column 1): YAML indents with spaces only") == true, "\(String(describing: error))")
     }
 }

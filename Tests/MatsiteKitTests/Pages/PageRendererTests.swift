@@ -22,18 +22,14 @@ struct PageRendererTests {
     func defaults() throws {
         let pages = try PageRenderer(overrides: nil)
         #expect(pages.assets.keys.contains("player.js") && pages.assets.keys.contains("player.css"))
-        let html = try pages.render("index", ["site_title": "Loops", "generator": "matsite test", "animations": [[String: Any]]()])
+        let html = try pages.render(IndexPageContext(siteTitle: "Loops", generator: "matsite test", assets: [:], animations: []))
         #expect(html.contains("<title>Loops</title>"))
     }
 
     @Test("user strings are escaped in pages")
     func escapes() throws {
         let html = try PageRenderer(overrides: nil).render(
-            "index",
-            [
-                "site_title": "<script>alert(1)</script> & co",
-                "animations": [[String: Any]](),
-            ])
+            IndexPageContext(siteTitle: "<script>alert(1)</script> & co", generator: "", assets: [:], animations: []))
         #expect(!html.contains("<script>alert(1)</script>"))
         #expect(html.contains("&lt;script&gt;"))
     }
@@ -46,9 +42,10 @@ struct PageRendererTests {
         ])
         defer { try? FileManager.default.removeItem(at: root) }
         let pages = try PageRenderer(overrides: root)
-        #expect(try pages.render("index", ["site_title": "Loops"]) == "custom Loops")
+        #expect(try pages.render(IndexPageContext(siteTitle: "Loops", generator: "", assets: [:], animations: [])) == "custom Loops")
         #expect(pages.assets["player.css"] == "body{}")
-        #expect(try pages.render("embed", ["title": "T", "assets": [String: String]()]).contains("<html"))
+        let page = AnimationPageValues(siteTitle: "S", title: "T", id: "t", generator: "", width: 1, height: 1, assets: [:])
+        #expect(try pages.render(EmbedPageContext(page: page)).contains("<html"))
     }
 
     @Test("a templates folder that does not exist is an error naming it and the config key")
@@ -73,7 +70,13 @@ struct PageRendererTests {
 
     @Test("rendering a template nobody defined names it")
     func unknownTemplate() throws {
-        let error = #expect(throws: (any Error).self) { try PageRenderer(overrides: nil).render("nope", [:]) }
+        let error = #expect(throws: (any Error).self) { try PageRenderer(overrides: nil).render(NoSuchPage()) }
         #expect("\(error.map { "\($0)" } ?? "")".contains("template nope.mustache is missing"))
     }
+}
+
+/// A context whose template nobody defined.
+private struct NoSuchPage: PageContext {
+    static let template = "nope"
+    func child(named name: String) -> Any? { nil }
 }

@@ -29,13 +29,11 @@ struct SitePagesTests {
         let config = try site.config(yaml)
         let layout = FrameLayout(width: width, height: height, originX: 0, originY: 0, shift: 0, tileSize: 256)
         let frames = (0..<2).map {
-            AnimationManifest.Frame(
-                index: $0, url: "frames/\($0).png", time: "2026-11-21T10:0\($0):00Z", durationMs: 500,
-                bytes: 1, sha256: "00", missingTiles: nil, inputHash: "00")
+            PublishedFrame(
+                index: $0, time: TimeFormat.instant("2026-11-21T10:0\($0):00Z"), durationMs: 500, file: "frames/\($0).png",
+                bytes: 1, sha256: "00", inputHash: "00")
         }
-        let manifest = AnimationManifest(
-            animation: config.animations[0], layout: layout, frames: frames, fallback: nil,
-            baseMap: nil, allowedOrigins: ["*"])
+        let manifest = AnimationManifest(animation: config.animations[0], layout: layout, frames: frames, site: config)
         let root = site.root.appendingPathComponent("staged")
         let writer = SiteWriter(root: root, previous: PreviousSite(output: site.output))
         let assets = SiteAssets(urls: ["player_js": "assets/player.1234.js", "player_css": "assets/player.1234.css"])

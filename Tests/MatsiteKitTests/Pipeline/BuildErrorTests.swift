@@ -68,7 +68,7 @@ struct BuildErrorTests {
             #expect(error?.failedStage == .plan)
             #expect(error?.description.hasPrefix("plan: capabilities: ") == true, "\(String(describing: error))")
             #expect(error?.description.contains("/caps.xml") == true)
-            #expect(error?.underlying is StepFailure)
+            #expect(error?.underlying is CapabilitiesFetchError)
         }
     }
 
@@ -81,7 +81,7 @@ struct BuildErrorTests {
         let error = await #expect(throws: BuildError.self) { try await site.build(yaml) }
         #expect(error?.failedStage == .pages)
         #expect(error?.description == "pages: the templates folder \(missing.path) does not exist (config key templates)")
-        #expect(error?.underlying is StepFailure)
+        #expect(error?.underlying as? PageTemplateError == .folderMissing(missing.path))
     }
 
     @Test("a lock file that cannot be opened fails the publish stage with the path and errno")

@@ -47,9 +47,10 @@ struct BuilderTests {
             #expect(failed.count == 3)
             #expect(byURL[server.url("/t/0/1/0/0.png")]?.reason.contains("404") == true)
             let fiveHundred = byURL[server.url("/t/0/1/1/0.png")]?.reason ?? ""
-            #expect(fiveHundred.contains("500") && fiveHundred.contains("3 attempts"), "\(fiveHundred)")
+            // The server's own words come with its status: they often name the cause.
+            #expect(fiveHundred == "HTTP 500: \"backend exploded\"", "\(fiveHundred)")
             let html = byURL[server.url("/t/0/1/0/1.png")]?.reason ?? ""
-            #expect(html.contains("HTML") && html.contains("<!doctype html>"), "\(html)")
+            #expect(html.contains("HTML") && html.contains("Service unavailable Try again later."), "\(html)")
             #expect(failed.allSatisfy { $0.animation == "world" && $0.frame == 0 })
             // One failing tile never stops the others: the good one was fetched too.
             #expect(server.requestCount("/t/0/1/1/1.png") == 1)
@@ -132,8 +133,12 @@ struct BuilderTests {
         let reporter = RecordingReporter()
         try await withTestServer { server in
             server.route(prefix: "/t/", .status(404))
+            // The 11th frame has its tiles: a loop with gaps, not an empty one.
+            for (x, y) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                server.route("/t/10/1/\(x)/\(y).png", .ok(try FormulaTiles.tile(z: 1, x: x, y: y, frame: 10), contentType: "image/png"))
+            }
             try await site.build(
-                site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: "transparent", frames: "{ count: 10 }")),
+                site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: "transparent", frames: "{ count: 11 }")),
                 reporter: reporter)
         }
         let about = reporter.warnings.filter { $0.contains("HTTP 404") }
@@ -142,7 +147,7 @@ struct BuilderTests {
         #expect(about.first?.contains("/t/0/1/0/0.png") == true && about.first?.contains("/t/9/1/1/1.png") == true)
         // The manifest still lists every one of them.
         let frames = try site.frames("world")
-        #expect(frames.map { ($0["missing_tiles"] as? [[String: Any]])?.count ?? 0 } == Array(repeating: 4, count: 10))
+        #expect(frames.map { ($0["missing_tiles"] as? [[String: Any]])?.count ?? 0 } == Array(repeating: 4, count: 10) + [0])
     }
 
     @Test("frames with nothing missing carry no missing_tiles key")
@@ -297,21 +302,26 @@ struct BuilderTests {
         #expect(FormulaTiles.firstDifference(image.pixels, expected, width: window.width) == nil)
     }
 
-    @Test("with missing: transparent and no tile at all, the frame is published fully transparent, every tile listed")
+    @Test("with no tile at all, missing: transparent publishes no empty loop: the build fails naming the cause, the old site stays")
     func nothingAtAll() async throws {
         let site = try TestSite()
         defer { site.remove() }
         try await withTestServer { server in
-            server.route(prefix: "/t/", .status(404))
-            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: "transparent")))
+            FormulaTiles.serve(on: server)
+            try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: "transparent", frames: "{ count: 2 }")))
         }
-        let image = try site.frameRGBA("world", index: 0)
-        #expect(image.pixels.enumerated().allSatisfy { $0.offset % 4 != 3 || $0.element == 0 })
-        let missing = try #require(try site.frames("world")[0]["missing_tiles"] as? [[String: Any]])
-        #expect(
-            Set(missing.compactMap { m in (m["x"] as? Int).flatMap { x in (m["y"] as? Int).map { "\(x)/\($0)" } } })
-                == ["0/0", "1/0", "0/1", "1/1"])
-        #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("world/poster.png").path))
+        let before = Hostile.snapshot(site.output)
+        try await withTestServer { server in
+            server.route(prefix: "/t/", .status(404))
+            await #expect {
+                try await site.build(site.yaml(Self.world(server.url("/t/{frame}/{z}/{x}/{y}.png"), missing: "transparent", frames: "{ count: 2 }")))
+            } throws: { error in
+                let text = "\(error)"
+                return ExitClass.of(error) == .failed && text.hasPrefix("fetch: world: not one tile of any frame could be had")
+                    && text.contains("world: 8 tiles in 2 frames: HTTP 404 (no tile here)") && text.contains("hint: check the source's URL")
+            }
+        }
+        #expect(!before.isEmpty && Hostile.snapshot(site.output) == before, "the published site is byte-for-byte as it was")
     }
 
     @Test("under overzoom a missing tile is listed at the source zoom, and its whole 2x2-scaled area is transparent")

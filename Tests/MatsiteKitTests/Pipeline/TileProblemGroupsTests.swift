@@ -12,7 +12,7 @@ struct TileProblemGroupsTests {
         (0..<count).map { i in
             FailedTile(
                 animation: animation, frame: i / 4, locator: "http://127.0.0.1:1/t/\(i / 4)/1/\(i % 2)/\(i % 4 / 2).png",
-                reason: "HTTP 404 (no tile here)")
+                problem: .notFound(.http(status: 404)))
         }
     }
 
@@ -38,17 +38,18 @@ struct TileProblemGroupsTests {
     @Test("causes and animations make separate groups, in the order they came")
     func separateGroups() {
         var tiles = Self.missing(3, animation: "b")
-        tiles.append(FailedTile(animation: "a", frame: 2, locator: "/x/1.png", reason: "no file /x/1.png"))
-        tiles.append(FailedTile(animation: "a", frame: 0, locator: "/x/2.png", reason: "no file /x/2.png"))
-        tiles.append(FailedTile(animation: "b", frame: 0, locator: "u", reason: "HTTP 500: \"oops\" (after 3 attempts)"))
+        tiles.append(FailedTile(animation: "a", frame: 2, locator: "/x/1.png", problem: .notFound(.file)))
+        tiles.append(FailedTile(animation: "a", frame: 0, locator: "/x/2.png", problem: .notFound(.file)))
+        tiles.append(FailedTile(animation: "b", frame: 0, locator: "u", problem: .refused(status: 500, excerpt: "oops")))
         let groups = TileProblemGroups(tiles).groups
         #expect(groups.map(\.animation) == ["b", "b", "a"])
         #expect(groups.map(\.tiles.count) == [3, 1, 2])
-        // The file's own path is taken out: two files missing are one problem, frame order kept.
-        #expect(groups[2].reason == "no file" && groups[2].cause == .missing)
+        // Two files missing are one problem, frame order kept.
+        #expect(groups[2].problem == .notFound(.file) && groups[2].problem.description == "no such file")
         #expect(groups[2].tiles.map(\.frame) == [0, 2])
-        #expect(groups[1].cause == .other)
-        #expect(TileProblemGroups.hint(.other, tolerated: false)?.contains("missing: transparent") == true)
+        // A server error's hint points at the server, never at hiding its tiles.
+        let hint = groups[1].problem.hint(tolerated: false) ?? ""
+        #expect(hint.contains("the server itself failed") && !hint.contains("missing: transparent"), "\(hint)")
     }
 
     @Test("the stitcher's wrong-size failure is read as such, and its hint names the tile_size to set")
@@ -61,20 +62,25 @@ struct TileProblemGroupsTests {
         let tiles = [TileContent](repeating: .encoded(big), count: layout.tileCount)
         let failures = Stitcher().plan(layout: layout, tiles: tiles).failures
         #expect(failures.count == layout.tileCount)
-        let reason = try #require(failures.first?.reason)
-        #expect(TileProblemGroups.Cause(reason: reason) == .wrongSize(found: 512, expected: 256))
-        let failed = failures.map { FailedTile(animation: "sat", frame: 0, locator: "\($0.column)/\($0.row)", reason: $0.reason) }
+        #expect(failures.first.map { TileProblem($0.problem) } == .wrongSize(width: 512, height: 512, expected: 256))
+        let failed = failures.map { FailedTile(animation: "sat", frame: 0, locator: "\($0.column)/\($0.row)", problem: TileProblem($0.problem)) }
         let lines = TileProblemGroups(failed).failureLines()
         #expect(lines.count == 3)
         #expect(lines[2].contains("set tile_size: 512"), "\(lines)")
         #expect(!lines.joined().contains("set missing: transparent"), "a size mismatch is not fixed by hiding tiles")
     }
 
-    @Test("an access refusal carries its own advice: no second hint")
-    func refused() {
-        let reason = "access refused (HTTP 403): the server does not allow this client; check http.headers"
-        #expect(TileProblemGroups.Cause(reason: reason) == .refused)
-        #expect(TileProblemGroups.hint(.refused, tolerated: false) == nil)
+    @Test("13 frames refused with 13 different bodies are one group, shown with the first body")
+    func refusedBodies() {
+        let tiles = (0..<13).map { i in
+            FailedTile(
+                animation: "radar", frame: i, locator: "http://h/t/\(i).png",
+                problem: .refused(status: 400, excerpt: "{\"error\":\"invalid time 2026112518\(i)\"}"))
+        }
+        let lines = TileProblemGroups(tiles).failureLines()
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines[0] == "radar: 13 tiles in 13 frames: HTTP 400: \"{\"error\":\"invalid time 20261125180\"}\"", "\(lines)")
+        #expect(lines[2].contains("the server rejects the request itself") && !lines[2].contains("missing: transparent"))
     }
 
     @Test("check lines: one probe as it failed, several with one cause as one line")

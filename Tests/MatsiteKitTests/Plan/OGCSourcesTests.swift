@@ -119,7 +119,7 @@ struct OGCSourcesTests {
     }
 }
 
-private extension OGCSourcesTests {
+extension OGCSourcesTests {
     func build(source: String, extra: String = "") async throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-ogc-\(UUID().uuidString)")
         let yaml = """
@@ -150,7 +150,7 @@ private extension OGCSourcesTests {
         defer { try? FileManager.default.removeItem(at: site.deletingLastPathComponent()) }
         let data = try Data(contentsOf: site.appendingPathComponent("loop/manifest.json"))
         let manifest = try JSONDecoder.manifest.decode(AnimationManifest.self, from: data)
-        #expect(manifest.frames.map(\.time) == Self.expectedTimes)
+        #expect(manifest.frames.map(\.time?.iso8601) == Self.expectedTimes)
         for (i, frame) in manifest.frames.enumerated() {
             let bytes = try [UInt8](Data(contentsOf: site.appendingPathComponent("loop").appendingPathComponent(frame.url)))
             let image = try PNGDecoder().decode(bytes, keepIndices: false)

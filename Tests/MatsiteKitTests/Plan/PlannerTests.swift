@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import Testing
 
 @testable import MatsiteKit
@@ -100,7 +101,7 @@ struct PlannerTests {
             plan.frames.map { $0.tiles[0].description } == [
                 "https://tiles.example.org/202611211000/2/2/1.png", "https://tiles.example.org/202611211010/2/2/1.png",
             ])
-        #expect(plan.frames[1].time == Date(timeIntervalSince1970: 1_795_255_800))
+        #expect(plan.frames[1].time == TimeInstant(millisecondsSinceEpoch: 1_795_255_800_000))
     }
 
     @Test("frames.range expands start to end inclusive by an ISO 8601 step")

@@ -209,7 +209,7 @@ struct PointLayerBuildTests {
         let before = try inode(deepest)
         let recording = RecordingReporter()
         try await site.build(yaml, reporter: recording)
-        #expect(recording.details.contains { $0.contains("points reports: 400 points unchanged, linked") }, "\(recording.details)")
+        #expect(recording.pointLayers.map { [$0.layer, "\($0.points)", "\($0.reused)"] } == [["reports", "400", "true"]])
         #expect(try site.fileHashes() == files)
         #expect(try inode(deepest) == before)
         // A changed document is read and clustered again.
@@ -217,14 +217,14 @@ struct PointLayerBuildTests {
         try Self.write(points, in: site)
         let changed = RecordingReporter()
         try await site.build(yaml, reporter: changed)
-        #expect(changed.details.contains { $0.contains("points reports: 400 points clustered and written") }, "\(changed.details)")
+        #expect(changed.pointLayers.map { [$0.layer, "\($0.points)", "\($0.reused)"] } == [["reports", "400", "false"]])
         // A file of the previous layer gone: made again rather than published missing.
         let now = try #require((try site.manifest("demo")["points"] as? [[String: Any]])?.first?["levels"] as? [[String: Any]])
         let gone = try #require(now.first(where: { $0["tiles"] == nil })?["url"] as? String)
         try FileManager.default.removeItem(at: site.output.appendingPathComponent("demo/\(gone)"))
         let remade = RecordingReporter()
         try await site.build(yaml, reporter: remade)
-        #expect(remade.details.contains { $0.contains("clustered and written") }, "\(remade.details)")
+        #expect(remade.pointLayers.map(\.reused) == [false])
         #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("demo/\(gone)").path))
     }
 

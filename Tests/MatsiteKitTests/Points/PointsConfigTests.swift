@@ -34,7 +34,7 @@ struct PointsConfigTests {
         #expect(r.radiusPx == 60 && r.maxZoom == 12 && r.minZoom == 3 && r.skipInvalid && r.maxPoints == 5000)
         #expect(r.keyPath == "animations[0].points[0]" && r.tileAboveBytes == 65536 && layers[1].tileAboveBytes == 1 << 20)
         #expect(layers[1].latColumn == "latitude" && layers[1].lonColumn == "longitude" && layers[1].radiusPx == 40 && layers[1].maxZoom == 14)
-        #expect(layers[2].source == .url("https://example.org/feed.csv", format: .csv))
+        #expect(layers[2].source == .url(try #require(HTTPURL("https://example.org/feed.csv")), format: .csv))
         #expect(layers[1].maxPoints == 1_000_000 && !layers[1].skipInvalid && layers[1].minZoom == 0)
     }
 

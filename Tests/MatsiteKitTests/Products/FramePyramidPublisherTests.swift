@@ -29,7 +29,7 @@ struct FramePyramidPublisherTests {
     func publishesLevels() async throws {
         let site = try TestSite()
         defer { site.remove() }
-        let reporter = ProductLines()
+        let reporter = RecordingReporter()
         try await site.build(Self.yaml(site, pyramid: "{ publish: always }"), reporter: reporter)
         let manifest = try site.manifest("radar")
         let pyramid = try #require(manifest["pyramid"] as? [String: Any])
@@ -60,8 +60,8 @@ struct FramePyramidPublisherTests {
         }
         let onDisk = Set(try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 3 })
         #expect(onDisk == expected)
-        #expect(reporter.lines.count == 1)
-        #expect(reporter.lines.first?.contains("\(expected.count) tiles written, 0 linked") == true, "\(reporter.lines)")
+        #expect(reporter.levels.count == 1)
+        #expect(reporter.levels.first?.written == expected.count && reporter.levels.first?.linked == 0, "\(reporter.levels)")
 
         // Every finest tile, decoded, holds the frame's pixels at its place; outside the box, nothing.
         for (index, frame) in frames.enumerated() {
@@ -141,9 +141,9 @@ struct FramePyramidPublisherTests {
         #expect(compared > 0 && Double(error) / Double(compared) < 4, "mean error \(Double(error) / Double(max(1, compared)))")
         #expect(outsideOpaque == 0)
         // Unchanged: the WebP tiles are linked, the site kept.
-        let reporter = ProductLines()
+        let reporter = RecordingReporter()
         #expect(try await site.build(yaml, reporter: reporter).unchanged)
-        #expect(reporter.lines.first?.contains("0 tiles written") == true, "\(reporter.lines)")
+        #expect(reporter.levels.first?.written == 0, "\(reporter.levels)")
     }
 
     @Test("a rebuild with unchanged frames hard-links their level tiles from the previous site")
@@ -155,17 +155,17 @@ struct FramePyramidPublisherTests {
         #expect(!tilesBefore.isEmpty)
         let inodes = try tilesBefore.map { try CacheBench.inode(site.output.appendingPathComponent($0)) }
         // The same config again: every tile linked, nothing written, the site left as it was.
-        let same = ProductLines()
+        let same = RecordingReporter()
         #expect(try await site.build(Self.yaml(site, pyramid: "{ publish: always }"), reporter: same).unchanged)
-        #expect(same.lines.first?.contains("0 tiles written, \(tilesBefore.count) linked") == true, "\(same.lines)")
+        #expect(same.levels.first?.written == 0 && same.levels.first?.linked == tilesBefore.count, "\(same.levels)")
         // A new title changes the pages and manifest: the site is published again, not kept whole.
-        let reporter = ProductLines()
+        let reporter = RecordingReporter()
         let summary = try await site.build(Self.yaml(site, pyramid: "{ publish: always }", title: "Radar again"), reporter: reporter)
         #expect(!summary.unchanged && summary.framesReused == 2)
         let tilesAfter = try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 3 }.sorted()
         #expect(tilesAfter == tilesBefore)
         #expect(try tilesAfter.map { try CacheBench.inode(site.output.appendingPathComponent($0)) } == inodes)
-        #expect(reporter.lines.first?.contains("0 tiles written, \(tilesBefore.count) linked") == true, "\(reporter.lines)")
+        #expect(reporter.levels.first?.written == 0 && reporter.levels.first?.linked == tilesBefore.count, "\(reporter.levels)")
         #expect(try site.manifest("radar")["pyramid"] != nil)
     }
 
@@ -183,9 +183,9 @@ struct FramePyramidPublisherTests {
         // A second name for an old tile: were the new build to write into a linked file, this would change.
         let witness = site.root.appendingPathComponent("witness.png")
         try FileManager.default.linkItem(at: site.output.appendingPathComponent(kept), to: witness)
-        let reporter = ProductLines()
+        let reporter = RecordingReporter()
         try await site.build(Self.yaml(site, pyramid: "{ publish: always }", title: "Radar again"), reporter: reporter)
-        #expect(reporter.lines.first?.contains("\(perFrame) tiles written, \(perFrame) linked") == true, "\(reporter.lines)")
+        #expect(reporter.levels.first?.written == perFrame && reporter.levels.first?.linked == perFrame, "\(reporter.levels)")
         let after = try site.fileHashes()
         #expect(after[gone] == tiles[gone])
         #expect(after[kept] == tiles[kept])
@@ -198,12 +198,12 @@ struct FramePyramidPublisherTests {
         let site = try TestSite()
         defer { site.remove() }
         try await site.build(Self.yaml(site, pyramid: nil))
-        let reporter = ProductLines()
+        let reporter = RecordingReporter()
         let summary = try await site.build(Self.yaml(site, pyramid: "{ publish: always }"), reporter: reporter)
         #expect(summary.framesReused == 2)
         let frames = try site.frames("radar")
         #expect(frames.allSatisfy { $0["tiles"] is String })
-        #expect(reporter.lines.first?.contains(" 0 linked") == true, "\(reporter.lines)")
+        #expect(reporter.levels.first?.linked == 0, "\(reporter.levels)")
         // And back: without levels, nothing of them is left.
         try await site.build(Self.yaml(site, pyramid: "{ publish: never }"))
         #expect(try site.manifest("radar")["pyramid"] == nil)

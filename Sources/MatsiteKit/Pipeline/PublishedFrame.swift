@@ -1,0 +1,40 @@
+import MatsiteCapabilities
+
+/// A frame as this build published it: what `FramePipeline` hands to the product steps
+/// (each may add to it: fallback tiles, level tiles) and what the manifest step maps to
+/// the manifest's `frames`, the one place it becomes wire format.
+struct PublishedFrame: Sendable, Equatable {
+    /// A tile the frame lacks (drawn transparent), with why.
+    struct MissingTile: Sendable, Equatable {
+        var tile: TileCoordinate
+        var reason: String
+    }
+
+    /// Where a frame kept from the previous build was in it.
+    struct Previous: Sendable, Equatable {
+        var index: Int
+        /// Its fallback tiles' hash then.
+        var fallbackHash: String?
+    }
+
+    /// Position in the animation.
+    var index: Int
+    /// The instant it shows, when the source is timed.
+    var time: TimeInstant?
+    /// How long the player shows it.
+    var durationMs: Int
+    /// Its file, relative to the animation's folder: `frames/0003-1a2b3c4d.png`.
+    var file: String
+    var bytes: Int
+    var sha256: String
+    /// Hash of everything it was made from: equal means it can be reused.
+    var inputHash: String
+    /// Tiles drawn transparent (`missing: transparent`), in tile order.
+    var missingTiles: [MissingTile] = []
+    /// Set when it was kept from the previous build.
+    var previous: Previous? = nil
+    /// Hash of its fallback tiles, once they are published.
+    var fallbackHash: String? = nil
+    /// Its level tiles (`frames/0003-1a2b3c4d/{z}/{x}/{y}.png`), once published.
+    var levelTiles: String? = nil
+}

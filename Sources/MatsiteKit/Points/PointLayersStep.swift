@@ -1,0 +1,26 @@
+/// Each point layer clustered and written (or the previous site's files linked), on the
+/// CPU pool.
+struct PointLayersStep: AnimationStep {
+    var stage: BuildStage { .publish }
+
+    func run(_ animation: inout AnimationContext) async throws {
+        let config = animation.animation, writer = animation.writer
+        let frameTimes = animation.plan.frames.map(\.time)
+        for (layer, loaded) in zip(config.points, animation.inputs.points) {
+            let started = ContinuousClock.now
+            let publisher = PointPublisher(animation: config.id, layer: layer, frameTimes: frameTimes)
+            let (published, reused) = try await CPUPool.shared.run { try publisher.publish(loaded, with: writer) }
+            if let skipped = published.skipped {
+                animation.reporter.report(.warning(.pointsSkipped(animation: config.id, layer: published.id, count: skipped)))
+            }
+            let elapsed = started.duration(to: .now)
+            animation.reporter.report(
+                .pointLayerPublished(
+                    PointLayerReport(
+                        animation: config.id, layer: published.id, points: published.count, reused: reused,
+                        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                        levels: published.levels.count, bytes: published.levels.reduce(0) { $0 + $1.bytes })))
+            animation.pointLayers.append(published)
+        }
+    }
+}

@@ -1,0 +1,9 @@
+import MatsiteCLI
+
+/// The `matsite` executable: the command line lives in MatsiteCLI.
+@main
+enum MatsiteMain {
+    static func main() async {
+        await MatsiteCommand.start()
+    }
+}

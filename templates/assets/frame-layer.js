@@ -1,0 +1,42 @@
+/*
+ * Matsite.frameLayer(source, options): the frame layer for one set of frames,
+ * the one place the player gets a frame layer from. Frames published as tile
+ * pyramids (a usable `pyramid`, each frame's `tiles`) get a Matsite.FramePyramid,
+ * frames published as single images a Matsite.FrameOverlay.
+ *
+ * source: what the manifest says of the frames: bounds, zoom, frames (each with
+ * url, and tiles with levels), pyramid when published. An animation's manifest
+ * is one; so could a data layer's entry be, with the animation's bounds, for a
+ * player showing several frame layers on one timeline, one layer each.
+ *
+ * options: resolve ((URL relative to the manifest) -> URL), first (the frame
+ * the player opens on), and the layers' own options (posterUrl, alt, pane...).
+ *
+ * Every frame layer is a Leaflet layer that offers the same:
+ *   getLoader()      an L.Evented with start(), loaded(), total(), isComplete(),
+ *                    firing progress {loaded, total}, load (every frame ready:
+ *                    playback may start), error {index, url, message}, and, when
+ *                    what it loads follows the view, hold {on} after load
+ *   getBounds()      the frames' box (L.LatLngBounds)
+ *   detailZoom()     the zoom of the frames' own pixels
+ *   showInitial(i)   shows frame i (or the poster) while loading: not a frame change
+ *   prepare(i)       readies frame i behind the one shown, so show(i) only swaps
+ *   show(i, fadeMs)  brings frame i to the top, crossfading over fadeMs (0: at once)
+ *   setOpacity(o), setVisible(v), removePoster(), frontIndex()
+ *   shown {index}    fired when a frame is fully on top
+ */
+(function (L, M) {
+	'use strict';
+
+	function same(url) { return url; }
+
+	M.frameLayer = function (source, options) {
+		var opts = L.extend({}, options);
+		var resolve = opts.resolve || same;
+		delete opts.resolve;
+		if (M.PyramidGrid.usable(source)) {
+			return new M.FramePyramid(source, source.frames.map(function (f) { return resolve(f.tiles); }), opts);
+		}
+		return new M.FrameOverlay(source, source.frames.map(function (f) { return resolve(f.url); }), opts);
+	};
+}(window.L, window.Matsite = window.Matsite || {}));

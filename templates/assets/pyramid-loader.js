@@ -1,0 +1,362 @@
+/*
+ * Matsite.PyramidLoader: loads and keeps the decoded tiles of frames published
+ * as tile pyramids, within a memory budget. It draws nothing: the layer that
+ * draws them (frame-pyramid.js) asks it for what it holds. To the player it is
+ * a loader as FrameLoader is (progress, load, error; loaded(), total()).
+ *
+ * Level: the one whose pixels match the screen's (map zoom + log2 of the
+ * devicePixelRatio, ties to the coarser), between the coarsest and the finest
+ * level, and coarser still when the tiles of every frame would not fit the
+ * memory budget.
+ *
+ * What must be loaded: the coarsest level of every frame (composed once into
+ * a small background canvas per frame, then released) and, at the chosen
+ * level, the pixels under the view plus a margin, of every frame. Every tile
+ * is fetched and decoded (createImageBitmap, cropped to the part needed, so
+ * memory follows the view's pixels, not whole tiles) before it is ever drawn.
+ * Tiles no longer needed are closed, oldest first, once the decoded bytes
+ * exceed the budget.
+ *
+ * Events:
+ *   progress {loaded, total}  frames whose needed tiles are all decoded
+ *   load     {}               the first time every frame is complete: playback may start
+ *   hold     {on}             after load: the view needs tiles some frame lacks (on),
+ *                             or every frame is complete again (off)
+ *   error    {index, url, message}  once, for the first tile that failed
+ *   decoded  {index}          frame `index` has new pixels (a tile, or its background)
+ */
+(function (L, M) {
+	'use strict';
+
+	var covers = M.PyramidGrid.covers;
+
+	function union(a, b) { return [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])]; }
+
+	function bytesOf(crop) { return (crop[2] - crop[0]) * (crop[3] - crop[1]) * 4; }
+
+	M.PyramidLoader = L.Evented.extend({
+		options: {
+			// @option margin: Number = 64
+			// CSS pixels around the view loaded too, so a short pan shows detail at once.
+			margin: 64,
+			// @option budget: Number = 128 MiB
+			// Decoded bytes of tiles kept (4 per pixel; only the part of a tile that is
+			// needed is kept).
+			budget: 128 * 1024 * 1024,
+			// @option concurrency: Number = 6
+			concurrency: 6
+		},
+
+		// grid: the frames' PyramidGrid; count: the number of frames.
+		initialize: function (grid, count, options) {
+			L.setOptions(this, options);
+			this._grid = grid;
+			this._count = count;
+			this._bgs = new Array(count);      // per frame: its background canvas, once composed
+			this._store = {};        // url -> {bmp, crop (its tile pixels), want (crop being fetched), used, z}
+			this._needed = {};       // url -> {index, z, crop, ok}, for what the current view needs
+			this._missing = [];      // per frame: needed tiles not decoded yet
+			this._complete = 0;      // frames with nothing missing
+			this._queue = [];
+			this._active = 0;
+			this._bytes = 0;         // decoded bytes held
+			this._stamp = 0;
+			this._first = -1;        // the frame on screen, loaded first
+			this._loaded = false;
+			this._held = false;
+			this._failed = false;
+			this._stopped = false;
+			this._region = null;     // the level pixels the view needs (PyramidGrid's region)
+		},
+
+		// Nothing to fetch before the layer tells the view's region (setRegion).
+		start: function () { return this; },
+
+		loaded: function () { return this._complete; },
+		total: function () { return this._count; },
+		isComplete: function () { return this._complete === this._count; },
+
+		// Decoded bytes of tiles held.
+		bytes: function () { return this._bytes; },
+
+		region: function () { return this._region; },
+
+		// The region a view (pixelBounds at mapZoom) needs, or null when the view is still
+		// inside the region loaded, at the same level: a short pan costs nothing.
+		regionFor: function (pixelBounds, mapZoom) {
+			var r = this._choose(pixelBounds, mapZoom);
+			var old = this._region;
+			if (old && old.z === r.z) {
+				var v = this._grid.range(r.z, pixelBounds, mapZoom, 0, false);
+				if (v.x0 >= old.x0 && v.y0 >= old.y0 && v.x1 <= old.x1 && v.y1 <= old.y1) { return null; }
+			}
+			return r;
+		},
+
+		// Loads what region r needs, of every frame.
+		setRegion: function (r) {
+			this._region = r;
+			this._need();
+			return this;
+		},
+
+		// Frame `index` is on screen: its tiles come first, then the others in playing order.
+		focus: function (index) {
+			this._first = index;
+			this._prioritize();
+			return this;
+		},
+
+		// Frame `index`'s background canvas, once composed.
+		background: function (index) { return this._bgs[index]; },
+
+		// The decoded tile tx/ty of level z of frame `index`, when it holds `crop` (any part
+		// when crop is null); marked as used, so the budget closes it last.
+		drawable: function (index, z, tx, ty, crop) {
+			var e = this._store[this._grid.url(index, z, tx, ty)];
+			if (!e || !e.bmp || (crop && !covers(e.crop, crop))) { return null; }
+			e.used = ++this._stamp;
+			return e;
+		},
+
+		// Stops loading for good and closes every decoded tile.
+		stop: function () {
+			this._queue = [];
+			for (var url in this._store) {
+				var e = this._store[url];
+				if (e.bmp) { e.bmp.close(); }
+			}
+			this._store = {};
+			this._stopped = true;
+			return this;
+		},
+
+		// The finest level (at most the screen's) whose needed pixels of every frame fit the
+		// budget: with the margin if they fit, else without it.
+		_choose: function (pixelBounds, mapZoom) {
+			var g = this._grid;
+			var dpr = window.devicePixelRatio || 1;
+			var ideal = Math.round(mapZoom + Math.log(dpr) / Math.LN2 - 0.01);
+			var z = Math.max(g.coarse.zoom, Math.min(g.fine.zoom, ideal));
+			var room = this.options.budget / 4 / this._count;
+			for (; z >= g.coarse.zoom; z--) {
+				if (!g.level(z)) { continue; }
+				var withMargin = g.range(z, pixelBounds, mapZoom, this.options.margin, true);
+				if (withMargin.px <= room) { return withMargin; }
+				var bare = g.range(z, pixelBounds, mapZoom, 0, true);
+				if (bare.px <= room) { return bare; }
+			}
+			return g.range(g.coarse.zoom, pixelBounds, mapZoom, 0, true);
+		},
+
+		// Rebuilds the needed set from the region and every frame's background state.
+		_need: function () {
+			var r = this._region, n = this._count, g = this._grid, c = g.coarse;
+			var cbox = g.levelBox(c);
+			var needed = {}, missing = [], complete = 0;
+			var stamp = ++this._stamp;
+			for (var i = 0; i < n; i++) {
+				var count = 0;
+				var add = function (url, crop, z) {
+					var need = needed[url];
+					if (need) { need.crop = union(need.crop, crop); } else { need = needed[url] = {index: i, z: z, crop: crop, ok: false}; }
+					var e = this._store[url];
+					if (e) { e.used = stamp; }
+				};
+				if (!this._bgs[i]) { g.eachTile(c.zoom, g.levelRange(c), i, cbox, add, this); }
+				if (r && r.px) { g.eachTile(r.z, r, i, r, add, this); }
+				for (var url in needed) {
+					var need = needed[url];
+					if (need.index !== i) { continue; }
+					var e = this._store[url];
+					need.ok = !!(e && e.bmp && covers(e.crop, need.crop));
+					if (!need.ok) { count++; }
+				}
+				missing.push(count);
+				if (!count) { complete++; }
+			}
+			this._needed = needed;
+			this._missing = missing;
+			this._complete = complete;
+			this._prioritize();
+			this._progressed();
+		},
+
+		// Request order: the frame on screen first, then the frames in playing order.
+		_prioritize: function () {
+			var n = this._count, start = Math.max(0, this._first);
+			if (this._complete === n) { this._queue = []; return; }
+			var byFrame = [];
+			for (var url in this._needed) {
+				var need = this._needed[url];
+				if (need.ok || this._inFlight(url)) { continue; }
+				(byFrame[need.index] = byFrame[need.index] || []).push(url);
+			}
+			var queue = [];
+			for (var k = 0; k < n; k++) {
+				var list = byFrame[(start + k) % n];
+				if (list) { queue.push.apply(queue, list); }
+			}
+			this._queue = queue;
+			this._pump();
+		},
+
+		// A request for url is running and will cover what is needed of it.
+		_inFlight: function (url) {
+			var e = this._store[url], need = this._needed[url];
+			return !!(e && e.want && need && covers(e.want, need.crop));
+		},
+
+		_pump: function () {
+			while (this._active < this.options.concurrency && this._queue.length && !this._failed && !this._stopped) {
+				var url = this._queue.shift();
+				var need = this._needed[url];
+				if (!need || need.ok || this._inFlight(url)) { continue; }
+				this._fetch(url, need.crop.slice(), need.z);
+			}
+		},
+
+		// Fetches a tile and decodes the part of it that is needed (crop), off the main thread.
+		_fetch: function (url, crop, z) {
+			var self = this;
+			var entry = this._store[url] || (this._store[url] = {bmp: null, crop: null, want: null, used: 0, z: z});
+			var token = entry.token = (entry.token || 0) + 1;
+			entry.want = crop;
+			entry.used = ++this._stamp;
+			this._active++;
+			fetch(url, {credentials: 'same-origin'}).then(function (res) {
+				if (!res.ok) { throw new Error('HTTP ' + res.status); }
+				return res.blob();
+			}).then(function (blob) {
+				return createImageBitmap(blob, crop[0], crop[1], crop[2] - crop[0], crop[3] - crop[1]);
+			}).then(function (bmp) {
+				self._active--;
+				if (self._stopped || self._store[url] !== entry || entry.token !== token) { bmp.close(); self._pump(); return; }
+				if (entry.bmp) { self._bytes -= bytesOf(entry.crop); entry.bmp.close(); }
+				entry.bmp = bmp;
+				entry.crop = crop;
+				entry.want = null;
+				self._bytes += bytesOf(crop);
+				self._arrived(url);
+				self._pump();
+			}).catch(function (err) {
+				self._active--;
+				if (self._stopped || self._store[url] !== entry || entry.token !== token) { return; }
+				entry.want = null;
+				self._fail(url, err && err.message ? err.message : 'error');
+			});
+		},
+
+		_arrived: function (url) {
+			var need = this._needed[url];
+			if (!need || need.ok) { this._release(); return; }
+			var e = this._store[url];
+			if (!covers(e.crop, need.crop)) {
+				// The view moved on while it loaded: ask again for what it needs now.
+				this._prioritize();
+				return;
+			}
+			need.ok = true;
+			var i = need.index;
+			if (!this._bgs[i] && this._coarseDone(i)) { this._composeBackground(i); }
+			if (--this._missing[i] === 0) { this._complete++; }
+			this.fire('decoded', {index: i});
+			this._release();
+			this._progressed();
+		},
+
+		_coarseDone: function (index) {
+			var g = this._grid, r = g.levelRange(g.coarse), z = g.coarse.zoom;
+			for (var ty = r.ty0; ty <= r.ty1; ty++) {
+				for (var tx = r.tx0; tx <= r.tx1; tx++) {
+					var need = this._needed[g.url(index, z, tx, ty)];
+					if (need && !need.ok) { return false; }
+				}
+			}
+			return true;
+		},
+
+		// The frame's coarsest level, once, into a canvas of at most `background` px a side.
+		_composeBackground: function (index) {
+			var g = this._grid, c = g.coarse, s = g.bgScale, z = c.zoom, TILE = M.PyramidGrid.TILE;
+			var canvas = document.createElement('canvas');
+			canvas.width = g.bgWidth;
+			canvas.height = g.bgHeight;
+			var ctx = canvas.getContext('2d');
+			var r = g.levelRange(c);
+			for (var ty = r.ty0; ty <= r.ty1; ty++) {
+				for (var tx = r.tx0; tx <= r.tx1; tx++) {
+					var e = this._store[g.url(index, z, tx, ty)];
+					if (!e || !e.bmp) { continue; }
+					var w = e.crop[2] - e.crop[0], h = e.crop[3] - e.crop[1];
+					ctx.drawImage(e.bmp, (tx * TILE + e.crop[0] - c.x0) * s, (ty * TILE + e.crop[1] - c.y0) * s, w * s, h * s);
+				}
+			}
+			this._bgs[index] = canvas;
+			// Its tiles are needed now only as detail tiles (when the view uses the coarsest level).
+			var region = this._region;
+			if (!region || region.z !== z) {
+				g.eachTile(z, r, index, g.levelBox(c), function (url) {
+					var need = this._needed[url];
+					if (need && need.index === index) { delete this._needed[url]; }
+				}, this);
+			}
+		},
+
+		// Closes decoded tiles the view no longer needs, oldest first, while over the budget.
+		// Once every frame is complete, tiles of other levels than the view's go at once:
+		// they only stood in while the view's own loaded.
+		_release: function () {
+			var z = this._region ? this._region.z : -1;
+			var settled = this._complete === this._count;
+			if (this._bytes <= this.options.budget && !settled) { return; }
+			var spare = [];
+			for (var url in this._store) {
+				var e = this._store[url];
+				if (!e.bmp || e.want || this._needed[url]) { continue; }
+				if (settled && e.z !== z) {
+					this._bytes -= bytesOf(e.crop);
+					e.bmp.close();
+					delete this._store[url];
+				} else {
+					spare.push([e.used, url]);
+				}
+			}
+			spare.sort(function (a, b) { return a[0] - b[0]; });
+			for (var k = 0; k < spare.length && this._bytes > this.options.budget; k++) {
+				var entry = this._store[spare[k][1]];
+				this._bytes -= bytesOf(entry.crop);
+				entry.bmp.close();
+				delete this._store[spare[k][1]];
+			}
+		},
+
+		_progressed: function () {
+			var n = this._count;
+			this.fire('progress', {loaded: this._complete, total: n});
+			if (this._complete === n) {
+				if (!this._loaded) {
+					this._loaded = true;
+					this.fire('load');
+				} else if (this._held) {
+					this._held = false;
+					this.fire('hold', {on: false});
+				}
+			} else if (this._loaded && !this._held) {
+				this._held = true;
+				this.fire('hold', {on: true});
+			}
+		},
+
+		_fail: function (url, why) {
+			if (this._failed) { return; }
+			this._failed = true;
+			var i = this._needed[url] ? this._needed[url].index : undefined;
+			var n = this._count;
+			var where = url.replace(/^.*\/(\d+\/\d+\/\d+)\.[a-z]+$/i, '$1');
+			var message = 'Frame ' + (i === undefined ? '?' : i + 1) + ' of ' + n + ': tile ' + where +
+				' could not be loaded (' + why + ').';
+			this.fire('error', {index: i === undefined ? -1 : i, url: url, message: message});
+		}
+	});
+}(window.L, window.Matsite = window.Matsite || {}));
