@@ -21,6 +21,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 anchors=${ANCHORS:-$repo/../shared/bench/anchors}
+[ -f "$anchors/make_tiles.py" ] || { echo "no anchor benchmark at $anchors (its make_tiles.py makes the corpus): set ANCHORS=path/to/shared/bench/anchors" >&2; exit 2; }
 work=${BENCH_DIR:-/tmp/matsite-bench}
 runs=${RUNS:-3}
 bin=${MATSITE:-$repo/.build/release/matsite}
