@@ -9,8 +9,8 @@
 #
 # Peak RSS is /usr/bin/time -v's "Maximum resident set size" of the whole build. With
 # BEFORE, both binaries build each job in turn (same session: this machine's times drift)
-# and every level tile of every frame is compared (frames are matched by index, since a
-# frame's file name carries its bytes' hash).
+# and every level tile of every frame is compared (frames are matched by their place in the
+# manifest, since a frame's file name carries its bytes' hash).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -101,7 +101,7 @@ done
 echo
 echo "Level tiles, before against after (frames matched by index):"
 python3 - "$work" <<'PY'
-import os, sys, filecmp
+import json, os, sys, filecmp
 work = sys.argv[1]
 bad = 0
 for job in ("big8192", "big16384", "kinds"):
@@ -111,8 +111,13 @@ for job in ("big8192", "big16384", "kinds"):
         if not os.path.isdir(frames_a):
             continue
         frames_b = os.path.join(b_root, animation, "frames")
-        folders = lambda root: {name[:4]: name for name in os.listdir(root) if os.path.isdir(os.path.join(root, name))}
-        fa, fb = folders(frames_a), folders(frames_b)
+        # The manifest's frame order: a frame's name need not carry its index.
+        def folders(site):
+            with open(os.path.join(site, animation, "manifest.json")) as f:
+                urls = [frame["url"] for frame in json.load(f)["frames"]]
+            return {f"{i:04d}": os.path.splitext(os.path.basename(u))[0] for i, u in enumerate(urls)
+                    if os.path.isdir(os.path.join(site, animation, "frames", os.path.splitext(os.path.basename(u))[0]))}
+        fa, fb = folders(a_root), folders(b_root)
         if sorted(fa) != sorted(fb):
             print(f"  {job}/{animation}: frames with levels differ: {sorted(fa)} against {sorted(fb)}"); bad += 1
             continue
