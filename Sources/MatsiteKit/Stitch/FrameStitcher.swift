@@ -6,7 +6,7 @@ import MatsiteImaging
 /// band, or a JPEG/WebP encoded from the whole frame when the animation's `format:` picks one.
 struct FrameStitcher: Sendable {
     /// A version tag mixed into every frame's input hash: bump it when stitching changes output.
-    static let renderVersion = "matsite-stitch-4"
+    static let renderVersion = "matsite-stitch-5"
 
     /// Frame geometry.
     let layout: FrameLayout
@@ -20,6 +20,8 @@ struct FrameStitcher: Sendable {
     let timings: StageTimings
     /// `format:` and `quality:`.
     var frameFormat = FrameFormatChoice()
+    /// Frames stitched from lossy and lossless tiles together, for the build's one-line note.
+    let mixed = MixedTiles()
 
     private var stitcher: Stitcher { Stitcher() }
 
@@ -73,8 +75,9 @@ struct FrameStitcher: Sendable {
             (report, sample, written) = try await CPUPool.shared.run { () throws -> (StitchReport, [UInt8]?, FrameFormat) in
                 let started = ContinuousClock.now
                 defer { timings.add(stitch: started.duration(to: .now)) }
-                let lossy = choice.wantsLossy(
-                    pixelFormat: format, tilesAreLossy: FrameFormatChoice.tilesAreLossy(tiles, decoder: stitcher.decoder))
+                let kinds = FrameFormatChoice.tileKinds(tiles, decoder: stitcher.decoder)
+                let lossy = choice.wantsLossy(pixelFormat: format, tiles: kinds)
+                if choice.setting == .auto && !format.isIndexedFrame && kinds.lossy > 0 && kinds.lossless > 0 { mixed.add(kinds, lossy: lossy) }
                 guard lossy else {
                     let writer = try PNGWriter(path: temporary.path, width: layout.width, height: layout.height, format: format, level: level)
                     let sampler = poster ? RowSampler(sourceWidth: layout.width, sourceHeight: layout.height, format: format) : nil
@@ -129,6 +132,35 @@ private extension FrameStitcher {
             do throws(PNGError) { _ = try stitcher.decoder.decode(bytes, keepIndices: false) } catch { failures.append((i, .undecodable(error.reason))) }
         }
         return failures
+    }
+}
+
+/// Counts the frames an animation's build stitched from lossy and lossless tiles together,
+/// and what `format: auto` made of them, for one report at the end of the stitch.
+final class MixedTiles: Sendable {
+    private let counts = LockedBox((frames: 0, lossy: 0, lossless: 0, writtenLossy: 0))
+
+    func add(_ kinds: TileKinds, lossy: Bool) {
+        counts.withLock {
+            $0.frames += 1
+            $0.lossy += kinds.lossy
+            $0.lossless += kinds.lossless
+            if lossy { $0.writtenLossy += 1 }
+        }
+    }
+
+    /// What was counted, or nil when no frame was mixed.
+    func report(animation: String) -> MixedTilesReport? {
+        let c = counts.withLock { $0 }
+        guard c.frames > 0 else { return nil }
+        return MixedTilesReport(animation: animation, frames: c.frames, lossyTiles: c.lossy, losslessTiles: c.lossless, framesWrittenLossy: c.writtenLossy)
+    }
+}
+
+private extension PixelFormat {
+    var isIndexedFrame: Bool {
+        if case .indexed = self { return true }
+        return false
     }
 }
 
