@@ -44,7 +44,7 @@ extension ConfigLoader {
         if let n = f["loop"] { animation.loop = try r.bool(n, f.path("loop")) }
         if let n = f["missing"] { animation.missing = try r.choice(n, f.path("missing"), MissingPolicy.self, options: [.fail, .transparent]) }
         if let n = f["attribution"] { animation.attribution = try r.string(n, f.path("attribution")) }
-        if let n = f["compression"] { animation.compressionLevel = try r.int(n, f.path("compression"), in: 0...9) }
+        if let n = f["compression"] { animation.compressionLevel = try r.int(n, f.path("compression"), in: 0...PNGWriter.maxLevel) }
         if let n = f["format"] {
             animation.frameFormat.setting = try r.choice(
                 n, f.path("format"), FrameFormatChoice.Setting.self, options: FrameFormatChoice.Setting.allCases)

@@ -88,7 +88,11 @@ private extension Builder {
         warnAboutPoliteness()
         // Files the config names are config: a bad one is a config error, found before any request.
         var inputs: [String: AnimationInputs] = [:]
-        for animation in selected { inputs[animation.id] = AnimationInputs(legendImage: try LegendImage.read(animation, config: config)) }
+        // An export keeps its encoded frames in the cache folder, so a moved window encodes only what is new.
+        let exportCache = config.cache.enabled && options.useCache ? config.resolve(config.cache.path) : nil
+        for animation in selected {
+            inputs[animation.id] = AnimationInputs(legendImage: try LegendImage.read(animation, config: config), exportCache: exportCache)
+        }
         // Plan: which tiles make which frame.
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
         let (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
