@@ -27,23 +27,38 @@
 			var motion = !this.options.reducedMotion;
 			var anims = [];  // [el, start, end, kind]: kind 'split', 'merge' or 'fade'
 			// How much a frame takes is learnt from the frames themselves: a frame that
-			// came late (the one before took too long) makes the next slice smaller, a
-			// frame on time lets it grow back, up to perFrame. A slow phone ends up with
-			// small slices.
+			// came late (the one before took too long) makes the next slice smaller in
+			// proportion, a frame early lets it grow back as fast, up to perFrame. Late means near
+			// a visible gap (50 ms), not merely past one refresh: a slow device whose every
+			// frame takes two refreshes can still make a good slice in each, and slices cut
+			// to the bone only spread the same work over more frames.
+			// Starting moves is paced on its own, as before (a frame over 30 ms cuts the
+			// slice to 0.6): each move is a layer the compositor makes, and zoom-outs had
+			// more gaps with larger slices of them.
 			var last = 0;
-			var pace = function () {
+			var pace = function (making) {
 				var t = window.performance ? performance.now() : Date.now();
-				var n = self._pace || self.options.perFrame;
+				var key = making ? '_pace' : '_movePace';
+				var n = self[key] || self.options.perFrame;
 				if (last) {
-					if (t - last > 30) { n = Math.max(10, Math.round(n * 0.6)); } else if (t - last < 20) { n = Math.min(self.options.perFrame, Math.round(n * 1.25)); }
+					// Sized for a frame of about 38 ms, at most twice the last slice: one
+					// late frame (often another tab's or the machine's doing) is made up for
+					// in a frame or two, not ten.
+					var took = t - last;
+					if (!making) {
+						if (took > 30) { n = Math.max(10, Math.round(n * 0.6)); } else if (took < 20) { n = Math.round(n * 1.25); }
+					} else if (took > 45 || took < 30) {
+						n = Math.round(n * Math.min(2, 38 / took));
+					}
+					n = Math.min(self.options.perFrame, Math.max(Math.min(10, self.options.perFrame), n));
 				}
 				last = t;
-				self._pace = n;
+				self[key] = n;
 				return n;
 			};
 			var make = function () {
 				if (self._queue !== queue || !self._map) { return; }
-				var made = 0, most = pace();
+				var made = 0, most = pace(true);
 				var added = document.createDocumentFragment();
 				while (k < jobs.length && made < most) {
 					var job = jobs[k++];
@@ -82,7 +97,7 @@
 			var start = function () {
 				if (self._queue !== queue || !self._map) { return; }
 				self._switch();
-				var end = Math.min(anims.length, started + pace());
+				var end = Math.min(anims.length, started + pace(false));
 				for (; started < end; started++) {
 					var a = anims[started];
 					self._start(a[0], a[1], a[2], a[3]);
