@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import sync_playwright
 
-from helpers import (DEMO_CONFIG, FEATURES_CONFIG, PYRAMID_CONFIG, XSS_CONFIG, BuildFailed, SiteServer,
-                     build_pyramid_site, build_site)
+from helpers import (DEMO_CONFIG, FEATURES_CONFIG, PYRAMID_CONFIG, STRICT_CSP, XSS_CONFIG, BuildFailed, SiteServer,
+                     build_pyramid_site, build_site, layers_config, satellite_tiles)
 
 CHROMIUM = os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium")
 
@@ -84,6 +84,38 @@ def pyramid_server(pyramid_site_dir):
     srv.stop()
 
 
+# True: Tests/browser/layers_standin.py composes the layered animation from two one-source
+# builds (for a binary without `layers:`). False: the binary's own `layers:` output.
+LAYERS_STAND_IN = True
+
+
+def build_layers(tmp: Path, steps: int) -> Path:
+    """A site whose animation `storm` has two data layers (helpers.LAYERS_CONFIG) over
+    `steps` timeline steps."""
+    satellite_tiles(tmp, steps)
+    try:
+        if LAYERS_STAND_IN:
+            import layers_standin
+            return layers_standin.build(tmp, steps)
+        return build_site(tmp, layers_config(steps), expect="storm")
+    except BuildFailed as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def layers_site_dir(tmp_path_factory) -> Path:
+    """The site of test_layers.py: a JPEG satellite every 10 minutes under a PNG radar every 5."""
+    return build_layers(tmp_path_factory.mktemp("layers"), 8)
+
+
+@pytest.fixture(scope="session")
+def layers_server(layers_site_dir):
+    """Serves the layers site under the strict CSP the README promises."""
+    srv = SiteServer(str(layers_site_dir), csp=STRICT_CSP)
+    yield srv
+    srv.stop()
+
+
 @pytest.fixture(scope="session")
 def server(site_dir):
     srv = SiteServer(str(site_dir))
@@ -94,7 +126,7 @@ def server(site_dir):
 @pytest.fixture(autouse=True)
 def _fresh_server(request):
     yield
-    for name in ("server", "pyramid_server"):
+    for name in ("server", "pyramid_server", "layers_server"):
         if name in request.fixturenames:
             request.getfixturevalue(name).clear()
 
