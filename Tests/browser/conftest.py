@@ -89,15 +89,15 @@ def pyramid_server(pyramid_site_dir):
 LAYERS_STAND_IN = True
 
 
-def build_layers(tmp: Path, steps: int) -> Path:
+def build_layers(tmp: Path, steps: int, levels: bool = False) -> Path:
     """A site whose animation `storm` has two data layers (helpers.LAYERS_CONFIG) over
-    `steps` timeline steps."""
+    `steps` timeline steps; with `levels`, the radar's frames published as levels too."""
     satellite_tiles(tmp, steps)
     try:
         if LAYERS_STAND_IN:
             import layers_standin
-            return layers_standin.build(tmp, steps)
-        return build_site(tmp, layers_config(steps), expect="storm")
+            return layers_standin.build(tmp, steps, levels)
+        return build_site(tmp, layers_config(steps, levels=levels), expect="storm")
     except BuildFailed as e:
         pytest.fail(str(e), pytrace=False)
 
@@ -114,6 +114,13 @@ def layers_server(layers_site_dir):
     srv = SiteServer(str(layers_site_dir), csp=STRICT_CSP)
     yield srv
     srv.stop()
+
+
+@pytest.fixture(scope="session")
+def layers_levels_site_dir(tmp_path_factory) -> Path:
+    """The layers site with the radar's frames published as levels (a pyramid layer over an
+    image layer)."""
+    return build_layers(tmp_path_factory.mktemp("layers-levels"), 8, levels=True)
 
 
 @pytest.fixture(scope="session")

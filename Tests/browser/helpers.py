@@ -9,6 +9,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import struct
 import subprocess
 import threading
@@ -132,6 +133,33 @@ animations:
 """
 
 
+# The same two layers as two one-source animations, `satellite` and `radar` (entries of
+# `animations:`), for the benchmark's comparison.
+SEPARATE_LAYERS = """\
+  - id: satellite
+    title: Infrared satellite
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 4
+    frame_duration_ms: 600
+    crossfade_ms: 120
+    source: {{ path: "sat/{{time}}/{{z}}/{{x}}/{{y}}.jpg" }}
+    time_format: "%Y%m%d%H%M"
+    format: jpeg
+    frames: {{ range: {{ start: 2026-11-21T10:10:00Z, end: {sat_end}, step: PT10M }} }}
+  - id: radar
+    title: Radar
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 4
+    frame_duration_ms: 300
+    last_frame_duration_ms: 600
+    crossfade_ms: 120
+    source: {{ demo: radar }}
+    frames: {{ range: {{ start: 2026-11-21T10:00:00Z, end: {steps_end}, step: PT5M }} }}
+    fallback: {{ levels: 1 }}
+    legend: {{ unit: dBZ, stops: [[10, "#78c8e6"], [40, "#f0e628", heavy], [60, "#c81414"]] }}
+"""
+
+
 def layers_span(steps: int) -> dict:
     """The last time of the timeline (steps_end) and of the satellite (sat_end) for `steps` steps."""
     def at(minutes: int) -> str:
@@ -140,9 +168,18 @@ def layers_span(steps: int) -> dict:
     return {"steps_end": at(last), "sat_end": at(last - last % 10)}
 
 
-def layers_config(steps: int = 8) -> str:
-    """LAYERS_CONFIG for a timeline of `steps` steps (the satellite's frames span it from 10:10)."""
-    return LAYERS_CONFIG.format(**layers_span(steps))
+def layers_config(steps: int = 8, separate: bool = False, levels: bool = False) -> str:
+    """LAYERS_CONFIG for a timeline of `steps` steps (the satellite's frames span it from 10:10);
+    `separate` adds SEPARATE_LAYERS over the same span; `levels` publishes the radar's frames
+    as levels too (`pyramid: { publish: always }`)."""
+    span = layers_span(steps)
+    text = LAYERS_CONFIG.format(**span) + (SEPARATE_LAYERS.format(**span) if separate else "")
+    return with_levels(text) if levels else text
+
+
+def with_levels(config: str) -> str:
+    """`config` with the radar's frames published as levels as well."""
+    return re.sub(r"^( +)fallback: \{ levels: 1 \}\n", r"\g<0>\1pyramid: { publish: always }\n", config, flags=re.M)
 
 
 def satellite_tiles(folder: Path, steps: int = 8) -> None:

@@ -10,36 +10,13 @@ import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from helpers import build_site, layers_span
-
-ONE_SOURCE = """\
-title: Layers
-base_map: {{ demo: true }}
-animations:
-  - id: satellite
-    title: Infrared satellite
-    bbox: [-10.0, 40.0, 10.0, 52.0]
-    zoom: 4
-    source: {{ path: "sat/{{time}}/{{z}}/{{x}}/{{y}}.jpg" }}
-    time_format: "%Y%m%d%H%M"
-    format: jpeg
-    frames: {{ range: {{ start: 2026-11-21T10:10:00Z, end: {sat_end}, step: PT10M }} }}
-  - id: radar
-    title: Radar
-    bbox: [-10.0, 40.0, 10.0, 52.0]
-    zoom: 4
-    frame_duration_ms: 300
-    last_frame_duration_ms: 600
-    crossfade_ms: 120
-    source: {{ demo: radar }}
-    frames: {{ range: {{ start: 2026-11-21T10:00:00Z, end: {steps_end}, step: PT5M }} }}
-    fallback: {{ levels: 1 }}
-    legend: {{ unit: dBZ, stops: [[10, "#78c8e6"], [40, "#f0e628", heavy], [60, "#c81414"]] }}
-"""
+from helpers import SEPARATE_LAYERS, build_site, layers_span, with_levels
 
 
-def build(folder: Path, steps: int) -> Path:
-    site = build_site(folder, ONE_SOURCE.format(**layers_span(steps)))
+def build(folder: Path, steps: int, levels: bool = False) -> Path:
+    head = "title: Layers\nbase_map: { demo: true }\nanimations:\n"
+    config = head + SEPARATE_LAYERS.format(**layers_span(steps))
+    site = build_site(folder, with_levels(config) if levels else config)
     compose(site, ["satellite", "radar"])
     return site
 
@@ -53,15 +30,19 @@ def compose(site: Path, ids: list[str]) -> None:
     layers = []
     for i in ids:
         m = sources[i]
-        (out / i).mkdir()
+        # Each layer's files in its folder, as a one-source animation has them in its own.
+        shutil.copytree(site / i / "frames", out / i / "frames")
         frames = []
         for f in m["frames"]:
-            name = Path(f["url"]).name
-            shutil.copy(site / i / f["url"], out / i / name)
-            frames.append({"index": f["index"], "url": f"{i}/{name}", "time": f["time"], "bytes": f["bytes"], "sha256": f["sha256"]})
+            g = {k: f[k] for k in ("index", "time", "bytes", "sha256") if k in f}
+            g["url"] = f"{i}/{f['url']}"
+            if "tiles" in f:
+                g["tiles"] = f"{i}/{f['tiles']}"
+            frames.append(g)
         layer = {"id": i, "title": m["title"], "opacity": 1, "frames": frames}
-        if "legend" in m:
-            layer["legend"] = m["legend"]
+        for key in ("legend", "pyramid"):
+            if key in m:
+                layer[key] = m[key]
         if "fallback" in m and (site / i / "tiles").exists():
             shutil.copytree(site / i / "tiles", out / i / "tiles")
             layer["fallback"] = dict(m["fallback"], url=f"{i}/" + m["fallback"]["url"])
@@ -75,7 +56,7 @@ def compose(site: Path, ids: list[str]) -> None:
                      if t(lf["time"]) <= t(f["time"]) and t(f["time"]) - t(lf["time"]) <= timedelta(minutes=20)]
             row.append(shown[-1] if shown else None)
         steps.append({"index": n, "time": f["time"], "duration_ms": f["duration_ms"], "layers": row})
-    manifest = {k: v for k, v in top.items() if k not in ("frames", "legend", "fallback", "id", "title", "skipped")}
+    manifest = {k: v for k, v in top.items() if k not in ("frames", "legend", "fallback", "pyramid", "id", "title", "skipped")}
     manifest.update({"id": "storm", "title": "Radar over satellite", "frames": steps, "layers": layers})
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     for page in ("index.html", "embed.html", "poster.png"):

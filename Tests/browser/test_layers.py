@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from helpers import SiteServer, player_state, read_manifest, wait_state
+from helpers import STRICT_CSP, SiteServer, player_state, read_manifest, wait_state
 from test_embed import PARENT, send
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -26,8 +26,9 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 # running animations, the image fully on top at rest; and every timeline step change.
 SAMPLER = """async (ms) => {
     const root = document.querySelector('[data-matsite-player]');
+    // A layer's two frame elements: images, or the canvases of frames published as levels.
     const layers = [...root.querySelectorAll('.matsite-layer-pane')].map((pane) => ({
-        id: pane.dataset.layer, pane, imgs: [...pane.querySelectorAll('img.matsite-frame')],
+        id: pane.dataset.layer, pane, imgs: [...pane.querySelectorAll('img.matsite-frame, .matsite-pyramid-frame')],
         minCov: 1, worst: null, unsteady: [], fadeAt: [], hiddenAt: [], shownAt: [], rest: [], faded: 1,
     }));
     const changes = [];
@@ -48,13 +49,14 @@ SAMPLER = """async (ms) => {
                 if (cov < l.minCov) { l.minCov = cov; l.worst = {op, step}; }
                 l.faded = Math.min(l.faded, Number(getComputedStyle(l.imgs[0].parentElement).opacity));
                 if (l.imgs.some((i) => i.getAnimations().length > 0)) { add(l.fadeAt, step); continue; }
-                // At rest: one image fully on top, decoded, the other at 0.
+                // At rest: one frame fully on top, drawn (an image decoded), the other at 0.
                 const top = l.imgs.filter((i, k) => op[k] >= 0.999);
                 const seen = l.imgs.filter((i, k) => op[k] > 0.001);
-                if (top.length !== 1 || seen.length !== 1 || !(top[0].complete && top[0].naturalWidth > 0)) {
+                const drawn = (e) => e.tagName !== 'IMG' || (e.complete && e.naturalWidth > 0);
+                if (top.length !== 1 || seen.length !== 1 || !drawn(top[0])) {
                     l.unsteady.push({step, op});
                 } else {
-                    l.rest.push([step, top[0].getAttribute('src')]);
+                    l.rest.push([step, top[0].tagName === 'IMG' ? top[0].getAttribute('src') : Number(top[0].dataset.index)]);
                 }
             }
             if (performance.now() - t0 < ms) requestAnimationFrame(tick); else done();
@@ -120,12 +122,27 @@ def test_playback_waits_for_every_frame_of_every_layer(tab, layers_server, layer
     assert not tab.console_errors and not tab.page_errors, (tab.console_errors, tab.page_errors)
 
 
-def test_only_the_layer_whose_frame_changes_crossfades(tab, layers_server, layers_site_dir):
-    m = manifest(layers_site_dir)
+@pytest.mark.parametrize("radar", ["images", "levels"])
+def test_only_the_layer_whose_frame_changes_crossfades(tab, request, radar):
+    # The radar's frames as images, or as levels (a pyramid layer over an image layer).
+    site = request.getfixturevalue("layers_site_dir" if radar == "images" else "layers_levels_site_dir")
+    m = manifest(site)
+    assert ("pyramid" in m["layers"][1]) == (radar == "levels")
     n = len(m["frames"])
     loop_ms = sum(f["duration_ms"] for f in m["frames"])
+    server = SiteServer(str(site), csp=STRICT_CSP)
+    try:
+        sample_two_loops(tab, server, m, n, loop_ms)
+    finally:
+        server.stop()
+    if radar == "levels":
+        assert server.requested("/frames/") and not any(
+            server.requested(f["url"]) for f in m["layers"][1]["frames"]), "the radar's whole frames were fetched"
+
+
+def sample_two_loops(tab, server, m, n, loop_ms):
     page = tab.page
-    page.goto(layers_server.url("storm/index.html"))
+    page.goto(server.url("storm/index.html"))
     wait_state(page, "playing")
     r = page.evaluate(SAMPLER, 2 * loop_ms + 300)
     steps = [s for _, s in r["changes"]]
@@ -149,7 +166,8 @@ def test_only_the_layer_whose_frame_changes_crossfades(tab, layers_server, layer
                     and shown(m, lid, s) != shown(m, lid, (s - 1) % n)}
         assert set(sampled["fadeAt"]) == changing, (lid, sorted(sampled["fadeAt"]), sorted(changing))
         # At rest, the frame on top is the one the manifest gives for the step: never a stale one.
-        wrong = [(s, src) for s, src in sampled["rest"] if not src.endswith(urls[shown(m, lid, s)])]
+        wrong = [(s, top) for s, top in sampled["rest"]
+                 if top != shown(m, lid, s) and not (isinstance(top, str) and top.endswith(urls[shown(m, lid, s)]))]
         assert not wrong, (lid, wrong[:5])
     assert by_id["satellite"]["fadeAt"] and len(by_id["radar"]["fadeAt"]) == n
     assert not tab.console_errors and not tab.page_errors
