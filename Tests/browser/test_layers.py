@@ -122,6 +122,21 @@ def test_playback_waits_for_every_frame_of_every_layer(tab, layers_server, layer
     assert not tab.console_errors and not tab.page_errors, (tab.console_errors, tab.page_errors)
 
 
+def test_a_missing_layer_frame_is_named_with_its_layer(tab, layers_server, layers_site_dir):
+    m = manifest(layers_site_dir)
+    broken = json.loads(json.dumps(m))
+    broken["layers"][0]["frames"][1]["url"] = "satellite/frames/does-not-exist.jpg"
+    layers_server.override("storm/manifest.json", json.dumps(broken).encode(), "application/json")
+    page = tab.page
+    page.goto(layers_server.url("storm/index.html"))
+    page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.error", timeout=20000)
+    s = player_state(page)
+    assert s["state"] == "loading", s
+    n = len(m["layers"][0]["frames"])
+    assert s["error"] == f"Infrared satellite: Frame 2 of {n} could not be loaded (HTTP 404).", s["error"]
+    assert "Infrared satellite: Frame 2" in page.locator(".matsite-status").inner_text()
+
+
 @pytest.mark.parametrize("radar", ["images", "levels"])
 def test_only_the_layer_whose_frame_changes_crossfades(tab, request, radar):
     # The radar's frames as images, or as levels (a pyramid layer over an image layer).
