@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 
 /// Writes an animation's loop as MP4, GIF and/or animated WebP (`export:`) beside its
@@ -28,8 +29,39 @@ struct LoopExporter: Sendable {
         var report: ExportReport
     }
 
-    /// Exports `frames` (staged below `<animation>/`).
-    func export(_ frames: [PublishedFrame]) throws -> Result {
+    /// One frame of the loop: what it shows, bottom to top, for how long.
+    struct Frame: Sendable {
+        var index: Int
+        var time: TimeInstant?
+        var durationMs: Int
+        /// The pictures drawn over the background, bottom to top.
+        var pictures: [LayerStack.Picture]
+
+        /// Names the pictures in the export's key: a frame's hash, or each layer's with its
+        /// opacity (`-` for a layer showing nothing).
+        var key: String
+
+        /// A one-source animation's frame, drawn at the animation's opacity.
+        init(_ frame: PublishedFrame, opacity: Double) {
+            index = frame.index
+            time = frame.time
+            durationMs = frame.durationMs
+            pictures = [.init(file: frame.file, sha256: frame.sha256, opacity: opacity)]
+            key = frame.sha256
+        }
+
+        /// A layered animation's timeline entry, its layers composed.
+        init(_ entry: PublishedFrame, stack pictures: [LayerStack.Picture]) {
+            index = entry.index
+            time = entry.time
+            durationMs = entry.durationMs
+            self.pictures = pictures
+            key = pictures.isEmpty ? "-" : pictures.map { "\($0.sha256)@\($0.opacity)" }.joined(separator: "+")
+        }
+    }
+
+    /// Exports `frames` (their files staged below `<animation>/`).
+    func export(_ frames: [Frame]) throws -> Result {
         let size = Self.size(of: layout, width: settings.width)
         let labels = frames.map { label(for: $0, count: frames.count) }
         let credit = Self.plainText(animation.attribution)
@@ -70,7 +102,7 @@ struct LoopExporter: Sendable {
 
 private extension LoopExporter {
     /// The frame's time as the label shows it: in the animation's time zone, else UTC.
-    func label(for frame: PublishedFrame, count: Int) -> String {
+    func label(for frame: Frame, count: Int) -> String {
         guard let date = frame.time?.date else { return "Frame \(frame.index + 1) of \(count)" }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -85,7 +117,7 @@ private extension LoopExporter {
     }
 
     func key(
-        _ format: ExportConfig.Format, size: (width: Int, height: Int), frames: [PublishedFrame], labels: [String], credit: String
+        _ format: ExportConfig.Format, size: (width: Int, height: Int), frames: [Frame], labels: [String], credit: String
     )
         -> String
     {
@@ -95,7 +127,7 @@ private extension LoopExporter {
         }
         text += "opacity \(animation.opacity ?? 1)\ncredit \(credit)\nfont \(LoopExportTools.fontPath()) \(fontSize)\n"
         if format == .webp { text += "quality \(settings.webpQuality)\n" }
-        for (frame, label) in zip(frames, labels) { text += "\(frame.sha256) \(frame.durationMs) \(label)\n" }
+        for (frame, label) in zip(frames, labels) { text += "\(frame.key) \(frame.durationMs) \(label)\n" }
         return SHA256.hex(of: text)
     }
 
@@ -127,7 +159,7 @@ private extension LoopExporter {
 
     /// Encodes the formats in `pending` (format -> file name) in one pass over the frames.
     func encode(
-        _ frames: [PublishedFrame], labels: [String], credit: String, size: (width: Int, height: Int),
+        _ frames: [Frame], labels: [String], credit: String, size: (width: Int, height: Int),
         into pending: [ExportConfig.Format: String]
     ) throws -> (files: [ExportReport.File], composeSeconds: Double) {
         let folder = writer.root.appendingPathComponent(animation.id)
@@ -150,10 +182,11 @@ private extension LoopExporter {
         for (frame, label) in zip(frames, labels) {
             try Task.checkCancellation()
             let start = ContinuousClock.now
-            let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(frame.file)))
-            let image = try decoder.decode(bytes, keepIndices: false)
             var canvas = LoopCanvas(width: size.width, height: size.height, background: base)
-            canvas.draw(image, opacity: animation.opacity ?? 1)
+            for picture in frame.pictures {
+                let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(picture.file)))
+                canvas.draw(try decoder.decode(bytes, keepIndices: false), opacity: picture.opacity)
+            }
             try drawLabels(on: &canvas, time: label, credit: credit, font: font)
             compose += Self.seconds(start.duration(to: .now))
             // The encoders take the frame side by side (ffmpeg works in its own process

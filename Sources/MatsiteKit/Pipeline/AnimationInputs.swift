@@ -5,6 +5,8 @@
 struct AnimationInputs: Sendable {
     /// The legend's image file (`legend.image`).
     var legendImage: LegendImage? = nil
+    /// Each layer's legend image, by layer id.
+    var layerLegendImages: [String: LegendImage] = [:]
     /// The `export_background` tile source's tiles under the box.
     var exportBackground: ExportBackgroundTiles? = nil
     /// The point layers, read and checked, or the previous site's when nothing changed.

@@ -37,4 +37,7 @@ struct PublishedFrame: Sendable, Equatable {
     var fallbackHash: String? = nil
     /// Its level tiles (`frames/0003-1a2b3c4d/{z}/{x}/{y}.png`), once published.
     var levelTiles: String? = nil
+    /// A layered animation's timeline entry (which has no file of its own): per layer, the
+    /// position of the layer frame shown, or nil.
+    var layers: [Int?]? = nil
 }
