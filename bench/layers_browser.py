@@ -17,10 +17,9 @@ and measures:
     50 ms, the longest gap,
   - the renderer process's RSS at the end (the largest renderer of the browser: the two
     same-origin iframes share the page's), and the GPU process's.
-Sites are built once into --work and reused. --stand-in composes `storm` with
-Tests/browser/layers_standin.py (for a binary without `layers:`).
+The site is built once into --work and reused.
 
-    python3 bench/layers_browser.py [--work DIR] [--viewports 1280x800,390x844] [--seconds 10] [--runs 3] [--stand-in]
+    python3 bench/layers_browser.py [--work DIR] [--viewports 1280x800,390x844] [--seconds 10] [--runs 3]
 """
 from __future__ import annotations
 
@@ -56,15 +55,12 @@ PLAYABLE = """() => {
 PLAYING = PLAYABLE.replace("r.dataset.state && r.dataset.state !== 'loading'", "r.dataset.state === 'playing'")
 
 
-def site_for(work: Path, stand_in: bool) -> Path:
+def site_for(work: Path) -> Path:
     site = work / "site"
     if (site / "storm" / "manifest.json").exists():
         return site
     print(f"building into {work} ...", file=sys.stderr, flush=True)
     satellite_tiles(work, STEPS)
-    if stand_in:
-        import layers_standin
-        return layers_standin.build(work, STEPS)
     return build_site(work, layers_config(STEPS, separate=True), expect="storm")
 
 
@@ -96,10 +92,9 @@ def main() -> int:
     ap.add_argument("--viewports", default="1280x800,390x844")
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--stand-in", action="store_true", help="compose the layered animation with layers_standin.py")
     ap.add_argument("--chromium", default=os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium"))
     args = ap.parse_args()
-    site = site_for(Path(args.work), args.stand_in)
+    site = site_for(Path(args.work))
     storm = read_manifest(str(site), "storm")
     frames = {lid: len(read_manifest(str(site), lid)["frames"]) for lid in ("satellite", "radar")}
     viewports = [tuple(int(v) for v in s.split("x")) for s in args.viewports.split(",")]

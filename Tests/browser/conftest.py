@@ -84,19 +84,11 @@ def pyramid_server(pyramid_site_dir):
     srv.stop()
 
 
-# True: Tests/browser/layers_standin.py composes the layered animation from two one-source
-# builds (for a binary without `layers:`). False: the binary's own `layers:` output.
-LAYERS_STAND_IN = True
-
-
 def build_layers(tmp: Path, steps: int, levels: bool = False) -> Path:
     """A site whose animation `storm` has two data layers (helpers.LAYERS_CONFIG) over
     `steps` timeline steps; with `levels`, the radar's frames published as levels too."""
     satellite_tiles(tmp, steps)
     try:
-        if LAYERS_STAND_IN:
-            import layers_standin
-            return layers_standin.build(tmp, steps, levels)
         return build_site(tmp, layers_config(steps, levels=levels), expect="storm")
     except BuildFailed as e:
         pytest.fail(str(e), pytrace=False)
