@@ -267,7 +267,7 @@
 					if (isNum(fb.max_native_zoom)) { opts.maxNativeZoom = fb.max_native_zoom; }
 					if (Array.isArray(fb.subdomains) && fb.subdomains.length) { opts.subdomains = fb.subdomains; }
 					// Published tiles exist only over the frames' bounds: do not ask for others.
-					if (!Array.isArray(fb.templates)) { opts.bounds = this._bounds; }
+					if (fb.published === true || !Array.isArray(fb.templates)) { opts.bounds = this._bounds; }
 					this._fallbackLayers[k] = new M.TileLayer(this._fallbackUrl(k, this._shown[k]), opts).addTo(this._map);
 				} else if (!on && this._fallbackLayers[k]) {
 					this._fallbackLayers[k].remove();
@@ -277,7 +277,9 @@
 			}, this);
 		},
 
-		// A layer frame's fallback tiles; with no frame (null) a URL that asks for nothing.
+		// A layer frame's fallback tiles: its own template (tiles published in a folder named by
+		// their content, or the source's), or the layer's with {frame}; with no frame (null) a
+		// URL that asks for nothing.
 		_fallbackUrl: function (k, li) {
 			var fb = this._fallbacks[k];
 			if (li === null) { return ''; }
