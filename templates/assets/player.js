@@ -34,8 +34,6 @@
 		offscreen: ''
 	};
 
-	function pad4(i) { return ('000' + i).slice(-4); }
-
 	function isNum(v) { return typeof v === 'number' && isFinite(v); }
 
 	function clamp01(v) { return Math.max(0, Math.min(1, v)); }
@@ -346,7 +344,7 @@
 
 		_buildMap: function (m) {
 			var base = m.base_map && typeof m.base_map.url === 'string' ? m.base_map : null;
-			var fb = m.fallback && (typeof m.fallback.url === 'string' || Array.isArray(m.fallback.templates)) ? m.fallback : null;
+			var fb = m.fallback && Array.isArray(m.fallback.templates) ? m.fallback : null;
 			var deepest = Math.max(m.zoom + 4, fb && isNum(fb.max_native_zoom) ? fb.max_native_zoom + 2 : 0);
 			if (base && isNum(base.max_zoom)) { deepest = Math.max(deepest, Math.min(base.max_zoom, m.zoom + 6)); }
 			deepest = Math.min(22, deepest);
@@ -493,7 +491,7 @@
 				if (isNum(fb.max_native_zoom)) { opts.maxNativeZoom = fb.max_native_zoom; }
 				if (Array.isArray(fb.subdomains) && fb.subdomains.length) { opts.subdomains = fb.subdomains; }
 				// Published tiles exist only over the frames' bounds: do not ask for others.
-				if (!Array.isArray(fb.templates)) { opts.bounds = this._frameBounds; }
+				if (fb.published === true) { opts.bounds = this._frameBounds; }
 				this._fallbackLayer = new M.TileLayer(this._fallbackUrl(this._clock.index()), opts).addTo(this._map);
 			} else if (!on && this._fallbackLayer) {
 				this._fallbackLayer.remove();
@@ -504,10 +502,9 @@
 			L.DomUtil[on && fb ? 'addClass' : 'removeClass'](this._root, 'matsite-fallback-active');
 		},
 
+		// A frame's own template: published tiles sit in a folder named by their content.
 		_fallbackUrl: function (index) {
-			var fb = this._fallback;
-			if (Array.isArray(fb.templates)) { return this._resolve(String(fb.templates[index] || '')); }
-			return this._resolve(fb.url.replace(/\{frame\}/g, pad4(index)));
+			return this._resolve(String(this._fallback.templates[index] || ''));
 		},
 
 		_onKey: function (e) {

@@ -23,9 +23,10 @@ struct LayersBuildTests {
             })
     }
 
-    /// The green channel of a satellite time's tiles.
+    /// The green channel of a satellite time's tiles: 10 apart from one time to the next, so
+    /// that JPEG keeps them apart too.
     static func green(for time: TimeInstant) -> UInt8 {
-        UInt8(truncatingIfNeeded: 20 + time.millisecondsSinceEpoch / 600_000 % 200)
+        UInt8(truncatingIfNeeded: 20 + time.millisecondsSinceEpoch / 600_000 % 20 * 10)
     }
 
     static func satellitePNG(for time: TimeInstant) -> [UInt8] {
@@ -200,9 +201,9 @@ struct LayersBuildTests {
             let satelliteRequests = server.allRequests.filter { $0.path.hasPrefix("/sat/") }.map { String($0.path.split(separator: "/")[1]) }
             #expect(Set(satelliteRequests) == ["202611211210"])
             let after = try Self.layers(site.manifest("storm")).map { try #require($0["frames"] as? [[String: Any]]) }
-            // The window moved by one frame in each layer: the frames both builds show keep their files.
+            // The window moved by one frame in each layer: the frames both builds show keep their names and files.
             for (layer, (old, new)) in zip(before, after).enumerated() {
-                #expect(old.dropFirst().map { $0["sha256"] as? String } == new.dropLast().map { $0["sha256"] as? String }, "layer \(layer)")
+                #expect(old.dropFirst().map { $0["url"] as? String } == new.dropLast().map { $0["url"] as? String }, "layer \(layer)")
                 #expect(try new.dropLast().map { try inode(try #require($0["url"] as? String)) } == kept[layer], "layer \(layer)")
             }
             #expect(try Self.mapping(site.manifest("storm")) == (0...12).map { [$0 / 2, $0] })
@@ -315,8 +316,9 @@ struct LayersBuildTests {
                 #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("3").path), "\(folder.path)")
             }
             let fallback = try #require(entries[1]["fallback"] as? [String: Any])
-            let url = try #require(fallback["url"] as? String)
-            #expect(url.hasPrefix("radar/tiles/"), "\(url)")
+            let templates = try #require(fallback["templates"] as? [String])
+            #expect(templates.count == 3 && templates.allSatisfy { $0.hasPrefix("radar/tiles/") }, "\(templates)")
+            #expect(fallback["published"] as? Bool == true)
             let radar = try #require(entries[1]["frames"] as? [[String: Any]])
             #expect(radar.allSatisfy { $0["fallback_hash"] != nil && $0["tiles"] == nil })
             #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("storm/radar/tiles").path))
