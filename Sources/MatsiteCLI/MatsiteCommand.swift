@@ -170,10 +170,12 @@ extension MatsiteCommand {
                 Compares the site folder with the target (its listing and the ledger \
                 matsite-deploy.json that deploy keeps there) and uploads only files whose bytes \
                 changed, in four waves so a viewer never gets a page whose manifest or frames \
-                are not there yet: 1 content-hashed files (Cache-Control: public, \
-                max-age=31536000, immutable), 2 fixed-name files such as posters and fallback \
-                tiles, 3 manifests, 4 pages (waves 2-4: Cache-Control: no-cache). Then deletes \
-                files that have been out of the site for deploy.grace (default PT24H), at most \
+                are not there yet: 1 files named by their content, such as frames and their \
+                tiles (Cache-Control: public, max-age=31536000, immutable), 2 fixed-name files \
+                such as posters, 3 manifests, 4 pages (waves 2-4: Cache-Control: no-cache). \
+                A frame that stays in a moving window keeps its name, so it is not sent again. \
+                Then deletes files that have been out of the site for deploy.grace (default \
+                PT24H), at most \
                 deploy.max_deletes (default 1000) a run, and writes the ledger. It sends a \
                 hard-linked snapshot of the site taken under the build's lock, so a build \
                 publishing meanwhile never mixes into it.

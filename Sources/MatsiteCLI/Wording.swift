@@ -23,17 +23,26 @@ enum Wording {
             + "per level: \(perLevel.joined(separator: ", "))"
     }
 
-    /// One line per exported format, then what composing the frames took.
+    /// One line per exported format, then what composing the frames and the whole export took.
     static func export(_ r: ExportReport) -> [String] {
+        var count: Int?
         var lines = r.files.map { file in
             switch file.work {
             case .kept:
-                "\(r.animation): export \(file.format.rawValue) kept (unchanged), \(megabytes(file.bytes))"
+                return "\(r.animation): export \(file.format.rawValue) kept (unchanged), \(megabytes(file.bytes))"
             case .encoded(let width, let height, let frames, let seconds):
-                "\(r.animation): export \(file.format.rawValue) \(width)x\(height), \(frames) frames: \(String(format: "%.2f", seconds)) s, \(megabytes(file.bytes))"
+                count = frames
+                let cached = file.cachedFrames > 0 ? "; \(file.cachedFrames) of \(frames) frames from the cache" : ""
+                return "\(r.animation): export \(file.format.rawValue) \(width)x\(height), \(frames) frames: "
+                    + "\(String(format: "%.2f", seconds)) s, \(megabytes(file.bytes))\(cached)"
             }
         }
-        if let compose = r.composeSeconds { lines.append("\(r.animation): export frames composed in \(String(format: "%.2f", compose)) s") }
+        if let compose = r.composeSeconds {
+            var line = "\(r.animation): export frames composed in \(String(format: "%.2f", compose)) s"
+            if let pictures = r.pictures, let count { line += " (\(pictures) pictures for \(count) frames)" }
+            if let seconds = r.seconds { line += "; export took \(String(format: "%.2f", seconds)) s" }
+            lines.append(line)
+        }
         return lines
     }
 
@@ -44,6 +53,11 @@ enum Wording {
             + String(
                 format: "waiting for tiles %.2f s per frame; stitching %.3f s per frame (%.2f s in all, on %d cores)",
                 t.fetchSeconds / n, t.stitchSeconds / n, t.stitchSeconds, t.cores)
+    }
+
+    /// Frames of lossy and lossless tiles written lossy (`--verbose`).
+    static func mixedTiles(_ r: MixedTilesReport) -> String {
+        "\(r.animation): \(r.frames) frame(s) stitched from \(r.tiles) written lossy, as most of their tiles came (format: auto); format: png keeps them lossless"
     }
 
     /// Fallback tiles published and kept (`--verbose`).

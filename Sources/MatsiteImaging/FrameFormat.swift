@@ -138,15 +138,23 @@ public struct FrameFormatChoice: Sendable, Equatable {
 
     /// Whether a frame needs a whole RGBA buffer (a lossy format) rather than the
     /// streaming PNG writer, before stitching: `pixelFormat` is the stitcher's plan,
-    /// `tilesAreLossy` whether every tile the frame draws came lossy-encoded.
-    public func wantsLossy(pixelFormat: PixelFormat, tilesAreLossy: Bool) -> Bool {
+    /// `tiles` how many of the tiles it draws came lossy- and lossless-encoded.
+    public func wantsLossy(pixelFormat: PixelFormat, tiles: TileKinds) -> Bool {
         switch setting {
         case .png: false
         case .jpeg, .webp, .webpLossless: true
-        // Palette frames are few colours: PNG is lossless and small. Re-encoding lossless
-        // tiles lossily would lose what they kept; lossy tiles gain nothing from PNG.
-        case .auto: !pixelFormat.isIndexed && tilesAreLossy
+        // Palette frames are few colours: PNG is lossless and small. A frame takes the
+        // format most of its tiles came in: re-encoding lossless tiles lossily would lose
+        // what they kept, lossy tiles gain nothing from PNG. A source that serves PNG only
+        // where it needs transparency (TiTiler at the data's edge) and JPEG inside is a
+        // lossy source: its frames are written lossy too, with their transparency (WebP).
+        case .auto: !pixelFormat.isIndexed && tiles.lossy > tiles.lossless
         }
+    }
+
+    /// `wantsLossy` for a frame whose tiles are all lossy (`tilesAreLossy`) or all lossless.
+    public func wantsLossy(pixelFormat: PixelFormat, tilesAreLossy: Bool) -> Bool {
+        wantsLossy(pixelFormat: pixelFormat, tiles: TileKinds(lossy: tilesAreLossy ? 1 : 0, lossless: tilesAreLossy ? 0 : 1))
     }
 
     /// The lossy format of a stitched frame, once its pixels show whether it is opaque.
@@ -178,18 +186,24 @@ public struct FrameFormatChoice: Sendable, Equatable {
     /// True when every tile drawn (`.encoded` ones that `decoder` can read) is lossy
     /// (JPEG, lossy WebP) and there is at least one; reads headers only.
     public static func tilesAreLossy(_ tiles: [TileContent], decoder: TileDecoder) -> Bool {
-        var any = false
+        let kinds = tileKinds(tiles, decoder: decoder)
+        return kinds.lossy > 0 && kinds.lossless == 0
+    }
+
+    /// How many of the tiles drawn (`.encoded` ones of a known format) are lossy (JPEG,
+    /// lossy WebP) and lossless (PNG, lossless WebP); reads headers only.
+    public static func tileKinds(_ tiles: [TileContent], decoder: TileDecoder) -> TileKinds {
+        var kinds = TileKinds(lossy: 0, lossless: 0)
         for case .encoded(let bytes) in tiles {
             guard let kind = ImageKind.sniff(bytes) else { continue }
             switch kind {
-            case .png: return false
-            case .jpeg: any = true
+            case .png: kinds.lossless += 1
+            case .jpeg: kinds.lossy += 1
             case .webp:
-                guard (try? decoder.webp.isLossy(bytes)) == true else { return false }
-                any = true
+                if (try? decoder.webp.isLossy(bytes)) == true { kinds.lossy += 1 } else { kinds.lossless += 1 }
             }
         }
-        return any
+        return kinds
     }
 
     /// True when no pixel of the RGBA rows is transparent or translucent.
@@ -203,6 +217,21 @@ public struct FrameFormatChoice: Sendable, Equatable {
             }
         }
         return true
+    }
+}
+
+/// How many of a frame's tiles came lossy-encoded (JPEG, lossy WebP) and lossless (PNG,
+/// lossless WebP).
+public struct TileKinds: Sendable, Equatable {
+    /// Lossy tiles.
+    public var lossy: Int
+    /// Lossless tiles.
+    public var lossless: Int
+
+    /// Counts.
+    public init(lossy: Int, lossless: Int) {
+        self.lossy = lossy
+        self.lossless = lossless
     }
 }
 

@@ -57,9 +57,18 @@ struct WordingTests {
                 "radar: export frames composed in 0.25 s",
             ])
         #expect(Wording.export(ExportReport(animation: "radar", files: [.init(format: .webp, bytes: 9, work: .kept)])).count == 1)
+        let cached = ExportReport(
+            animation: "radar",
+            files: [.init(format: .webp, bytes: 9_000, work: .encoded(width: 64, height: 48, frames: 4, seconds: 0.5), cachedFrames: 3)],
+            composeSeconds: 0.25, pictures: 2, seconds: 0.75)
+        #expect(
+            Wording.export(cached) == [
+                "radar: export webp 64x48, 4 frames: 0.50 s, 0.01 MB (9000 bytes); 3 of 4 frames from the cache",
+                "radar: export frames composed in 0.25 s (2 pictures for 4 frames); export took 0.75 s",
+            ])
     }
 
-    @Test("details for --verbose: frame times per frame, fallback tiles, point layers")
+    @Test("details for --verbose: frame times per frame, fallback tiles, point layers, frames of mixed tiles written lossy")
     func details() {
         #expect(
             Wording.frameTimes(FrameTimes(animation: "radar", frames: 4, fetchSeconds: 2, stitchSeconds: 1, cores: 2))
@@ -70,5 +79,9 @@ struct WordingTests {
         #expect(
             Wording.points(PointLayerReport(animation: "radar", layer: "reports", points: 400, reused: true, seconds: 0.01, levels: 16, bytes: 5000))
                 == "radar: points reports: 400 points unchanged, linked in 0.01 s, 16 levels, 5000 bytes")
+        #expect(
+            Wording.mixedTiles(MixedTilesReport(animation: "sat", frames: 3, lossyTiles: 30, losslessTiles: 6, framesWrittenLossy: 3))
+                == "sat: 3 frame(s) stitched from 30 JPEG or lossy WebP tiles and 6 PNG or lossless WebP written lossy, as most of their tiles came (format: auto); format: png keeps them lossless"
+        )
     }
 }

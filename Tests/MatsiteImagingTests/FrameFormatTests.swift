@@ -68,9 +68,15 @@ struct FrameFormatTests {
         let (fixture, buffer) = try Self.stitchedRGBA("mixed")
         let layout = fixture.layout
         #expect(!buffer.isOpaque)
-        // A mixed frame holds lossless tiles: auto keeps it PNG; forced JPEG becomes WebP.
+        // A mixed frame: two JPEG tiles, a PNG and two lossless WebP. Mostly lossless, so
+        // auto keeps it PNG; with most of its tiles lossy it would be lossy; forced JPEG
+        // becomes WebP (transparency).
+        let kinds = FrameFormatChoice.tileKinds(fixture.tiles, decoder: TileDecoder())
+        #expect(kinds == TileKinds(lossy: 2, lossless: 3))
         #expect(!FrameFormatChoice.tilesAreLossy(fixture.tiles, decoder: TileDecoder()))
-        #expect(!FrameFormatChoice().wantsLossy(pixelFormat: .rgba, tilesAreLossy: false))
+        #expect(!FrameFormatChoice().wantsLossy(pixelFormat: .rgba, tiles: kinds))
+        #expect(FrameFormatChoice().wantsLossy(pixelFormat: .rgba, tiles: TileKinds(lossy: 3, lossless: 2)))
+        #expect(!FrameFormatChoice().wantsLossy(pixelFormat: .rgba, tiles: TileKinds(lossy: 2, lossless: 2)))
         let format = FrameFormatChoice(.jpeg, quality: 90).lossyFormat(opaque: false)
         #expect(format == .webp(quality: 90))
         let decoded = try WebPDecoder().decode(try buffer.encode(format))

@@ -69,7 +69,9 @@ struct LoopEncoderTests {
         #expect(file.images.map(\.rect.w) == [20, 3, 1])
         #expect(file.images[1].rect.x == 5 && file.images[1].rect.y == 4)
         #expect(file.images[1].transparent != nil)
-        #expect(file.images[0].colors == 2)
+        // One table for the loop: its two colours and the transparent index; none per frame.
+        #expect(file.globalColors == 4)
+        #expect(file.images.allSatisfy { $0.colors == 0 })
     }
 
     @Test("a frame of more than 256 colours gets a 256-entry table (median cut)")
@@ -81,7 +83,53 @@ struct LoopEncoderTests {
         let encoder = try GIFLoopEncoder(width: 32, height: 32)
         try encoder.add(canvas, durationMs: 500)
         let file = try GIFFile(try encoder.finish())
-        #expect(file.images.count == 1 && file.images[0].colors == 256)
+        #expect(file.images.count == 1 && file.globalColors == 256)
+    }
+
+    @Test("GIF and WebP frames encoded apart, in any order, make the file the encoder makes frame by frame")
+    func framesApart() throws {
+        let grey = RGB(200, 200, 200)
+        let canvases = [
+            canvas(20, 10, grey), canvas(20, 10, grey, square: (5, 4, RGB(255, 0, 0))), canvas(20, 10, grey, square: (5, 4, RGB(255, 0, 0))),
+            canvas(20, 10, grey, square: (11, 1, RGB(0, 0, 255))),
+        ]
+        let durations = [100, 200, 300, 1500]
+        let gif = try GIFLoopEncoder(width: 20, height: 10)
+        let webp = try WebPLoopEncoder(width: 20, height: 10, lossless: true, quality: 100, effort: 1)
+        for (canvas, duration) in zip(canvases, durations) {
+            try gif.add(canvas, durationMs: duration)
+            try webp.add(canvas, durationMs: duration)
+        }
+        let palette = GIFPalette(canvases.reversed().map(ColorHistogram.init))
+        var gifFrames = [[UInt8]](repeating: [], count: 4)
+        var webpFrames = [WebPLoopEncoder.Frame?](repeating: nil, count: 4)
+        let settings = WebPLoopEncoder.Settings(lossless: true, quality: 100, effort: 1)
+        for i in [3, 1, 0, 2] {
+            let previous = i > 0 ? canvases[i - 1] : nil
+            gifFrames[i] = try GIFLoopEncoder.encodeFrame(previous: previous, canvases[i], durationMs: durations[i], palette: palette)
+            webpFrames[i] = try WebPLoopEncoder.encodeFrame(previous: previous, canvases[i], settings: settings)
+        }
+        #expect(try GIFLoopEncoder.assemble(width: 20, height: 10, palette: palette, frames: gifFrames) == gif.finish())
+        let apart = try WebPLoopEncoder(width: 20, height: 10, lossless: true, quality: 100, effort: 1)
+        for (frame, duration) in zip(webpFrames, durations) { try apart.add(encoded: try #require(frame), durationMs: duration) }
+        #expect(try apart.finish() == webp.finish())
+        // The WebP frame after an unchanged picture is one transparent blended pixel.
+        #expect(webpFrames[2]?.width == 1 && webpFrames[2]?.blend == true)
+    }
+
+    @Test("a GIF's table is exact for up to 255 colours and holds every colour's index otherwise")
+    func gifPalette() throws {
+        let few = GIFPalette([ColorHistogram(canvas(4, 4, RGB(1, 2, 3), square: (0, 0, RGB(9, 9, 9))))])
+        #expect(few.rgb == [1, 2, 3, 9, 9, 9])
+        var many = LoopCanvas(width: 20, height: 20, color: RGB(0, 0, 0))
+        for y in 0..<20 {
+            for x in 0..<20 { many.shade(x: x, y: y, width: 1, height: 1, color: RGB(UInt8(x * 12), UInt8(y * 12), 5), alpha: 255) }
+        }
+        let cut = GIFPalette([ColorHistogram(many)])
+        #expect(cut.count == 255)
+        // Every pixel of the picture is coded: the frame encodes without an unknown colour.
+        #expect(try !GIFLoopEncoder.encodeFrame(previous: nil, many, durationMs: 100, palette: cut).isEmpty)
+        #expect(throws: ImageError.self) { try GIFLoopEncoder.encodeFrame(previous: nil, many, durationMs: 100, palette: few) }
     }
 
     @Test("median cut gives the same table whatever order the colour counts come in (the same frames, the same GIF)")
@@ -148,6 +196,7 @@ struct GIFFile {
 
     var width = 0
     var height = 0
+    var globalColors = 0
     var loops = false
     var images: [Image] = []
 
@@ -158,7 +207,8 @@ struct GIFFile {
         func u16(_ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
         width = u16(6)
         height = u16(8)
-        var i = 13 + (b[10] & 0x80 != 0 ? 3 << (Int(b[10] & 7) + 1) : 0)
+        globalColors = b[10] & 0x80 != 0 ? 1 << (Int(b[10] & 7) + 1) : 0
+        var i = 13 + 3 * globalColors
         var delay = 0
         var transparent: Int?
         func skipSubBlocks() throws {

@@ -1,6 +1,9 @@
 """Issue 3, test 4: past the frames' detail (or off their area) the player
-pauses on fallback tiles, and resumes when the view comes back."""
+pauses on fallback tiles, and resumes when the view comes back. Fallback tiles live in a
+folder per frame named by their content (issue 25), which the manifest's
+`fallback.templates` gives frame by frame."""
 import json
+import re
 
 from helpers import player_state, read_manifest, wait_state
 
@@ -13,6 +16,11 @@ def fallback_tiles(page):
         .map((i) => i.getAttribute('src'))""")
 
 
+def folder(m, index):
+    """The folder (relative to the animation) of frame `index`'s fallback tiles."""
+    return m["fallback"]["templates"][index].split("{z}")[0]
+
+
 def centre(m):
     b = m["bounds"]
     east = b["east"] + 360 if b["east"] < b["west"] else b["east"]
@@ -22,6 +30,8 @@ def centre(m):
 def test_zooming_two_levels_in_pauses_on_fallback_tiles_and_zooming_back_resumes(tab, server, site_dir):
     m = read_manifest(str(site_dir))
     assert m.get("fallback"), "the test config asks for fallback tiles"
+    # Named by content, never by position: no frame's folder is its index.
+    assert all(re.fullmatch(r"tiles/[0-9a-f]{16}/", folder(m, i)) for i in range(len(m["frames"]))), m["fallback"]
     page = tab.page
     page.goto(server.url("radar/index.html"))
     wait_state(page, "playing")
@@ -33,10 +43,13 @@ def test_zooming_two_levels_in_pauses_on_fallback_tiles_and_zooming_back_resumes
     assert s["state"] == "paused"
     page.wait_for_function("() => document.querySelectorAll('.matsite-fallback img.leaflet-tile-loaded').length > 0",
                            timeout=10000)
-    prefix = "tiles/%04d/" % s["frame"]
+    prefix = folder(m, s["frame"])
     tiles = fallback_tiles(page)
     assert tiles and all(prefix in t for t in tiles), tiles
     assert server.requested(prefix) >= len(tiles)
+    # Published tiles exist only over the frames' box, and the player asks for no others.
+    asked = {r.split("?")[0].lstrip("/") for r in list(server.requests) if "/tiles/" in r}
+    assert asked and all((site_dir / r).is_file() for r in asked), sorted(r for r in asked if not (site_dir / r).is_file())
     assert page.locator(".matsite-frames.matsite-hidden").count() == 1
     assert "Zoom" in page.locator(".matsite-status").inner_text()
     page.wait_for_timeout(600)
@@ -91,11 +104,12 @@ def test_play_while_zoomed_in_overrides_and_shows_the_frames(tab, server, site_d
 
 
 def test_source_templates_serve_as_fallback_tiles(tab, server, site_dir):
-    """A fallback given as one URL template per frame (the source used directly)."""
+    """A fallback given as one absolute URL template per frame (the source used directly,
+    `fallback.source: true`): each frame's own, also while stepping."""
     m = read_manifest(str(site_dir))
     fb = m["fallback"]
     changed = dict(m, fallback={
-        "templates": ["tiles/%04d/{z}/{x}/{y}.png" % i for i in range(len(m["frames"]))],
+        "templates": [server.url("radar/" + t) for t in fb["templates"]],
         "min_zoom": fb["min_zoom"], "max_native_zoom": fb["max_native_zoom"], "subdomains": [],
     })
     server.override("radar/manifest.json", json.dumps(changed).encode(), "application/json")
@@ -106,11 +120,12 @@ def test_source_templates_serve_as_fallback_tiles(tab, server, site_dir):
     page.evaluate(SET_VIEW, [lat, lng, m["zoom"] + 2])
     page.wait_for_function("() => document.querySelectorAll('.matsite-fallback img.leaflet-tile-loaded').length > 0",
                            timeout=10000)
-    assert all("tiles/0002/" in t for t in fallback_tiles(page))
+    assert all(folder(m, 2) in t for t in fallback_tiles(page))
     # Stepping while on fallback tiles shows the next frame's tiles.
     page.get_by_role("button", name="Next frame", exact=True).click()
-    page.wait_for_function("""() => { const t = [...document.querySelectorAll('.matsite-fallback img.leaflet-tile-loaded')];
-        return t.length > 0 && t.every((i) => i.getAttribute('src').includes('tiles/0003/')); }""", timeout=10000)
+    page.wait_for_function("""(next) => { const t = [...document.querySelectorAll('.matsite-fallback img.leaflet-tile-loaded')];
+        return t.length > 0 && t.every((i) => i.getAttribute('src').includes('/radar/' + next)); }""",
+                           arg=folder(m, 3), timeout=10000)
 
 
 def test_a_box_across_the_antimeridian_is_drawn_and_in_range(tab, server, site_dir):

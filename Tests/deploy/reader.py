@@ -125,10 +125,10 @@ class Reader(threading.Thread):
                 self.torn_file(f"{a}/{frame['url']}", "bytes do not match the manifest's sha256")
         fallback = manifest.get("fallback")
         if fallback and self.tiles:
-            for index, frame in enumerate(manifest["frames"]):
-                # As the player builds them: a template per frame, or {frame} as 4 digits.
-                templates = fallback.get("templates")
-                template = templates[index] if isinstance(templates, list) else fallback["url"].replace("{frame}", f"{index:04d}")
+            for index in range(len(manifest["frames"])):
+                # As the player builds them: the frame's own template (its tiles' folder is
+                # named by their content, so two frames alike share one).
+                template = fallback["templates"][index]
                 for tile in self.tiles:
                     z, x, y = tile[:-len(".png")].split("/")
                     path = f"{a}/" + template.replace("{z}", z).replace("{x}", x).replace("{y}", y)

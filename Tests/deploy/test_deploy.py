@@ -73,15 +73,16 @@ def shared_feed() -> Path:
     return _FEED[0]
 
 
-def write_feed(folder: Path) -> None:
-    """A local tile feed, feed/YYYYMMDDHHMM/{z}/{x}/{y}.png, every 10 minutes from 11:20 to
-    12:50, covering the box at zooms 4 and 5; each time its own colours."""
-    for step in range(10):
-        stamp = time.strftime("%Y%m%d%H%M", time.gmtime(1795260000 + step * 600))
+def write_feed(folder: Path, first: int = 1795260000, count: int = 10, name: str = "feed") -> None:
+    """A local tile feed, <name>/YYYYMMDDHHMM/{z}/{x}/{y}.png, `count` times 10 minutes apart
+    from `first` (Unix seconds; by default from 11:20 to 12:50), covering the box at zooms 4
+    and 5; each time its own colours. bench/deploy.sh draws its fallback job's feed with it."""
+    for step in range(count):
+        stamp = time.strftime("%Y%m%d%H%M", time.gmtime(first + step * 600))
         for z, xs, ys in ((4, range(6, 10), range(4, 8)), (5, range(12, 19), range(8, 15))):
             for x in xs:
                 for y in ys:
-                    tile = folder / "feed" / stamp / str(z) / str(x) / f"{y}.png"
+                    tile = folder / name / stamp / str(z) / str(x) / f"{y}.png"
                     tile.parent.mkdir(parents=True, exist_ok=True)
                     tile.write_bytes(png(64, 64, lambda px, py: ((step * 25 + px) % 256, (x * 30 + py) % 256, (y * 40) % 256)))
 
@@ -162,6 +163,14 @@ def frames_of(site: Path) -> set[str]:
     return {"radar/" + f["url"] for f in manifest["frames"]}
 
 
+def fallback_folder(site: Path, frame: str) -> str:
+    """The folder of the fallback tiles of the frame whose file is `frame`, as the player
+    finds it: the manifest's template for that frame."""
+    manifest = json.loads((site / "radar" / "manifest.json").read_text())
+    index = next(i for i, f in enumerate(manifest["frames"]) if "radar/" + f["url"] == frame)
+    return "radar/" + manifest["fallback"]["templates"][index].split("{z}")[0]
+
+
 def without_ledger(tree: dict[str, bytes]) -> dict[str, bytes]:
     return {k: v for k, v in tree.items() if k != LEDGER}
 
@@ -197,23 +206,27 @@ def test_deploy_move_and_unchanged(server, tmp_path):
     changed = {p for p, b in site1.items() if site0.get(p) != b}
     moved = deploy_watched(project, replaced=changed & set(site0))
     new_frames = frames_of(project.site)
-    # What a deploy must send after a one-step move: the files whose bytes at their path
-    # changed. Frames named by position make every kept frame such a file today; named by
-    # content only (issue 25, item 1), this set becomes the new frame, its tiles, the
-    # manifests, the pages and the poster, and so does what the server receives.
-    assert moved["uploaded"] + moved["copied"] == len(changed)
+    # Frames and their fallback tiles are named by their content: the frames that stay in
+    # the window keep their names, and the move brings in one new name.
+    fresh = new_frames - old_frames
+    assert len(fresh) == 1 and len(old_frames & new_frames) == len(old_frames) - 1 == len(new_frames) - 1, (old_frames, new_frames)
+    (frame,) = fresh
+    folder = fallback_folder(project.site, frame)
+    tiles = {p for p in site1 if p.startswith(folder)}
+    assert tiles and not [p for p in site0 if p.startswith(folder)], "a new frame's tiles are in a folder of their own"
+    # What a deploy must send after a one-step move, and all the server may write: the new
+    # frame and its tiles, the animation's manifest, and whichever of the site's manifest,
+    # pages and the poster (the newest frame's still) changed; no other frame, no other tile.
+    assert {frame, "radar/manifest.json"} | tiles <= changed
+    assert changed - {frame} - tiles <= {"manifest.json", "radar/manifest.json", "radar/poster.png"} | {p for p in site1 if p.endswith(".html")}
+    assert moved["uploaded"] == len(changed) and moved["copied"] == 0, moved["stderr"]
+    assert moved["waves"][1][0] == 1 + len(tiles), moved["stderr"]
     assert_writes_are(moved, server, changed, site1)
     frames_sent = {w.path for w in moved["writes"] if w.path in new_frames}
+    assert frames_sent == {frame}
     print(f"{server.kind} moved window: {len(moved['writes'])} files written ({moved['copied']} copied on the server), "
           f"{sum(len(site1[w.path]) for w in moved['writes'] if w.op == 'put' and w.path)} bytes uploaded, "
           f"{len(frames_sent)} of {len(new_frames)} frames, {moved['requests']} requests logged")
-    old_bytes = {site0[p] for p in old_frames}
-    fresh = {f for f in new_frames if site1[f] not in old_bytes}
-    renamed = {f for f in new_frames if f not in site0} - fresh
-    assert len(fresh) == 1, "the move brings in one frame"
-    if server.kind == "s3":
-        # The store copies kept frames that a position in their name renamed: one frame uploaded.
-        assert moved["waves"][1][0] == len(fresh) and moved["waves"][1][2] == len(renamed), moved["stderr"]
     assert moved["deleted"] == 0 and moved["pending"] == len(set(site0) - set(site1)) >= 1
     tree = without_ledger(server.tree())
     assert {p: tree.get(p) for p in site1} == site1
@@ -341,17 +354,22 @@ def test_ledger_moves_from_its_old_name(s3, tmp_path):
 
 
 def test_s3_headers(s3, tmp_path):
-    """Headers by wave, also on frames the store copied after a window move; WebP frames
-    and PNG posters."""
+    """Headers by wave, on frames kept through a window move and new ones, their fallback
+    tiles (named by content: immutable like the frames); WebP frames and PNG posters."""
     project = Project(tmp_path, s3, animation_extra="    format: webp-lossless\n")
     project.build(T0)
     project.run_deploy()
+    old_frames = frames_of(project.site)
     project.build(T1)
-    assert project.run_deploy()["copied"] >= 1
+    assert project.run_deploy()["copied"] == 0
     client = s3.client()
-    frame = sorted(frames_of(project.site))[0]
+    frames = frames_of(project.site)
+    kept, new = sorted(frames & old_frames)[0], sorted(frames - old_frames)[0]
+    tile = next(p for p in project.site_tree() if p.startswith(fallback_folder(project.site, new)))
     expected = {
-        frame: ("image/webp", "public, max-age=31536000, immutable"),
+        kept: ("image/webp", "public, max-age=31536000, immutable"),
+        new: ("image/webp", "public, max-age=31536000, immutable"),
+        tile: ("image/png", "public, max-age=31536000, immutable"),
         "radar/manifest.json": ("application/json", "no-cache"),
         "manifest.json": ("application/json", "no-cache"),
         "radar/index.html": ("text/html; charset=utf-8", "no-cache"),

@@ -35,8 +35,6 @@
 		offscreen: ''
 	};
 
-	function pad4(i) { return ('000' + i).slice(-4); }
-
 	function isNum(v) { return typeof v === 'number' && isFinite(v); }
 
 	function clamp01(v) { return Math.max(0, Math.min(1, v)); }
@@ -399,7 +397,7 @@
 
 		_buildMap: function (m) {
 			var base = m.base_map && typeof m.base_map.url === 'string' ? m.base_map : null;
-			var fb = m.fallback && (typeof m.fallback.url === 'string' || Array.isArray(m.fallback.templates)) ? m.fallback : null;
+			var fb = m.fallback && Array.isArray(m.fallback.templates) ? m.fallback : null;
 			// Two levels past the deepest fallback tiles, the animation's or a data layer's.
 			var fallbacks = [fb].concat(Array.isArray(m.layers) ? m.layers.map(function (l) { return l && l.fallback; }) : []);
 			var deepest = fallbacks.reduce(function (z, f) {
@@ -556,7 +554,7 @@
 				if (isNum(fb.max_native_zoom)) { opts.maxNativeZoom = fb.max_native_zoom; }
 				if (Array.isArray(fb.subdomains) && fb.subdomains.length) { opts.subdomains = fb.subdomains; }
 				// Published tiles exist only over the frames' bounds: do not ask for others.
-				if (!Array.isArray(fb.templates)) { opts.bounds = this._frameBounds; }
+				if (fb.published === true) { opts.bounds = this._frameBounds; }
 				this._fallbackLayer = new M.TileLayer(this._fallbackUrl(this._clock.index()), opts).addTo(this._map);
 			} else if (!on && this._fallbackLayer) {
 				this._fallbackLayer.remove();
@@ -567,10 +565,9 @@
 			L.DomUtil[on && fb ? 'addClass' : 'removeClass'](this._root, 'matsite-fallback-active');
 		},
 
+		// A frame's own template: published tiles sit in a folder named by their content.
 		_fallbackUrl: function (index) {
-			var fb = this._fallback;
-			if (Array.isArray(fb.templates)) { return this._resolve(String(fb.templates[index] || '')); }
-			return this._resolve(fb.url.replace(/\{frame\}/g, pad4(index)));
+			return this._resolve(String(this._fallback.templates[index] || ''));
 		},
 
 		_onKey: function (e) {

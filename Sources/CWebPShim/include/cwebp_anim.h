@@ -4,27 +4,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// libwebpmux's animation encoder for Swift: RGB frames in, an animated WebP that loops
-// forever out. Status codes are cwebp_shim.h's (MWEBP_OK, MWEBP_ERROR).
+// Animated WebP for Swift: RGB frames encoded apart (libwebp), joined into an animation
+// that loops forever (libwebpmux). Status codes are cwebp_shim.h's (MWEBP_OK, MWEBP_ERROR).
 
-/// An animated WebP being encoded.
-typedef struct mwebp_anim mwebp_anim;
+/// One frame of an animation, encoded on its own (so frames can be encoded side by side):
+/// a still WebP of the rectangle at (`x`, `y`) that changed since the previous frame.
+typedef struct mwebp_frame {
+    uint8_t *bytes;             /* a still WebP file, freed with mwebp_free */
+    size_t size;
+    uint32_t x, y, width, height;
+    int blend;                  /* 1: its transparent pixels keep what is shown */
+} mwebp_frame;
 
-/// Starts a `width` x `height` animation. `lossless` 1: every frame exact (VP8L) at
-/// `effort` 0-9; 0: lossy at `quality` 0-100.
-int mwebp_anim_begin(uint32_t width, uint32_t height, int lossless, int quality, int effort, mwebp_anim **out,
-                     char *message, size_t message_size);
+/// Encodes RGB canvas `rgb` (`width` x `height`, rows packed) as the frame after `previous`
+/// (the canvas before it, or NULL for the first frame): only the rectangle that differs,
+/// unchanged pixels transparent and blended when lossless. `lossless` 1: exact pixels
+/// (VP8L) at `effort` 0-9 (libwebp's lossless preset); 0: lossy at `quality` 0-100, method
+/// `effort` (at most 6).
+int mwebp_anim_frame(const uint8_t *previous, const uint8_t *rgb, uint32_t width, uint32_t height, int lossless,
+                     int quality, int effort, mwebp_frame *frame, char *message, size_t message_size);
 
-/// Adds an RGB frame (3 bytes a pixel, rows `stride` bytes apart) shown from `timestamp_ms`.
-int mwebp_anim_add(mwebp_anim *anim, const uint8_t *rgb, size_t stride, int timestamp_ms, char *message,
-                   size_t message_size);
-
-/// Ends the animation at `end_ms` (the last frame's end). On success *out holds bytes the
-/// caller frees with mwebp_free. The encoder is gone afterwards, whatever the result.
-int mwebp_anim_finish(mwebp_anim *anim, int end_ms, uint8_t **out, size_t *out_size, char *message,
-                      size_t message_size);
-
-/// Drops an unfinished animation.
-void mwebp_anim_discard(mwebp_anim *anim);
+/// Puts `count` frames from mwebp_anim_frame together as a `width` x `height` animation that
+/// loops forever, frame i shown for `durations_ms[i]`. On success *out holds bytes the
+/// caller frees with mwebp_free.
+int mwebp_anim_assemble(uint32_t width, uint32_t height, const mwebp_frame *frames, const int *durations_ms, int count,
+                        uint8_t **out, size_t *out_size, char *message, size_t message_size);
 
 #endif

@@ -69,7 +69,7 @@ extension ConfigLoader {
         var feed = FeedConfig(source: source, frames: .count(1))
         if let n = f["missing"] { feed.missing = try r.choice(n, f.path("missing"), MissingPolicy.self, options: [.fail, .transparent]) }
         if let n = f["attribution"] { feed.attribution = try r.string(n, f.path("attribution")) }
-        if let n = f["compression"] { feed.compressionLevel = try r.int(n, f.path("compression"), in: 0...9) }
+        if let n = f["compression"] { feed.compressionLevel = try r.int(n, f.path("compression"), in: 0...PNGWriter.maxLevel) }
         if let n = f["format"] {
             feed.frameFormat.setting = try r.choice(n, f.path("format"), FrameFormatChoice.Setting.self, options: FrameFormatChoice.Setting.allCases)
         }

@@ -16,16 +16,7 @@ struct DeployPlan: Sendable {
     struct Batch: Sendable {
         var wave: DeployWave
         var files: [SiteFile]
-        /// Files whose bytes the target already holds under another name of the same wave
-        /// (a frame renumbered by a moved window): copied there, not uploaded.
-        var copies: [Copy] = []
         var bytes: Int { files.reduce(0) { $0 + $1.size } }
-    }
-
-    /// A site file made from a target file with the same bytes.
-    struct Copy: Sendable, Equatable {
-        var from: String
-        var file: SiteFile
     }
 
     /// A file out of the site whose grace period has not run out.
@@ -63,12 +54,11 @@ struct DeployPlan: Sendable {
     var ledgerChanged: Bool
 
     var uploadCount: Int { batches.reduce(0) { $0 + $1.files.count } }
-    var copyCount: Int { batches.reduce(0) { $0 + $1.copies.count } }
     var uploadBytes: Int { batches.reduce(0) { $0 + $1.bytes } }
 
-    /// Files and bytes uploaded, and files copied on the target, per wave.
-    func totals(_ wave: DeployWave) -> (files: Int, bytes: Int, copies: Int) {
-        batches.filter { $0.wave == wave }.reduce((0, 0, 0)) { ($0.0 + $1.files.count, $0.1 + $1.bytes, $0.2 + $1.copies.count) }
+    /// Files and bytes uploaded per wave.
+    func totals(_ wave: DeployWave) -> (files: Int, bytes: Int) {
+        batches.filter { $0.wave == wave }.reduce((0, 0)) { ($0.0 + $1.files.count, $0.1 + $1.bytes) }
     }
 
     /// Plans a deploy.
@@ -78,34 +68,16 @@ struct DeployPlan: Sendable {
     ///   - remote: the target's files (path to size), the ledger and dot-files left out.
     ///   - ledger: the target's ledger, nil when it has none.
     ///   - now: the time the grace periods are measured against.
-    ///   - serverSideCopy: whether the target can copy its own files (S3, GCS, Azure):
-    ///     then a file whose bytes it holds under another name is copied, not uploaded.
-    init(
-        site: [SiteFile], remote: [String: Int], ledger: DeployLedger?, now: Date, graceSeconds: Double, maxDeletes: Int,
-        serverSideCopy: Bool = false
-    ) {
+    ///
+    /// A file is compared at its own path only. Frames and their tiles are named by their
+    /// content, so a moved window leaves the kept ones unchanged at their paths; a file whose
+    /// bytes the target holds under another name (two tiles alike) is uploaded, as a copy on
+    /// the server would cost a request just the same.
+    init(site: [SiteFile], remote: [String: Int], ledger: DeployLedger?, now: Date, graceSeconds: Double, maxDeletes: Int) {
         let old = ledger ?? DeployLedger()
         var final = DeployLedger()
         var interim = old
         var uploads: [DeployWave: [SiteFile]] = [:]
-        var copies: [DeployWave: [Copy]] = [:]
-        // Target files the ledger vouches for, by content and wave; those whose bytes stay
-        // through this deploy first (a fixed-name file being replaced can still be a source:
-        // the copies are ordered to read it before it is written).
-        var held: [String: String] = [:]
-        if serverSideCopy {
-            let bytes = Dictionary(site.map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
-            let vouched = old.files.filter { remote[$0.key] == $0.value.size }
-            let stable = { (path: String, entry: DeployLedger.Entry) in bytes[path] == nil || bytes[path] == entry.sha256 }
-            let ranked = vouched.sorted { a, b in
-                let (sa, sb) = (stable(a.key, a.value), stable(b.key, b.value))
-                return sa != sb ? sa : a.key < b.key
-            }
-            for (path, entry) in ranked {
-                let key = "\(DeployWave.of(path).rawValue) \(entry.sha256) \(entry.size)"
-                if held[key] == nil { held[key] = path }
-            }
-        }
         for file in site.sorted(by: { $0.path < $1.path }) {
             final.files[file.path] = .init(sha256: file.sha256, size: file.size)
             let known = old.files[file.path]
@@ -113,20 +85,12 @@ struct DeployPlan: Sendable {
                 unchanged += 1
                 continue
             }
-            let wave = DeployWave.of(file.path)
             if remote[file.path] != nil { replacing.insert(file.path) }
-            if let from = held["\(wave.rawValue) \(file.sha256) \(file.size)"] {
-                copies[wave, default: []].append(Copy(from: from, file: file))
-            } else {
-                uploads[wave, default: []].append(file)
-            }
+            uploads[DeployWave.of(file.path), default: []].append(file)
             interim.files[file.path] = nil
         }
         for wave in DeployWave.allCases {
-            let (levels, cyclic) = Self.ordered(copies[wave] ?? [])
-            for level in levels { batches.append(Batch(wave: wave, files: [], copies: level)) }
-            let files = (uploads[wave] ?? []) + cyclic.map(\.file)
-            if files.isEmpty { continue }
+            guard let files = uploads[wave], !files.isEmpty else { continue }
             if wave == .manifests || wave == .pages {
                 // The site's own index links to every animation's: it goes last.
                 let nested = files.filter { $0.path.contains("/") }, top = files.filter { !$0.path.contains("/") }
@@ -180,43 +144,5 @@ extension DeployPlan {
         guard parts.count >= 3, parts[parts.count - 1] == "partial" else { return false }
         let tag = parts[parts.count - 2]
         return tag.count == 8 && tag.allSatisfy { $0.isASCII && $0.isHexDigit }
-    }
-
-    /// Orders copies so that each reads its source before anything writes over it: a moved
-    /// window shifts fixed-name files along a chain (`tiles/0000` takes `tiles/0001`'s old
-    /// bytes, which take `tiles/0002`'s...). Returns the copies in levels (a level's copies
-    /// may run at once; level 0 first) and those caught in a cycle, to upload instead.
-    static func ordered(_ copies: [Copy]) -> (levels: [[Copy]], cyclic: [Copy]) {
-        var readers: [String: [Int]] = [:]
-        for (i, copy) in copies.enumerated() { readers[copy.from, default: []].append(i) }
-        var level = [Int?](repeating: nil, count: copies.count)
-        var visiting = Set<Int>()
-        var cyclic = Set<Int>()
-        // A copy runs after every copy that reads the path it writes.
-        func depth(_ i: Int) -> Int? {
-            if let known = level[i] { return known }
-            if cyclic.contains(i) || visiting.contains(i) { return nil }
-            visiting.insert(i)
-            defer { visiting.remove(i) }
-            var deepest = -1
-            for r in readers[copies[i].file.path] ?? [] where r != i {
-                guard let d = depth(r) else {
-                    cyclic.insert(i)
-                    return nil
-                }
-                deepest = max(deepest, d)
-            }
-            level[i] = deepest + 1
-            return deepest + 1
-        }
-        for i in copies.indices { _ = depth(i) }
-        var levels: [[Copy]] = []
-        for (i, copy) in copies.enumerated() {
-            guard let l = level[i], !cyclic.contains(i) else { continue }
-            while levels.count <= l { levels.append([]) }
-            levels[l].append(copy)
-        }
-        // A copy whose reader fell into a cycle must still run after it: uploads come last.
-        return (levels.filter { !$0.isEmpty }, copies.indices.filter { level[$0] == nil || cyclic.contains($0) }.map { copies[$0] })
     }
 }

@@ -1,11 +1,11 @@
 /// The order in which `matsite deploy` uploads a site, so a viewer never gets a page whose
 /// manifest, or a manifest whose frames, are not there yet.
 public enum DeployWave: Int, Sendable, CaseIterable, Comparable {
-    /// Content-hashed files (frames, pyramid levels, point levels, legends, exports,
-    /// assets): a new name for new bytes, so nothing live refers to them yet.
+    /// Files named by their content (frames, their pyramid levels and fallback tiles, point
+    /// levels, legends, exports, assets): a new name for new bytes, so nothing live refers
+    /// to them yet.
     case hashed = 1
-    /// Fixed-name files that manifests and pages refer to (posters, fallback tiles, the
-    /// demo base map).
+    /// Fixed-name files that manifests and pages refer to (posters, the demo base map).
     case fixed
     /// `manifest.json` files: each animation's, then the site index.
     case manifests
@@ -43,9 +43,9 @@ public enum DeployWave: Int, Sendable, CaseIterable, Comparable {
     public static func < (a: DeployWave, b: DeployWave) -> Bool { a.rawValue < b.rawValue }
 
     /// A name carrying a content hash the way the publisher writes them:
-    /// `1a2b3c4d5e6f7a8b.png` and `1a2b3c4d5e6f7a8b/` (a frame and its tiles' folder, named
-    /// by its bytes), `0003-1a2b3c4d.png`, `player.0dc16f30.js`, `leaflet-8162c049`,
-    /// `z05-<12 hex>.json`.
+    /// `1a2b3c4d5e6f7a8b.png` and `1a2b3c4d5e6f7a8b/` (a frame, its levels' folder, a
+    /// frame's fallback tiles' folder), `player.0dc16f30.js`, `leaflet-8162c049`,
+    /// `legend-89abcdef.png`, `z05-<12 hex>.json`.
     static func isHashedName(_ name: Substring) -> Bool {
         let stem = name.split(separator: ".", omittingEmptySubsequences: false)
         // `hash.ext` / `hash`: the name before its extension is the hash itself.

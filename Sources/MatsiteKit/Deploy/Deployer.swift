@@ -22,8 +22,6 @@ public struct Deployer: Sendable {
     public struct Summary: Sendable {
         /// Per wave: files and bytes uploaded.
         public var waves: [(wave: DeployWave, files: Int, bytes: Int)]
-        /// Files copied on the target from a file with the same bytes (no upload).
-        public var copied: Int
         /// Site files already on the target.
         public var unchanged: Int
         public var deleted: Int
@@ -44,8 +42,7 @@ public struct Deployer: Sendable {
             let perWave = waves.filter { $0.files > 0 }.map { "\($0.wave.title) \($0.files) (\(ByteCount.text($0.bytes)))" }
             let detail = perWave.isEmpty ? "" : ": " + perWave.joined(separator: ", ")
             let held = heldByCap > 0 ? ", \(heldByCap) held by max_deletes" : ""
-            let copies = copied > 0 ? "; \(dryRun ? "would copy" : "copied") \(copied) on the target" : ""
-            return "\(verb) \(uploaded.files) files, \(ByteCount.text(uploaded.bytes))\(detail)\(copies); \(unchanged) unchanged; "
+            return "\(verb) \(uploaded.files) files, \(ByteCount.text(uploaded.bytes))\(detail); \(unchanged) unchanged; "
                 + "\(dryRun ? "would delete" : "deleted") \(deleted)\(held); \(pending) in their grace period"
         }
     }
@@ -90,20 +87,14 @@ public struct Deployer: Sendable {
         reporter.say("deploy: \(files.count) site files in \(site.path) -> \(mask.shownTarget)")
         reporter.say("rclone: \(binary.version() ?? "(version unknown)") at \(binary.url.path) (\(binary.originText))")
         let target = try listTarget(rclone, mask: mask)
-        let now = options.now ?? Date()
-        func planned(copying: Bool) -> DeployPlan {
-            DeployPlan(
-                site: files, remote: target.files, ledger: target.ledger, now: now, graceSeconds: deploy.graceSeconds,
-                maxDeletes: deploy.maxDeletes, serverSideCopy: copying)
-        }
-        var plan = planned(copying: true)
-        // Asked only when something is to be sent: how the backend replaces a file, and
-        // whether it copies its own (a window that moved renumbers its frames).
+        let plan = DeployPlan(
+            site: files, remote: target.files, ledger: target.ledger, now: options.now ?? Date(), graceSeconds: deploy.graceSeconds,
+            maxDeletes: deploy.maxDeletes)
+        // Asked only when something is to be sent: how the backend replaces a file.
         var features: TargetFeatures?
-        if plan.uploadCount + plan.copyCount > 0 {
+        if plan.uploadCount > 0 {
             let known = try targetFeatures(rclone)
             features = known
-            if plan.copyCount > 0, !known.copy { plan = planned(copying: false) }
             if !plan.replacing.isEmpty, known.replace == .inPlace {
                 reporter.say("warning: \(known.readerNote.text)")
             }
@@ -116,7 +107,7 @@ public struct Deployer: Sendable {
                 let t = plan.totals(wave)
                 return (wave, t.files, t.bytes)
             },
-            copied: plan.copyCount, unchanged: plan.unchanged, deleted: plan.deletes.count, heldByCap: plan.heldByCap,
+            unchanged: plan.unchanged, deleted: plan.deletes.count, heldByCap: plan.heldByCap,
             pending: plan.pending.count, ledgerWritten: plan.ledgerChanged || legacy, dryRun: options.dryRun)
     }
 
@@ -222,11 +213,9 @@ extension Deployer {
     func describe(_ plan: DeployPlan) {
         for wave in DeployWave.allCases {
             let t = plan.totals(wave)
-            let copies = t.copies > 0 ? " (and \(t.copies) copied on the target)" : ""
-            reporter.say("wave \(wave.rawValue) \(wave.title): \(t.files) files, \(ByteCount.text(t.bytes))\(copies)")
+            reporter.say("wave \(wave.rawValue) \(wave.title): \(t.files) files, \(ByteCount.text(t.bytes))")
             if options.dryRun {
                 for batch in plan.batches where batch.wave == wave {
-                    for copy in batch.copies { reporter.say("  copy \(copy.from) -> \(copy.file.path)") }
                     for file in batch.files { reporter.say("  upload \(file.path) (\(ByteCount.text(file.size)))") }
                 }
             }
@@ -252,7 +241,7 @@ extension Deployer {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-deploy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        if plan.uploadCount + plan.copyCount > 0, plan.ledgerChanged {
+        if plan.uploadCount > 0, plan.ledgerChanged {
             try writeLedger(plan.interimLedger, scratch: scratch, rclone: rclone)
         }
         // Where rclone would write a replaced file in place, it goes through a staging folder
@@ -264,10 +253,6 @@ extension Deployer {
         for (number, batch) in plan.batches.enumerated() {
             let sends = Sends(batch: batch, replacing: plan.replacing, staging: staging)
             staged = staged || !sends.staged.isEmpty
-            if !batch.copies.isEmpty {
-                try copy(batch, sends: sends, staging: staging, rclone: rclone, scratch: scratch)
-                continue
-            }
             let through = sends.staged.isEmpty ? "" : " (\(sends.staged.count) through a temporary name)"
             reporter.say("uploading \(batch.wave.title): \(batch.files.count) files, \(ByteCount.text(batch.bytes))\(through)")
             let lists = try sends.lists(scratch: scratch, name: "batch-\(number)")
@@ -300,8 +285,7 @@ extension Deployer {
         var staged: [String] = []
 
         init(batch: DeployPlan.Batch, replacing: Set<String>, staging: String?) {
-            let paths = batch.copies.isEmpty ? batch.files.map(\.path) : batch.copies.map(\.file.path)
-            for path in paths {
+            for path in batch.files.map(\.path) {
                 if staging != nil, replacing.contains(path) { staged.append(path) } else { direct.append(path) }
             }
         }
@@ -374,47 +358,6 @@ extension Deployer {
         // Folders emptied by the deletes (file servers keep them; object stores have none).
         let tidy = try rclone.run(RcloneArguments.removeEmptyFolders(deploy.target) + rclone.flags, line: noteLine)
         if tidy.status != 0 { reporter.say("note: empty folders could not be removed: \(tidy.errors.last ?? "")") }
-    }
-
-    /// Copies on the target, a few rclone calls at a time: files that keep their name
-    /// under another folder (`tiles/0001/5/16/10.png` to `tiles/0000/5/16/10.png`) go as
-    /// one `rclone copy` per folder pair; renamed files (`frames/0001-<hash>.png` to
-    /// `frames/0000-<hash>.png`) one `copyto` each. A copy that replaces a file on a target
-    /// that writes in place goes to the staging folder, then is moved into place.
-    func copy(_ batch: DeployPlan.Batch, sends: Sends, staging: String?, rclone: Rclone, scratch: URL) throws {
-        reporter.say("copying \(batch.wave.title) on the target: \(batch.copies.count) files")
-        let stagedPaths = Set(sends.staged)
-        var folders: [String: (from: String, to: String, names: [String])] = [:]
-        var renamed: [(from: String, to: String)] = []
-        for item in batch.copies {
-            // A staged copy lands at the same path below the staging folder.
-            let to = (stagedPaths.contains(item.file.path) ? staging.map { "\($0)/" } ?? "" : "") + item.file.path
-            let fromParts = item.from.split(separator: "/"), toParts = to.split(separator: "/")
-            var shared = 0
-            while shared < min(fromParts.count, toParts.count) - 1, fromParts[fromParts.count - 1 - shared] == toParts[toParts.count - 1 - shared] {
-                shared += 1
-            }
-            guard shared > 0 else {
-                renamed.append((item.from, to))
-                continue
-            }
-            let source = fromParts.dropLast(shared).joined(separator: "/"), target = toParts.dropLast(shared).joined(separator: "/")
-            folders["\(source)\n\(target)", default: (source, target, [])].names.append(toParts.suffix(shared).joined(separator: "/"))
-        }
-        var calls: [[String]] = renamed.map { item in
-            RcloneArguments.copyFile(from: DeployTarget.join(deploy.target, item.from), to: DeployTarget.join(deploy.target, item.to))
-        }
-        for (number, folder) in folders.values.sorted(by: { $0.to < $1.to }).enumerated() {
-            let list = scratch.appendingPathComponent("copy-\(batch.wave.rawValue)-\(number)-\(UUID().uuidString).txt")
-            try Data(folder.names.map { $0 + "\n" }.joined().utf8).write(to: list)
-            calls.append(
-                RcloneArguments.copyFiles(
-                    from: DeployTarget.join(deploy.target, folder.from), to: DeployTarget.join(deploy.target, folder.to), list: list.path))
-        }
-        try runAll(calls, step: "copying on the target", rclone: rclone)
-        if let staging, let stagedList = try sends.lists(scratch: scratch, name: "copy-\(batch.wave.rawValue)-\(UUID().uuidString)").staged {
-            try moveIntoPlace(sends.staged, list: stagedList, from: DeployTarget.join(deploy.target, staging), rclone: rclone)
-        }
     }
 
     func writeLedger(_ ledger: DeployLedger, scratch: URL, rclone: Rclone) throws {

@@ -67,17 +67,6 @@ enum RcloneArguments {
         ["moveto", from, to, "--no-check-dest"] + transfer
     }
 
-    /// One file copied on the target to another name.
-    static func copyFile(from: String, to: String) -> [String] {
-        ["copyto", from, to, "--no-check-dest"] + transfer
-    }
-
-    /// The files listed in `list` copied on the target from below `from` to below `to`.
-    static func copyFiles(from: String, to: String, list: String) -> [String] {
-        ["copy", DeployTarget.folder(from), DeployTarget.folder(to), "--files-from-raw", list, "--no-traverse", "--no-check-dest"]
-            + transfer
-    }
-
     /// A local file sent to one path of the target (the ledger).
     static func put(_ file: String, to: String, cacheControl: String) -> [String] {
         ["copyto", file, to, "--no-check-dest", "--header-upload", "Cache-Control: \(cacheControl)"] + transfer

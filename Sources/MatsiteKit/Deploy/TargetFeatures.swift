@@ -10,8 +10,6 @@ struct TargetFeatures: Sendable, Equatable {
     /// rclone uploads to a temporary name and renames it (rclone 1.63 and later, on file
     /// servers: local, SFTP, FTP, SMB).
     var partialUploads = false
-    /// The server copies its own files (S3's CopyObject, WebDAV's COPY).
-    var copy = false
     /// The server moves its own files (SFTP's rename, WebDAV's MOVE).
     var move = false
     /// rclone knows partial uploads at all (1.63 and later list the feature, true or false):
@@ -59,7 +57,7 @@ struct TargetFeatures: Sendable, Equatable {
         let f = answer.features
         return TargetFeatures(
             kind: kind(of: answer.string), bucketBased: f["BucketBased"] ?? false, partialUploads: f["PartialUploads"] ?? false,
-            copy: f["Copy"] ?? false, move: f["Move"] ?? false, movesOver: f["PartialUploads"] != nil)
+            move: f["Move"] ?? false, movesOver: f["PartialUploads"] != nil)
     }
 
     /// The backend's kind from its description: `sftp://user@host:22//srv` is sftp,

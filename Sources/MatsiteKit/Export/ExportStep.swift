@@ -1,6 +1,6 @@
-/// The loop as MP4, GIF and/or animated WebP (`export:`), from the frames just staged, on
-/// the CPU pool. A layered animation's loop shows its layers composed, on the timeline's
-/// times, with the top legend and every layer's credit.
+/// The loop as MP4, GIF and/or animated WebP (`export:`), from the frames just staged, its
+/// frames composed and encoded on the CPU pool. A layered animation's loop shows its
+/// layers composed, on the timeline's times, with the top legend and every layer's credit.
 struct ExportStep: AnimationStep {
     var stage: BuildStage { .publish }
 
@@ -21,8 +21,10 @@ struct ExportStep: AnimationStep {
             animation: shown, settings: settings, layout: animation.plan.layout,
             demoBaseMap: animation.site.baseMap?.demo == true, writer: animation.writer)
         exporter.backgroundTiles = animation.inputs.exportBackground
-        let export = exporter
-        let exported = try await CPUPool.shared.run { try export.export(frames) }
+        exporter.cacheFolder = animation.inputs.exportCache
+        // Not one CPU-pool job: the exporter puts each frame's composing and encoding on the
+        // pool itself, side by side.
+        let exported = try await exporter.export(frames)
         animation.reporter.report(.exported(exported.report))
         animation.exports = exported.exports
     }

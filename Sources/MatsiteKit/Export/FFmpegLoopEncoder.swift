@@ -71,6 +71,8 @@ enum ExportError: ClassifiedError, CustomStringConvertible {
     case ffmpeg(output: String, SubprocessError)
     /// ffmpeg ended with an error: its words.
     case ffmpegFailed(output: String, termination: Subprocess.Termination, said: String)
+    /// A GIF or WebP frame was neither encoded nor in the cache when the loop was assembled.
+    case notEncoded(animation: String, format: ExportConfig.Format, frame: Int)
 
     var exitClass: ExitClass {
         if case .ffmpegMissing = self { return .config }
@@ -85,6 +87,8 @@ enum ExportError: ClassifiedError, CustomStringConvertible {
             "writing \(output): \(error)"
         case .ffmpegFailed(let output, let termination, let said):
             "ffmpeg ended with \(termination) writing \(output)" + SubprocessError.said(said)
+        case .notEncoded(let animation, let format, let frame):
+            "\(animation): frame \(frame) of the \(format.rawValue) export was not encoded (a matsite bug: please report it)"
         }
     }
 }

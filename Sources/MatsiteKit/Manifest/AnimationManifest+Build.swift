@@ -64,7 +64,8 @@ extension AnimationManifest.Layer {
             pyramid: built.pyramid.map(AnimationManifest.Pyramid.init),
             fallback: built.fallback.map {
                 var fallback = $0
-                fallback.url = fallback.url.map { folder + $0 }
+                // The site's own tiles are in the layer's folder; the source's URLs stay as they are.
+                if fallback.published == true { fallback.templates = fallback.templates.map { folder + $0 } }
                 return fallback
             }, skipped: built.plan.skipped.isEmpty ? nil : built.plan.skipped)
     }

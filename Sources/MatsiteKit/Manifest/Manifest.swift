@@ -160,13 +160,15 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
 
     /// Tiles for zooming past the frames' detail.
     public struct Fallback: Codable, Sendable, Equatable {
-        /// Published tiles, `{frame}` = zero-padded frame index.
-        public var url: String?
-        /// Or one source template per frame.
-        public var templates: [String]?
+        /// One `{z}/{x}/{y}` template per frame, in frame order: the site's own tiles
+        /// (`tiles/<hash>/...`, relative to the manifest) or the source's URLs.
+        public var templates: [String]
         public var minZoom: Int
         public var maxNativeZoom: Int
         public var subdomains: [String]
+        /// True for tiles published with the site: they exist only over the bounds, so the
+        /// player asks for no others. Absent for the source's own URLs.
+        public var published: Bool? = nil
     }
 
     /// Embed page settings.
@@ -315,6 +317,20 @@ extension AnimationManifest.Exports {
             case .webp: webp = newValue
             }
         }
+    }
+}
+
+extension AnimationManifest.Fallback {
+    /// Reads a fallback, also one a matsite that named tiles by frame position wrote (`url`
+    /// with `{frame}`, no `templates`): its site's manifest still decodes, so the first build
+    /// after an upgrade keeps that site's frames instead of stitching them all again.
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        templates = try values.decodeIfPresent([String].self, forKey: .templates) ?? []
+        minZoom = try values.decode(Int.self, forKey: .minZoom)
+        maxNativeZoom = try values.decode(Int.self, forKey: .maxNativeZoom)
+        subdomains = try values.decodeIfPresent([String].self, forKey: .subdomains) ?? []
+        published = try values.decodeIfPresent(Bool.self, forKey: .published)
     }
 }
 

@@ -69,10 +69,10 @@ struct LayerNotShown: Swift.Error, CustomStringConvertible {
             guard let first = times.first, let last = times.last else { return "none" }
             return first == last ? first.manifestText : "\(first.manifestText) to \(last.manifestText)"
         }
-        let age = maxAge.map { "no older than max_age \($0)" } ?? ""
+        let within = maxAge.map { "within max_age \($0) at or before" } ?? "at or before"
         return """
             \(file): \(path): layer \(layer.id) of animation \(animation.id) shows nothing: none of its \(frames.count) frame(s) (\(span(frames))) \
-            is at or before a timeline time (\(span(timeline)))\(age.isEmpty ? "" : " and \(age)")
+            is \(within) a timeline time (\(span(timeline)))
               hint: check the layer's frames against the animation's frames (the timeline), or raise \(path).max_age
             """
     }

@@ -20,6 +20,9 @@ public enum BuildEvent: Sendable {
     case warning(BuildWarning)
     /// An animation's frames are made: what waiting for tiles and stitching took.
     case framesMade(FrameTimes)
+    /// Frames stitched from lossy and lossless tiles together were all written lossy, as
+    /// most of their tiles came (`format: auto`). When some stayed PNG, a warning says so.
+    case mixedTilesWrittenLossy(MixedTilesReport)
     /// A tile that failed the build (each one; the error groups them by cause).
     case tileFailed(FailedTile)
     /// A tile drawn transparent (`missing: transparent`; the warnings group them by cause).
@@ -56,6 +59,9 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
     case notPublishedYet(animation: String)
     /// Invalid point features or rows skipped (`skip_invalid: true`).
     case pointsSkipped(animation: String, layer: String, count: Int)
+    /// Frames stitched from lossy and lossless tiles together stayed PNG, as most of their
+    /// tiles came (`format: auto`): lossy WebP would make them smaller.
+    case mixedTilesKeptPNG(MixedTilesReport)
     /// A warning in words (planning's frames left out until the next build).
     case other(String)
 
@@ -72,10 +78,31 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
             "\(id): not published yet, so not in the site index; it will be once its shard has built it"
         case .pointsSkipped(let id, let layer, let count):
             "\(id): points \(layer): \(count) invalid feature(s) or row(s) skipped (skip_invalid: true)"
+        case .mixedTilesKeptPNG(let r):
+            "\(r.animation): \(r.frames - r.framesWrittenLossy) of \(r.frames) frame(s) stitched from \(r.tiles) written as PNG, as most of their tiles came; format: webp would write them lossy, smaller"
         case .other(let words):
             words
         }
     }
+}
+
+/// An animation's frames stitched from lossy (JPEG, lossy WebP) and lossless (PNG, lossless
+/// WebP) tiles together, as a tile server that sends PNG only where it needs transparency
+/// makes them, and what `format: auto` wrote.
+public struct MixedTilesReport: Sendable, Equatable {
+    /// The animation's id.
+    public var animation: String
+    /// Frames stitched from both kinds of tile.
+    public var frames: Int
+    /// Their lossy tiles, over every such frame.
+    public var lossyTiles: Int
+    /// Their lossless tiles, over every such frame.
+    public var losslessTiles: Int
+    /// Those of the frames written lossy (the others are PNG).
+    public var framesWrittenLossy: Int
+
+    /// The tiles in words.
+    public var tiles: String { "\(lossyTiles) JPEG or lossy WebP tiles and \(losslessTiles) PNG or lossless WebP" }
 }
 
 /// What waiting for tiles and stitching took for one animation's frames.
@@ -153,6 +180,8 @@ public struct ExportReport: Sendable, Equatable {
         public var bytes: Int
         /// Kept or encoded.
         public var work: Work
+        /// Encoded frames taken from the cache folder rather than encoded again (GIF, WebP).
+        public var cachedFrames = 0
     }
 
     /// The animation's id.
@@ -161,6 +190,10 @@ public struct ExportReport: Sendable, Equatable {
     public var files: [File] = []
     /// Seconds spent composing the frames, when any format was encoded.
     public var composeSeconds: Double?
+    /// Pictures composed, when any format was encoded (none for what the cache held).
+    public var pictures: Int?
+    /// Wall seconds the encoding took, when any format was encoded.
+    public var seconds: Double?
 }
 
 /// A point layer published.

@@ -88,8 +88,10 @@ extension Builder {
         warnAboutPoliteness()
         // Files the config names are config: a bad one is a config error, found before any request.
         var inputs: [String: AnimationInputs] = [:]
+        // An export keeps its encoded frames in the cache folder, so a moved window encodes only what is new.
+        let exportCache = config.cache.enabled && options.useCache ? config.resolve(config.cache.path) : nil
         for animation in selected {
-            inputs[animation.id] = AnimationInputs(legendImage: try LegendImage.read(animation, config: config))
+            inputs[animation.id] = AnimationInputs(legendImage: try LegendImage.read(animation, config: config), exportCache: exportCache)
             for layer in animation.layers {
                 inputs[animation.id]?.layerLegendImages[layer.id] = try LegendImage.read(animation.layerConfig(layer), config: config)
             }

@@ -45,6 +45,10 @@ struct FramePipeline: Sendable {
             }
             for try await done in group { outcomes.append(done) }
         }
+        // Frames from lossy and lossless tiles together: what became of them, said once.
+        if let mixed = stitcher.mixed.report(animation: animation) {
+            reporter.report(mixed.framesWrittenLossy == mixed.frames ? .mixedTilesWrittenLossy(mixed) : .warning(.mixedTilesKeptPNG(mixed)))
+        }
         return outcomes.sorted { $0.index < $1.index }
     }
 }

@@ -10,20 +10,14 @@ struct PublishedFrame: Sendable, Equatable {
         var reason: String
     }
 
-    /// Where a frame kept from the previous build was in it.
-    struct Previous: Sendable, Equatable {
-        var index: Int
-        /// Its fallback tiles' hash then.
-        var fallbackHash: String?
-    }
-
     /// Position in the animation.
     var index: Int
     /// The instant it shows, when the source is timed.
     var time: TimeInstant?
     /// How long the player shows it.
     var durationMs: Int
-    /// Its file, relative to the animation's folder: `frames/0003-1a2b3c4d.png`.
+    /// Its file, relative to the animation's folder, named by its content:
+    /// `frames/1a2b3c4d5e6f7a8b.png` (`FrameName`).
     var file: String
     var bytes: Int
     var sha256: String
@@ -31,11 +25,9 @@ struct PublishedFrame: Sendable, Equatable {
     var inputHash: String
     /// Tiles drawn transparent (`missing: transparent`), in tile order.
     var missingTiles: [MissingTile] = []
-    /// Set when it was kept from the previous build.
-    var previous: Previous? = nil
     /// Hash of its fallback tiles, once they are published.
     var fallbackHash: String? = nil
-    /// Its level tiles (`frames/0003-1a2b3c4d/{z}/{x}/{y}.png`), once published.
+    /// Its level tiles (`frames/1a2b3c4d5e6f7a8b/{z}/{x}/{y}.png`), once published.
     var levelTiles: String? = nil
     /// A layered animation's timeline entry (which has no file of its own): per layer, the
     /// position of the layer frame shown, or nil.

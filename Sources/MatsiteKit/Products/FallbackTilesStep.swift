@@ -11,9 +11,7 @@ struct FallbackTilesStep: AnimationStep {
             locate: plan.locate, loader: animation.loader, writer: animation.writer)
         let published = try await publisher.publish(
             zip(plan.frames, animation.frames).map { planned, frame in
-                FallbackTilePublisher.Frame(
-                    index: frame.index, sourceTemplate: planned.sourceTemplate, previousIndex: frame.previous?.index,
-                    previousHash: frame.previous?.fallbackHash)
+                FallbackTilePublisher.Frame(index: frame.index, sourceTemplate: planned.sourceTemplate)
             })
         for i in animation.frames.indices { animation.frames[i].fallbackHash = published.hashes[i] }
         animation.fallback = published.fallback

@@ -2,15 +2,18 @@ import Foundation
 import MatsiteImaging
 
 /// Publishes each frame of an animation as a tile pyramid beside its file:
-/// `frames/NNNN-<hash>/{z}/{x}/{y}.png`, 256-pixel tiles of the global grid at every level
+/// `frames/<hash>/{z}/{x}/{y}.png` (named by the frame's content, as its file), 256-pixel tiles of the global grid at every level
 /// from the frame's own zoom down to one that fits a screen (docs/player.md,
 /// "Multi-level frames").
 ///
-/// The levels are made from the published frame file, one frame at a time: its pixels
-/// decoded once (one frame-sized buffer, a third more for the coarser levels together),
-/// each level's tiles encoded in parallel on the CPU pool and written straight to their
-/// files. A frame made from the same inputs as a previous frame published with the same
-/// levels gets that frame's tiles hard-linked under its own folder: nothing decoded or
+/// The levels are made from the published frame file, one frame at a time, band by band
+/// (`PyramidCutter`): a PNG frame is read a row of tiles at a time, each band of the finest
+/// level, once whole, is halved into the band of the level above, and each band's tiles are
+/// encoded in parallel on the CPU pool and written straight to their files while the next
+/// band is read. Memory is about a band per level: it grows with the frame's width, not
+/// its area (a JPEG or WebP frame is decoded whole, as its stitch held it whole).
+///
+/// A frame made from the same inputs as a previous frame published with the same levels gets that frame's tiles hard-linked under its own folder: nothing decoded or
 /// encoded (a folder cannot be hard-linked, so each of its files is).
 struct FramePyramidPublisher: Sendable {
     /// The animation's id (its folder in the site).
@@ -36,7 +39,9 @@ struct FramePyramidPublisher: Sendable {
         guard zoom >= 0 else { return nil }
         animation = config.id
         pyramid = FramePyramid(zoom: zoom, x0: layout.originX, y0: layout.originY, width: layout.width, height: layout.height)
-        compressionLevel = config.compressionLevel
+        // Level tiles are zlib's at the frames' level, and its 6 when the frames take
+        // libdeflate's (10-12): its CPU, tens of times zlib's, would go to thousands of tiles.
+        compressionLevel = config.compressionLevel > 9 ? 6 : config.compressionLevel
         lossyQuality = config.frameFormat.quality ?? 80
         losslessTiles = config.frameFormat.setting == .webpLossless
         self.writer = writer
@@ -57,12 +62,16 @@ struct FramePyramidPublisher: Sendable {
         let zero = [Int](repeating: 0, count: pyramid.levels.count)
         var cost = Cost(written: zero, linked: zero, bytes: zero)
         var tiles: [String] = []
+        var done: Set<String> = []
         for frame in frames {
             let ext = (frame.file as NSString).pathExtension
             guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.file) else {
                 throw LevelsError.notAFrameFile(animation: animation, index: frame.index, url: frame.file)
             }
             let folder = String(frame.file.dropLast(ext.count + 1))
+            tiles.append(folder + "/{z}/{x}/{y}.\(tileExt)")
+            // Two frames alike in the loop are one file, and so one folder of levels.
+            guard done.insert(folder).inserted else { continue }
             if let linked = link(frame, to: folder, tileExt: tileExt) {
                 for i in linked.indices {
                     cost.linked[i] += linked[i].tiles
@@ -75,7 +84,6 @@ struct FramePyramidPublisher: Sendable {
                     cost.bytes[i] += made[i].bytes
                 }
             }
-            tiles.append(folder + "/{z}/{x}/{y}.\(tileExt)")
         }
         let elapsed = started.duration(to: .now).components
         cost.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
@@ -135,81 +143,99 @@ private extension FramePyramidPublisher {
         return costs
     }
 
-    /// Decodes the staged frame file and writes its levels, finest first (each level is made
-    /// from the one below, which is then let go).
+    /// Reads the staged frame file a band of rows at a time and writes its levels as their
+    /// bands fill (`PyramidCutter`): memory grows with the frame's width, not its area. The
+    /// next band is read and cut while the last one's tiles are encoded.
     func make(_ frame: PublishedFrame, into folder: String, tileExt: String) async throws -> [LevelCost] {
         let finest = pyramid.finest
         let path = writer.root.path + "/" + animation + "/" + frame.file
-        var image = try await CPUPool.shared.run { () throws -> LevelImage in
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw LevelsError.unreadable(path)
-            }
-            let decoder = TileDecoder(maxWidth: finest.width, maxHeight: finest.height)
-            let decoded: DecodedImage
-            do throws(ImageError) { decoded = try decoder.decode(Array(data), keepIndices: true) } catch {
+        let cut = try await CPUPool.shared.run { () throws -> LevelCut in
+            // A lossy frame is decoded whole: read its bytes first.
+            let data = tileExt == "png" ? nil : FileManager.default.contents(atPath: path)
+            if tileExt != "png" && data == nil { throw LevelsError.unreadable(path) }
+            do throws(ImageError) {
+                let rows: FrameRows
+                if let data {
+                    rows = try FrameRows(decoding: Array(data), width: finest.width, height: finest.height, what: path)
+                } else {
+                    rows = try FrameRows(png: path, width: finest.width, height: finest.height)
+                }
+                return LevelCut(rows: rows, pyramid: pyramid)
+            } catch {
                 throw LevelsError.undecodable(path, error)
             }
-            guard decoded.width == finest.width, decoded.height == finest.height else {
-                throw LevelsError.wrongSize(path, width: decoded.width, height: decoded.height, expected: (finest.width, finest.height))
-            }
-            return LevelImage(level: finest, format: decoded.palette.map(PixelFormat.indexed) ?? .rgba, pixels: decoded.pixels)
         }
-        var costs: [LevelCost] = []
-        for depth in pyramid.levels.indices.reversed() {
-            if depth < pyramid.levels.count - 1 {
-                let finer = image
-                image = try await CPUPool.shared.run { finer.coarser() }
+        for level in pyramid.levels {
+            for x in level.tileColumns {
+                try FileManager.default.createDirectory(atPath: "\(staged(folder))/\(level.zoom)/\(x)", withIntermediateDirectories: true)
             }
-            costs.append(try await write(image, into: staged(folder), tileExt: tileExt))
         }
-        return costs.reversed()
+        var costs = [LevelCost](repeating: (0, 0), count: pyramid.levels.count)
+        var bands = try await cut.next(path: path)
+        while !bands.isEmpty {
+            async let following = cut.next(path: path)
+            let written = try await write(bands, into: staged(folder), tileExt: tileExt)
+            for (zoom, cost) in written {
+                costs[zoom - pyramid.minZoom].tiles += cost.tiles
+                costs[zoom - pyramid.minZoom].bytes += cost.bytes
+            }
+            bands = try await following
+        }
+        return costs
     }
 
-    /// Writes every tile of one level, in parallel chunks on the CPU pool.
-    func write(_ image: LevelImage, into folder: String, tileExt: String) async throws -> LevelCost {
-        let level = image.level
-        let zoomFolder = "\(folder)/\(level.zoom)"
-        for x in level.tileColumns {
-            try FileManager.default.createDirectory(atPath: "\(zoomFolder)/\(x)", withIntermediateDirectories: true)
+    /// Writes every tile of the level bands `images`, in parallel chunks on the CPU pool;
+    /// returns the tiles and bytes per zoom.
+    func write(_ images: [LevelImage], into folder: String, tileExt: String) async throws -> [Int: LevelCost] {
+        let tiles = images.flatMap { image in
+            image.level.tileColumns.flatMap { x in image.level.tileRows.map { y in (image, x, y) } }
         }
-        let tiles = level.tileColumns.flatMap { x in level.tileRows.map { y in (x, y) } }
         // A few chunks per core: enough to keep every core busy, few enough to be cheap to schedule.
         let chunks = min(tiles.count, 4 * ProcessInfo.processInfo.activeProcessorCount)
-        let compression = compressionLevel, format = image.tileFormat, tileFormat: FrameFormat = losslessTiles ? .webpLossless : .webp(quality: lossyQuality)
-        return try await withThrowingTaskGroup(of: Int.self) { group in
+        let compression = compressionLevel, tileFormat: FrameFormat = losslessTiles ? .webpLossless : .webp(quality: lossyQuality)
+        return try await withThrowingTaskGroup(of: [Int: LevelCost].self) { group in
             for chunk in 0..<chunks {
                 let mine = Swift.stride(from: chunk, to: tiles.count, by: chunks).map { tiles[$0] }
                 group.addTask {
-                    try await CPUPool.shared.run { () throws -> Int in
-                        var bytes = 0
-                        for (x, y) in mine {
-                            let path = "\(zoomFolder)/\(x)/\(y).\(tileExt)"
+                    try await CPUPool.shared.run { () throws -> [Int: LevelCost] in
+                        var costs: [Int: LevelCost] = [:]
+                        for (image, x, y) in mine {
+                            let path = "\(folder)/\(image.level.zoom)/\(x)/\(y).\(tileExt)"
+                            var bytes = 0
                             if tileExt == "webp" {
                                 let size = PyramidLevel.tileSize
                                 let encoded = try image.tile(column: x, row: y).withUnsafeBytes { rows in
                                     try tileFormat.encode(rgba: rows, width: size, height: size, stride: size * 4)
                                 }
                                 try FileWrite.write(encoded, to: path)
-                                bytes += encoded.count
-                                continue
+                                bytes = encoded.count
+                            } else {
+                                do throws(PNGError) {
+                                    let writer = try PNGWriter(
+                                        path: path, width: PyramidLevel.tileSize, height: PyramidLevel.tileSize, format: image.tileFormat,
+                                        level: compression)
+                                    try writer.write(rows: image.tile(column: x, row: y))
+                                    try writer.finish()
+                                    bytes = Int(writer.bytesWritten)
+                                } catch {
+                                    throw LevelsError.cannotWrite(path, error)
+                                }
                             }
-                            do throws(PNGError) {
-                                let writer = try PNGWriter(
-                                    path: path, width: PyramidLevel.tileSize, height: PyramidLevel.tileSize, format: format, level: compression)
-                                try writer.write(rows: image.tile(column: x, row: y))
-                                try writer.finish()
-                                bytes += Int(writer.bytesWritten)
-                            } catch {
-                                throw LevelsError.cannotWrite(path, error)
-                            }
+                            costs[image.level.zoom, default: (0, 0)].tiles += 1
+                            costs[image.level.zoom, default: (0, 0)].bytes += bytes
                         }
-                        return bytes
+                        return costs
                     }
                 }
             }
-            var bytes = 0
-            for try await written in group { bytes += written }
-            return (tiles.count, bytes)
+            var costs: [Int: LevelCost] = [:]
+            for try await written in group {
+                for (zoom, cost) in written {
+                    costs[zoom, default: (0, 0)].tiles += cost.tiles
+                    costs[zoom, default: (0, 0)].bytes += cost.bytes
+                }
+            }
+            return costs
         }
     }
 
@@ -219,16 +245,41 @@ private extension FramePyramidPublisher {
     }
 }
 
+/// One frame's rows and the levels being cut from them: used by one CPU job at a time (each
+/// `next` is awaited before the following one starts), so it crosses threads safely.
+private final class LevelCut: @unchecked Sendable {
+    let rows: FrameRows
+    let cutter: PyramidCutter
+
+    init(rows: FrameRows, pyramid: FramePyramid) {
+        self.rows = rows
+        cutter = PyramidCutter(pyramid: pyramid, format: rows.format)
+    }
+
+    /// Reads the rows that finish the next band of the finest level and returns the level
+    /// bands they finish (none once the frame is read).
+    func next(path: String) async throws -> [LevelImage] {
+        try await CPUPool.shared.run { () throws -> [LevelImage] in
+            let cutter = self.cutter
+            guard cutter.rowsToCome > 0 else { return [] }
+            do throws(ImageError) {
+                try self.rows.read(cutter.rowsToNextBand, into: cutter)
+            } catch {
+                throw LevelsError.undecodable(path, error)
+            }
+            return cutter.drain()
+        }
+    }
+}
+
 /// A frame's levels could not be cut or written.
 enum LevelsError: Swift.Error, CustomStringConvertible {
     /// The manifest names a frame file that is not an image in `frames/`.
     case notAFrameFile(animation: String, index: Int, url: String)
     /// The staged frame file cannot be read.
     case unreadable(String)
-    /// The staged frame file does not decode.
+    /// The staged frame file does not decode, or is not the planned size.
     case undecodable(String, ImageError)
-    /// The staged frame file is not the planned size.
-    case wrongSize(String, width: Int, height: Int, expected: (width: Int, height: Int))
     /// A level tile cannot be written.
     case cannotWrite(String, ImageError)
 
@@ -238,8 +289,6 @@ enum LevelsError: Swift.Error, CustomStringConvertible {
             "\(animation): frame \(index) is not a PNG, JPEG or WebP file in frames/ (\(url)): cannot cut levels from it"
         case .unreadable(let path): "cannot read \(path) to cut its levels"
         case .undecodable(let path, let error): "cannot decode \(path) to cut its levels: \(error)"
-        case .wrongSize(let path, let width, let height, let expected):
-            "\(path) is \(width)x\(height) pixels, expected \(expected.width)x\(expected.height)"
         case .cannotWrite(let path, let error): "cannot write level tile \(path): \(error.reason)"
         }
     }

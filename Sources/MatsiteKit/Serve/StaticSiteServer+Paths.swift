@@ -36,18 +36,24 @@ extension StaticSiteServer {
         return .segments(segments, trailingSlash: rawPath.count > 1 && rawPath.hasSuffix("/"))
     }
 
-    /// Whether a file's name says its content never changes under that name: a
-    /// `-<8+ hex>.` or `.<8+ hex>.` in the file name (`frames/0000-1a2b3c4d.png`,
-    /// `assets/player.3f2a1b4c.js`), or any file inside a hashed folder under `assets/`
-    /// (`assets/leaflet-1a2b3c4d/leaflet.js`). Pages and manifests never are, whatever
-    /// their names, because they are the entry points that point at the new hashes.
+    /// Whether a file's name says its content never changes under that name: a name that
+    /// is `<8+ hex>.` or has `-<8+ hex>.` or `.<8+ hex>.` in it (`radar/frames/1a2b3c4d5e6f7a8b.png`,
+    /// `assets/player.3f2a1b4c.js`), any file inside a hashed folder under `assets/`
+    /// (`assets/leaflet-1a2b3c4d/leaflet.js`), or any file in a folder below an animation's
+    /// named by a hash (a frame's levels or fallback tiles: `radar/tiles/1a2b3c4d5e6f7a8b/5/16/10.png`).
+    /// Pages and manifests never are, whatever their names, because they are the entry
+    /// points that point at the new hashes.
     public static func isContentHashed(_ segments: [String]) -> Bool {
         guard let name = segments.last else { return false }
         let lowered = name.lowercased()
         if lowered.hasSuffix(".html") || lowered.hasSuffix(".htm") || lowered == "manifest.json" {
             return false
         }
-        if hasHashInfix(lowered) {
+        if hasHashInfix(lowered) || (isHex(lowered.prefix { $0 != "." }) && lowered.contains(".")) {
+            return true
+        }
+        // An animation's folder itself may look like a hash (`storm-20261121`): only the folders below it count.
+        if segments.count > 2, segments[1..<(segments.count - 1)].contains(where: { isHex($0.lowercased()[...]) }) {
             return true
         }
         if let assets = segments.firstIndex(of: "assets") {
@@ -136,6 +142,11 @@ private extension StaticSiteServer {
         guard let dash = bytes.lastIndex(of: UInt8(ascii: "-")), dash > 0 else { return false }
         let hex = bytes[(dash + 1)...]
         return hex.count >= 8 && hex.allSatisfy(isHexDigit)
+    }
+
+    /// 8 or more hex digits and nothing else (a name's hash part).
+    static func isHex(_ text: Substring) -> Bool {
+        text.utf8.count >= 8 && text.utf8.allSatisfy(isHexDigit)
     }
 
     static func isHexDigit(_ byte: UInt8) -> Bool {

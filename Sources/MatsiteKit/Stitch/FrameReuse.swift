@@ -1,7 +1,8 @@
 import Foundation
 
 /// Keeps the previous build's frame when a frame's inputs did not change: its file is
-/// hard-linked under this frame's name, nothing is stitched.
+/// hard-linked into the new site under its name (its content's, so the same name whatever
+/// the frame's position), nothing is stitched.
 struct FrameReuse: Sendable {
     /// The site being replaced.
     let previous: PreviousSite
@@ -14,14 +15,14 @@ struct FrameReuse: Sendable {
 
     /// A kept frame.
     struct Kept: Sendable {
-        /// The frame, renamed, retimed and with today's missing tiles; where it was before.
+        /// The frame, at its new position, retimed and with today's missing tiles.
         var frame: PublishedFrame
         /// Tiles drawn transparent in it, by position, with why, in order.
         var missing: [(index: Int, problem: TileProblem)]
     }
 
-    /// The previous build's frame for these inputs, linked into `folder` under this
-    /// frame's name, or nil when there is none (or its file is gone). Tiles missing now
+    /// The previous build's frame for these inputs, linked into `folder` under its content's
+    /// name, or nil when there is none (or its file is gone). Tiles missing now
     /// are listed with today's reasons; tiles the previous stitch drew transparent keep theirs.
     func keep(_ frame: FramePlan, into folder: URL, inputHash: String, fetchProblems: [(index: Int, problem: TileProblem)]) -> Kept? {
         guard let kept = previous.frame(animation: animation, inputHash: inputHash) else { return nil }
@@ -32,10 +33,13 @@ struct FrameReuse: Sendable {
         {
             return nil
         }
-        // A rolling window shifts indices: the kept bytes get this frame's name.
-        // (and keeps its format's extension: PNG, JPEG or WebP).
-        let name = String(format: "%04d-", frame.index) + kept.sha256.prefix(8) + "." + (kept.url as NSString).pathExtension
-        guard previous.link(animation: animation, relative: kept.url, to: folder.appendingPathComponent(name)) else { return nil }
+        // Named by its bytes (a site from before names by content were used gets them now),
+        // in its format's extension: PNG, JPEG or WebP.
+        let name = FrameName.file(sha256: kept.sha256, extension: (kept.url as NSString).pathExtension)
+        let target = folder.appendingPathComponent(name)
+        // Another frame of this loop with the same bytes may have put them there already.
+        guard previous.link(animation: animation, relative: kept.url, to: target) || FileManager.default.fileExists(atPath: target.path)
+        else { return nil }
         var problems = Dictionary(fetchProblems.map { ($0.index, $0.problem) }, uniquingKeysWith: { a, _ in a })
         if let old = kept.missingTiles, !old.isEmpty {
             for i in frame.tiles.indices where problems[i] == nil {
@@ -48,8 +52,7 @@ struct FrameReuse: Sendable {
         let published = PublishedFrame(
             index: frame.index, time: frame.time, durationMs: frame.durationMs, file: "frames/\(name)", bytes: kept.bytes,
             sha256: kept.sha256, inputHash: kept.inputHash,
-            missingTiles: missing.map { PublishedFrame.MissingTile(tile: grid.tile($0.index), reason: $0.problem.description) },
-            previous: PublishedFrame.Previous(index: kept.index, fallbackHash: kept.fallbackHash))
+            missingTiles: missing.map { PublishedFrame.MissingTile(tile: grid.tile($0.index), reason: $0.problem.description) })
         return Kept(frame: published, missing: missing)
     }
 }

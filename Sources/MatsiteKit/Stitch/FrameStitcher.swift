@@ -1,12 +1,12 @@
 import Foundation
 import MatsiteImaging
 
-/// Stitches one frame's tiles into a file in the frames folder, on the CPU pool, named for
-/// its content (`NNNN-<sha256 prefix>.<png|jpg|webp>`): a PNG streamed band by band, or a
-/// JPEG/WebP encoded from the whole frame when the animation's `format:` picks one.
+/// Stitches one frame's tiles into a file in the frames folder, on the CPU pool, named by
+/// its content only (`<sha256 prefix>.<png|jpg|webp>`, `FrameName`): a PNG streamed band by
+/// band, or a JPEG/WebP encoded from the whole frame when the animation's `format:` picks one.
 struct FrameStitcher: Sendable {
     /// A version tag mixed into every frame's input hash: bump it when stitching changes output.
-    static let renderVersion = "matsite-stitch-4"
+    static let renderVersion = "matsite-stitch-5"
 
     /// Frame geometry.
     let layout: FrameLayout
@@ -20,10 +20,13 @@ struct FrameStitcher: Sendable {
     let timings: StageTimings
     /// `format:` and `quality:`.
     var frameFormat = FrameFormatChoice()
+    /// Frames stitched from lossy and lossless tiles together, for the build's one-line note.
+    let mixed = MixedTiles()
 
     private var stitcher: Stitcher { Stitcher() }
 
-    /// A stitched frame, in its folder under its final name.
+    /// A stitched frame, in its folder under its final name (shared with any other frame of
+    /// the loop whose bytes are the same).
     struct Frame: Sendable {
         var name: String
         /// The format it was written in.
@@ -72,8 +75,9 @@ struct FrameStitcher: Sendable {
             (report, sample, written) = try await CPUPool.shared.run { () throws -> (StitchReport, [UInt8]?, FrameFormat) in
                 let started = ContinuousClock.now
                 defer { timings.add(stitch: started.duration(to: .now)) }
-                let lossy = choice.wantsLossy(
-                    pixelFormat: format, tilesAreLossy: FrameFormatChoice.tilesAreLossy(tiles, decoder: stitcher.decoder))
+                let kinds = FrameFormatChoice.tileKinds(tiles, decoder: stitcher.decoder)
+                let lossy = choice.wantsLossy(pixelFormat: format, tiles: kinds)
+                if choice.setting == .auto && !format.isIndexedFrame && kinds.lossy > 0 && kinds.lossless > 0 { mixed.add(kinds, lossy: lossy) }
                 guard lossy else {
                     let writer = try PNGWriter(path: temporary.path, width: layout.width, height: layout.height, format: format, level: level)
                     let sampler = poster ? RowSampler(sourceWidth: layout.width, sourceHeight: layout.height, format: format) : nil
@@ -101,13 +105,25 @@ struct FrameStitcher: Sendable {
         }
         let drawn: [(index: Int, problem: TileProblem)] = report.failedTiles.map { (grid.index(column: $0.column, row: $0.row), TileProblem($0.problem)) }
         let (sha, size) = try FileHash.sha256(of: temporary)
-        let name = String(format: "%04d-", index) + sha.prefix(8) + "." + written.fileExtension
-        try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent(name))
+        let name = FrameName.file(sha256: sha, extension: written.fileExtension)
+        try Self.place(temporary, at: folder.appendingPathComponent(name))
         return .stitched(Frame(name: name, format: written, sha256: sha, bytes: size, drawnTransparent: drawn, poster: sample))
     }
 }
 
 private extension FrameStitcher {
+    /// Gives a finished frame file its name. The name is the content: when another frame of
+    /// the loop with the same bytes got there first, its file serves both (`link` never
+    /// replaces, so a file kept from the previous build keeps its inode).
+    static func place(_ temporary: URL, at target: URL) throws {
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        let result = Foundation.link(temporary.path, target.path)
+        let code = errno
+        if result == -1 && code != EEXIST {
+            throw SystemCallError("cannot name the frame file \(target.path)", call: "link", errno: code)
+        }
+    }
+
     /// The tiles (by position) that fail a full decode, with why.
     static func undecodable(_ tiles: [TileContent], stitcher: Stitcher) -> [(index: Int, problem: TileProblem)] {
         var failures: [(index: Int, problem: TileProblem)] = []
@@ -116,6 +132,35 @@ private extension FrameStitcher {
             do throws(PNGError) { _ = try stitcher.decoder.decode(bytes, keepIndices: false) } catch { failures.append((i, .undecodable(error.reason))) }
         }
         return failures
+    }
+}
+
+/// Counts the frames an animation's build stitched from lossy and lossless tiles together,
+/// and what `format: auto` made of them, for one report at the end of the stitch.
+final class MixedTiles: Sendable {
+    private let counts = LockedBox((frames: 0, lossy: 0, lossless: 0, writtenLossy: 0))
+
+    func add(_ kinds: TileKinds, lossy: Bool) {
+        counts.withLock {
+            $0.frames += 1
+            $0.lossy += kinds.lossy
+            $0.lossless += kinds.lossless
+            if lossy { $0.writtenLossy += 1 }
+        }
+    }
+
+    /// What was counted, or nil when no frame was mixed.
+    func report(animation: String) -> MixedTilesReport? {
+        let c = counts.withLock { $0 }
+        guard c.frames > 0 else { return nil }
+        return MixedTilesReport(animation: animation, frames: c.frames, lossyTiles: c.lossy, losslessTiles: c.lossless, framesWrittenLossy: c.writtenLossy)
+    }
+}
+
+private extension PixelFormat {
+    var isIndexedFrame: Bool {
+        if case .indexed = self { return true }
+        return false
     }
 }
 

@@ -89,6 +89,16 @@ struct ConfigLoaderTests {
             says: "0 to 22")
     }
 
+    @Test("compression is 0-9 (zlib) or 10-12 (libdeflate), 11 unless set")
+    func compressionRange() throws {
+        #expect(try ConfigLoader.parse(Data(Self.yaml().utf8), file: "site.yml").animations[0].compressionLevel == 11)
+        let twelve = try ConfigLoader.parse(Data(Self.yaml(appending: ["    compression: 12"]).utf8), file: "site.yml")
+        #expect(twelve.animations[0].compressionLevel == 12)
+        check(
+            try failure(Self.yaml(appending: ["    compression: 13"])), line: 10, keyPath: "animations[0].compression",
+            says: "0 to 12")
+    }
+
     @Test("a duration that is not positive is out of range")
     func durations() throws {
         check(

@@ -17,8 +17,8 @@ struct DeployPlanTests {
     static let site = [
         file("index.html", "index"), file("manifest.json", "site"), file("radar/index.html", "page"),
         file("radar/embed.html", "embed"), file("radar/manifest.json", "anim"), file("radar/poster.png", "poster"),
-        file("radar/frames/0000-1a2b3c4d.png", "f0"), file("radar/frames/0001-5e6f7a8b.png", "f1"),
-        file("radar/tiles/0000/7/3/4.png", "t0"), file("assets/player.0dc16f30.js", "js"),
+        file("radar/frames/1a2b3c4d00000000.png", "f0"), file("radar/frames/5e6f7a8b00000000.png", "f1"),
+        file("radar/tiles/0f0f0f0f00000000/7/3/4.png", "t0"), file("assets/player.0dc16f30.js", "js"),
         file("assets/leaflet-8162c049/leaflet.css", "css"),
     ]
 
@@ -74,10 +74,10 @@ struct DeployPlanTests {
     func unknownOrTorn() {
         var (remote, ledger) = Self.deployed(Self.site)
         ledger.files["radar/poster.png"] = nil
-        remote["radar/frames/0001-5e6f7a8b.png"] = 1
+        remote["radar/frames/5e6f7a8b00000000.png"] = 1
         remote["radar/manifest.json"] = nil
         let plan = DeployPlan(site: Self.site, remote: remote, ledger: ledger, now: Self.now, graceSeconds: 86400, maxDeletes: 1000)
-        #expect(Set(plan.batches.flatMap(\.files).map(\.path)) == ["radar/poster.png", "radar/frames/0001-5e6f7a8b.png", "radar/manifest.json"])
+        #expect(Set(plan.batches.flatMap(\.files).map(\.path)) == ["radar/poster.png", "radar/frames/5e6f7a8b00000000.png", "radar/manifest.json"])
         // Until the deploy finishes, the ledger no longer vouches for what is being replaced.
         #expect(plan.interimLedger.files["radar/manifest.json"] == nil)
         #expect(plan.interimLedger.files["index.html"] != nil)
@@ -86,10 +86,10 @@ struct DeployPlanTests {
     @Test("a file out of the site waits out the grace period, then goes; the cap holds back the rest")
     func graceAndCap() {
         let (remote, ledger) = Self.deployed(Self.site)
-        let moved = Self.site.filter { !$0.path.hasPrefix("radar/frames/") } + [Self.file("radar/frames/0000-99999999.png", "f2")]
+        let moved = Self.site.filter { !$0.path.hasPrefix("radar/frames/") } + [Self.file("radar/frames/9999999900000000.png", "f2")]
         let first = DeployPlan(site: moved, remote: remote, ledger: ledger, now: Self.now, graceSeconds: 3600, maxDeletes: 1)
         #expect(first.deletes.isEmpty)
-        #expect(first.pending.map(\.path) == ["radar/frames/0000-1a2b3c4d.png", "radar/frames/0001-5e6f7a8b.png"])
+        #expect(first.pending.map(\.path) == ["radar/frames/1a2b3c4d00000000.png", "radar/frames/5e6f7a8b00000000.png"])
         #expect(first.pending.allSatisfy { $0.left == 3600 })
         var after = remote
         for file in moved { after[file.path] = file.size }
@@ -99,10 +99,10 @@ struct DeployPlanTests {
         #expect(!early.ledgerChanged)
         let late = DeployPlan(
             site: moved, remote: after, ledger: first.finalLedger, now: Self.now + 3600, graceSeconds: 3600, maxDeletes: 1)
-        #expect(late.deletes == ["radar/frames/0000-1a2b3c4d.png"])
+        #expect(late.deletes == ["radar/frames/1a2b3c4d00000000.png"])
         #expect(late.heldByCap == 1)
-        #expect(late.finalLedger.unreferenced.keys.sorted() == ["radar/frames/0001-5e6f7a8b.png"])
-        #expect(late.finalLedger.files["radar/frames/0000-1a2b3c4d.png"] == nil)
+        #expect(late.finalLedger.unreferenced.keys.sorted() == ["radar/frames/5e6f7a8b00000000.png"])
+        #expect(late.finalLedger.files["radar/frames/1a2b3c4d00000000.png"] == nil)
     }
 
     @Test("a file back in the site leaves the grace list")
@@ -139,26 +139,26 @@ struct DeployPlanTests {
 }
 
 extension DeployPlanTests {
-    @Test("a renumbered file is copied on the target, its source read before it is replaced")
-    func copies() {
-        let site = [Self.file("a/frames/0000-aaaaaaaa.png", "A"), Self.file("a/tiles/0000/1.png", "T1")]
-        let (remote, ledger) = Self.deployed(site)
-        // The window moves: frame A is now 0001, a new frame 0000; tiles/0000 takes tiles/0001's old role.
-        let moved = [
-            Self.file("a/frames/0000-bbbbbbbb.png", "B"), Self.file("a/frames/0001-aaaaaaaa.png", "A"),
-            Self.file("a/tiles/0000/1.png", "T0"), Self.file("a/tiles/0001/1.png", "T1"),
+    @Test("a moved window sends its new frame and tiles, manifests and pages; kept frames are unchanged, nothing is copied")
+    func movedWindow() {
+        let site = [
+            Self.file("a/frames/aaaaaaaaaaaaaaaa.png", "A"), Self.file("a/frames/bbbbbbbbbbbbbbbb.png", "B"),
+            Self.file("a/tiles/1111111111111111/5/1/1.png", "TA"), Self.file("a/tiles/2222222222222222/5/1/1.png", "TB"),
+            Self.file("a/manifest.json", "m1"), Self.file("a/index.html", "p1"),
         ]
-        let plan = DeployPlan(
-            site: moved, remote: remote, ledger: ledger, now: Self.now, graceSeconds: 60, maxDeletes: 10, serverSideCopy: true)
-        let copies = plan.batches.flatMap(\.copies).map { "\($0.from) -> \($0.file.path)" }
-        #expect(copies == ["a/frames/0000-aaaaaaaa.png -> a/frames/0001-aaaaaaaa.png", "a/tiles/0000/1.png -> a/tiles/0001/1.png"])
-        // tiles/0000 is read by that copy before its own new bytes are uploaded.
-        #expect(Set(plan.batches.flatMap(\.files).map(\.path)) == ["a/frames/0000-bbbbbbbb.png", "a/tiles/0000/1.png"])
-        let tilesCopy = plan.batches.firstIndex { $0.copies.contains { $0.file.path == "a/tiles/0001/1.png" } }
-        let tilesUpload = plan.batches.firstIndex { $0.files.contains { $0.path == "a/tiles/0000/1.png" } }
-        #expect(tilesCopy! < tilesUpload!)
-        let plain = DeployPlan(site: moved, remote: remote, ledger: ledger, now: Self.now, graceSeconds: 60, maxDeletes: 10)
-        #expect(plain.copyCount == 0 && plain.uploadCount == 4)
+        let (remote, ledger) = Self.deployed(site)
+        // A leaves the window, C comes in; its tile has the same bytes as B's (two tiles alike).
+        let moved = [
+            Self.file("a/frames/bbbbbbbbbbbbbbbb.png", "B"), Self.file("a/frames/cccccccccccccccc.png", "C"),
+            Self.file("a/tiles/2222222222222222/5/1/1.png", "TB"), Self.file("a/tiles/3333333333333333/5/1/1.png", "TB"),
+            Self.file("a/manifest.json", "m2"), Self.file("a/index.html", "p2"),
+        ]
+        let plan = DeployPlan(site: moved, remote: remote, ledger: ledger, now: Self.now, graceSeconds: 60, maxDeletes: 10)
+        #expect(plan.batches.map(\.wave) == [.hashed, .manifests, .pages])
+        #expect(plan.batches[0].files.map(\.path) == ["a/frames/cccccccccccccccc.png", "a/tiles/3333333333333333/5/1/1.png"])
+        #expect(plan.unchanged == 2 && plan.uploadCount == 4)
+        #expect(plan.replacing == ["a/index.html", "a/manifest.json"])
+        #expect(plan.pending.map(\.path) == ["a/frames/aaaaaaaaaaaaaaaa.png", "a/tiles/1111111111111111/5/1/1.png"])
     }
 
     @Test("what an interrupted deploy left is deleted at once, not kept for a grace period; replaced files are known")
@@ -173,22 +173,8 @@ extension DeployPlanTests {
         #expect(plan.pending.map(\.path) == ["radar/notes.partial"])
         #expect(plan.finalLedger.unreferenced["radar/manifest.json.a1a6e4e9.partial"] == nil)
         let changed =
-            Self.site.map { $0.path == "radar/manifest.json" ? Self.file($0.path, "anim2") : $0 } + [Self.file("radar/frames/0002-0c0c0c0c.png", "f3")]
+            Self.site.map { $0.path == "radar/manifest.json" ? Self.file($0.path, "anim2") : $0 } + [Self.file("radar/frames/0c0c0c0c00000000.png", "f3")]
         let replace = DeployPlan(site: changed, remote: remote, ledger: ledger, now: Self.now, graceSeconds: 86400, maxDeletes: 1000)
         #expect(replace.replacing == ["radar/manifest.json"])
-    }
-
-    @Test("a chain of copies runs reader first, and a cycle is uploaded instead")
-    func copyOrder() {
-        func copy(_ from: String, _ to: String) -> DeployPlan.Copy {
-            DeployPlan.Copy(from: from, file: Self.file(to, to))
-        }
-        // t2 <- t3, t1 <- t2, t0 <- t1: t0's copy first (it reads t1 before t1 is written).
-        let chain = DeployPlan.ordered([copy("t3", "t2"), copy("t1", "t0"), copy("t2", "t1")])
-        #expect(chain.levels.map { $0.map(\.file.path) } == [["t0"], ["t1"], ["t2"]])
-        #expect(chain.cyclic.isEmpty)
-        let swap = DeployPlan.ordered([copy("x", "y"), copy("y", "x"), copy("z", "w")])
-        #expect(swap.levels.map { $0.map(\.file.path) } == [["w"]])
-        #expect(Set(swap.cyclic.map(\.file.path)) == ["x", "y"])
     }
 }

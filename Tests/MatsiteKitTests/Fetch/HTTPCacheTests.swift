@@ -187,6 +187,7 @@ struct HTTPCacheTests {
         for minutes in [10, 20] {
             let time = CacheBench.iso(minutes)
             let old = try #require(before[time]), new = try #require(after[time])
+            #expect(new.url == old.url, "\(time) keeps its name: frames are named by their content, not their position")
             #expect(new.inode == old.inode, "\(time) must be the same file (hard link), not stitched again")
             #expect(new.sha256 == old.sha256)
         }

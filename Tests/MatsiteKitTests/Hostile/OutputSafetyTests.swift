@@ -17,10 +17,12 @@ struct OutputSafetyTests {
         return (site, config)
     }
 
+    /// The file of the animation's first frame, as its manifest names it.
     func firstFrame(_ site: URL) throws -> URL {
-        let frames = site.appendingPathComponent("radar/frames")
-        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: frames.path).sorted().first { $0.hasPrefix("0000-") })
-        return frames.appendingPathComponent(name)
+        let data = try Data(contentsOf: site.appendingPathComponent("radar/manifest.json"))
+        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let url = try #require((manifest["frames"] as? [[String: Any]])?.first?["url"] as? String)
+        return site.appendingPathComponent("radar").appendingPathComponent(url)
     }
 
     func linkCount(_ url: URL) -> Int {

@@ -23,9 +23,10 @@ struct LayersBuildTests {
             })
     }
 
-    /// The green channel of a satellite time's tiles.
+    /// The green channel of a satellite time's tiles: 10 apart from one time to the next, so
+    /// that JPEG keeps them apart too.
     static func green(for time: TimeInstant) -> UInt8 {
-        UInt8(truncatingIfNeeded: 20 + time.millisecondsSinceEpoch / 600_000 % 200)
+        UInt8(truncatingIfNeeded: 20 + time.millisecondsSinceEpoch / 600_000 % 20 * 10)
     }
 
     static func satellitePNG(for time: TimeInstant) -> [UInt8] {
@@ -200,9 +201,9 @@ struct LayersBuildTests {
             let satelliteRequests = server.allRequests.filter { $0.path.hasPrefix("/sat/") }.map { String($0.path.split(separator: "/")[1]) }
             #expect(Set(satelliteRequests) == ["202611211210"])
             let after = try Self.layers(site.manifest("storm")).map { try #require($0["frames"] as? [[String: Any]]) }
-            // The window moved by one frame in each layer: the frames both builds show keep their files.
+            // The window moved by one frame in each layer: the frames both builds show keep their names and files.
             for (layer, (old, new)) in zip(before, after).enumerated() {
-                #expect(old.dropFirst().map { $0["sha256"] as? String } == new.dropLast().map { $0["sha256"] as? String }, "layer \(layer)")
+                #expect(old.dropFirst().map { $0["url"] as? String } == new.dropLast().map { $0["url"] as? String }, "layer \(layer)")
                 #expect(try new.dropLast().map { try inode(try #require($0["url"] as? String)) } == kept[layer], "layer \(layer)")
             }
             #expect(try Self.mapping(site.manifest("storm")) == (0...12).map { [$0 / 2, $0] })
@@ -275,6 +276,71 @@ struct LayersBuildTests {
                 #expect("\(error)".contains("storm/lightning: not one tile of any frame could be had"), "\(error)")
             }
             #expect(!FileManager.default.fileExists(atPath: site.output.appendingPathComponent("storm").path))
+        }
+    }
+
+    @Test("a layer's newest frame not published yet is left out of that layer; the timeline shows its frame before, while fresh")
+    func notPublishedYet() async throws {
+        try await Self.withFeeds { server, feed, site in
+            // 12:06: the timeline ends at 12:05, whose radar tiles come out at 12:06:30.
+            try await LiveFeedTests.build(site, Self.standard(server, site), at: "2026-11-21T12:06:00Z", feed: feed)
+            let manifest = try site.manifest("storm")
+            let radar = try Self.layers(manifest)[1]
+            let skipped = try #require(radar["skipped"] as? [[String: String]])
+            #expect(skipped.map { $0["time"] } == ["2026-11-21T12:05:00Z"])
+            #expect(manifest["skipped"] == nil)
+            let frames = try #require(radar["frames"] as? [[String: Any]])
+            #expect(frames.count == 12 && frames.last?["time"] as? String == "2026-11-21T12:00:00Z")
+            // At 12:05 the radar shows 12:00's frame (5 minutes old, within twice its step).
+            #expect(try Self.mapping(manifest).last == [6, 11])
+        }
+    }
+
+    @Test("pyramid and fallback are per layer: each layer's levels and fallback tiles in its folder, named in its manifest entry")
+    func levelsAndFallbackPerLayer() async throws {
+        try await Self.withFeeds { server, feed, site in
+            let layers =
+                Self.satellite(server, more: ["        pyramid: { publish: always }"])
+                + Self.radar(server) + ["        fallback: { levels: 1 }", "        pyramid: { publish: never }"]
+            let yaml = site.yaml(Self.storm(timeline: "{ last: PT10M, step: PT5M }", layers: layers))
+            try await LiveFeedTests.build(site, yaml, at: "2026-11-21T12:07:00Z", feed: feed)
+            let entries = try Self.layers(site.manifest("storm"))
+            // The satellite has levels, no fallback; the radar fallback tiles, no levels.
+            #expect(entries[0]["pyramid"] != nil && entries[0]["fallback"] == nil)
+            #expect(entries[1]["pyramid"] == nil)
+            let satellite = try #require(entries[0]["frames"] as? [[String: Any]])
+            for frame in satellite {
+                let tiles = try #require(frame["tiles"] as? String)
+                #expect(tiles.hasPrefix("satellite/frames/") && tiles.contains("/{z}/{x}/{y}."), "\(tiles)")
+                let folder = site.output.appendingPathComponent("storm/" + String(tiles.prefix { $0 != "{" }.dropLast()))
+                #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("3").path), "\(folder.path)")
+            }
+            let fallback = try #require(entries[1]["fallback"] as? [String: Any])
+            let templates = try #require(fallback["templates"] as? [String])
+            #expect(templates.count == 3 && templates.allSatisfy { $0.hasPrefix("radar/tiles/") }, "\(templates)")
+            #expect(fallback["published"] as? Bool == true)
+            let radar = try #require(entries[1]["frames"] as? [[String: Any]])
+            #expect(radar.allSatisfy { $0["fallback_hash"] != nil && $0["tiles"] == nil })
+            #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("storm/radar/tiles").path))
+            #expect(!FileManager.default.fileExists(atPath: site.output.appendingPathComponent("storm/tiles").path))
+        }
+    }
+
+    @Test("check reports the timeline, then each layer on lines of its own, and probes each layer's frames")
+    func check() async throws {
+        try await Self.withFeeds { server, feed, site in
+            feed.set("2026-11-21T12:07:00Z")
+            let config = try site.config(Self.standard(server, site))
+            let lines = LockedBox([Checker.Line]())
+            let worst = await Checker(config: config, at: TimeFormat.parseISO("2026-11-21T12:07:00Z")).run { line in lines.withLock { $0.append(line) } }
+            #expect(worst == nil)
+            let facts = lines.withLock { $0 }.compactMap { if case .fact(let text) = $0 { text } else { nil } }
+            #expect(facts.contains("timeline: 13 times, 2026-11-21T11:05:00Z .. 2026-11-21T12:05:00Z"), "\(facts)")
+            #expect(facts.contains("layer satellite: shown at 13 of 13 timeline times (max_age PT20M)"), "\(facts)")
+            #expect(facts.contains("layer radar: shown at 13 of 13 timeline times (max_age PT10M)"), "\(facts)")
+            #expect(facts.contains("layer satellite: probed 7 tile(s), one per frame: 7 ok"), "\(facts)")
+            #expect(facts.contains("layer radar: probed 13 tile(s), one per frame: 13 ok"), "\(facts)")
+            #expect(!FileManager.default.fileExists(atPath: site.output.path), "check writes nothing")
         }
     }
 

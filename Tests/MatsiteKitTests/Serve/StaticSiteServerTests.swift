@@ -60,6 +60,13 @@ struct StaticSiteServerTests {
             StaticSiteServer.isContentHashed(path.split(separator: "/").map(String.init))
         }
         #expect(hashed("radar/frames/0000-1a2b3c4d.png"))
+        // Named by content only: a frame, its levels and its fallback tiles, each in a folder named by a hash.
+        #expect(hashed("radar/frames/1a2b3c4d5e6f7a8b.png"))
+        #expect(hashed("radar/frames/1a2b3c4d5e6f7a8b/7/37/53.png"))
+        #expect(hashed("radar/tiles/1a2b3c4d5e6f7a8b/5/16/10.webp"))
+        #expect(!hashed("radar/tiles/0003/5/16/10.png")) // a position is no hash
+        #expect(!hashed("storm-20261121/tiles/5/16/10.png")) // an animation's id is no hash
+        #expect(!hashed("assets/demo-basemap/5/16/10.png"))
         #expect(hashed("assets/player.3F2A1B4C.js"))
         #expect(hashed("assets/leaflet-1a2b3c4d5e/leaflet.css"))
         #expect(!hashed("radar/frames/0000-1a2b3c4.png")) // 7 digits

@@ -119,6 +119,67 @@ struct FrameFormatBuildTests {
         }
     }
 
+    /// Tiles x 2...4 of row 3 at zoom 3 on disk under `root/mixed/`: those in `png` as PNG
+    /// with a transparent left half (a server's edge tiles), the others JPEG (its interior).
+    static func writeMixedTiles(_ root: URL, png: Set<Int>) throws {
+        for x in 2...4 {
+            var pixels = [UInt8](repeating: 0, count: 256 * 256 * 4)
+            for row in 0..<256 {
+                for column in 0..<256 {
+                    let at = (row * 256 + column) * 4
+                    pixels.replaceSubrange(at..<(at + 4), with: FormulaTiles.rgba(x * 256 + column, 3 * 256 + row))
+                    if png.contains(x) && column < 128 { pixels[at + 3] = 0 }
+                }
+            }
+            let bytes =
+                png.contains(x)
+                ? try PNGWriter.encode(width: 256, height: 256, format: .rgba, pixels: pixels)
+                : try pixels.withUnsafeBytes { try FrameFormat.jpeg(quality: 80).encode(rgba: $0, width: 256, height: 256, stride: 1024) }
+            let folder = root.appendingPathComponent("mixed/3/\(x)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(bytes).write(to: folder.appendingPathComponent("3.tile"))
+        }
+    }
+
+    @Test(
+        "frames from PNG edge tiles and JPEG inside: lossy WebP with alpha when most tiles are JPEG, else PNG and a line saying format: webp",
+        arguments: [(Set([2]), ".webp"), (Set([2, 4]), ".png")])
+    func mixedTiles(png: Set<Int>, suffix: String) async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try Self.writeMixedTiles(site.root, png: png)
+        let world = 256.0 * 8
+        func lon(_ px: Double) -> Double { px / world * 360 - 180 }
+        func lat(_ py: Double) -> Double { atan(sinh(.pi * (1 - 2 * py / world))) * 180 / .pi }
+        let reporter = RecordingReporter()
+        try await site.build(
+            site.yaml(
+                """
+                  - id: mix
+                    bbox: [\(lon(600.2)), \(lat(899.8)), \(lon(1099.8)), \(lat(800.2))]
+                    zoom: 3
+                    source: { path: "\(site.root.path)/mixed/{z}/{x}/{y}.tile" }
+                    frames: { count: 2 }
+                """), reporter: reporter)
+        let frames = try site.frames("mix")
+        #expect(frames.allSatisfy { ($0["url"] as? String)?.hasSuffix(suffix) == true }, "\(frames)")
+        let bytes = try site.frameBytes("mix", index: 0)
+        if suffix == ".webp" {
+            let image = try WebPDecoder().decode(bytes)
+            // The PNG tile's transparent half stays transparent; the JPEG tiles are opaque.
+            #expect(image.pixels[(50 * image.width + 10) * 4 + 3] == 0)
+            #expect(image.pixels[(50 * image.width + 300) * 4 + 3] == 255)
+            let mixed = reporter.events.compactMap { if case .mixedTilesWrittenLossy(let r) = $0 { r } else { nil } }
+            #expect(mixed == [MixedTilesReport(animation: "mix", frames: 2, lossyTiles: 4, losslessTiles: 2, framesWrittenLossy: 2)], "\(mixed)")
+            #expect(reporter.warnings.isEmpty, "\(reporter.warnings)")
+        } else {
+            #expect(ImageKind.sniff(bytes) == .png)
+            #expect(
+                reporter.warnings.contains { $0.contains("mix: 2 of 2 frame(s)") && $0.contains("format: webp would write them lossy") }, "\(reporter.warnings)"
+            )
+        }
+    }
+
     @Test("fallback tiles are named for their format: JPEG tiles are .jpg files and the manifest's template says so")
     func fallbackTileNames() async throws {
         let site = try TestSite()
@@ -128,8 +189,9 @@ struct FrameFormatBuildTests {
             try await site.build(site.yaml(Self.animation(server, fallback: 1)))
         }
         let fallback = try #require(try site.manifest("sat")["fallback"] as? [String: Any])
-        #expect(fallback["url"] as? String == "tiles/{frame}/{z}/{x}/{y}.jpg", "\(fallback)")
-        let folder = site.output.appendingPathComponent("sat/tiles/0000/4")
+        let templates = try #require(fallback["templates"] as? [String], "\(fallback)")
+        #expect(!templates.isEmpty && templates.allSatisfy { $0.hasPrefix("tiles/") && $0.hasSuffix("/{z}/{x}/{y}.jpg") }, "\(fallback)")
+        let folder = site.output.appendingPathComponent("sat").appendingPathComponent(String(templates[0].dropLast("{z}/{x}/{y}.jpg".count)) + "4")
         let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).filter { $0.contains(".") }
         #expect(!files.isEmpty && files.allSatisfy { $0.hasSuffix(".jpg") }, "\(files)")
     }

@@ -9,7 +9,8 @@ import Testing
 @testable import MatsiteKit
 
 /// One project over one TestServer. Tiles live at `/t/<time>/<z>/<x>/<y>.png`; each
-/// time's tiles are a solid colour of their own, so frames of different times differ.
+/// time's tiles are a solid colour of their own (unless `alike` gives two times one), so
+/// frames of different times differ.
 final class CacheBench: Sendable {
     let server: TestServer
     let site: TestSite
@@ -24,10 +25,11 @@ final class CacheBench: Sendable {
 
     /// A bench whose tiles answer with `etag` (the time, quoted), `lastModified` and
     /// `cacheControl` as given (nil leaves the header out).
-    /// `delay` holds every tile answer back (to make builds overlap).
+    /// `delay` holds every tile answer back (to make builds overlap); `alike` maps a time
+    /// stamp to another whose colour its tiles take (a feed that repeats itself).
     static func start(
         etag: Bool = true, lastModified: String? = nil, cacheControl: String? = nil,
-        delay: Duration? = nil
+        delay: Duration? = nil, alike: [String: String] = [:]
     ) async throws -> CacheBench {
         let server = try await TestServer.start()
         let tiles = LockedBox([String: [UInt8]]())
@@ -38,7 +40,7 @@ final class CacheBench: Sendable {
                 let time = request.path.split(separator: "/").dropFirst().first.map(String.init) ?? "?"
                 let body = tiles.withLock { cache in
                     if let png = cache[time] { return png }
-                    let png = CacheBench.solidTile(seed: time)
+                    let png = CacheBench.solidTile(seed: alike[time] ?? time)
                     cache[time] = png
                     return png
                 }
@@ -61,7 +63,7 @@ final class CacheBench: Sendable {
 
     /// The config: one animation, 2x2 tiles at zoom 4, one frame per time in `times`
     /// (minutes after 10:00 on 2026-11-21). `cache` replaces the cache key's value.
-    func yaml(times: [Int], cache: String? = nil, fallbackLevels: Int = 0) -> String {
+    func yaml(times: [Int], cache: String? = nil, fallbackLevels: Int = 0, pyramid: Bool = false) -> String {
         let list = times.map { Self.iso($0) }.joined(separator: ", ")
         var text = site.yaml(
             """
@@ -70,6 +72,7 @@ final class CacheBench: Sendable {
                 bbox: [-10.0, 40.0, 10.0, 52.0]
                 zoom: 4
                 fallback: { levels: \(fallbackLevels) }
+                pyramid: { publish: \(pyramid ? "always" : "never") }
                 source: { url: "\(server.url("/t/{time}/{z}/{x}/{y}.png"))" }
                 frames: { times: [\(list)] }
                 time_format: "%Y%m%d%H%M"
@@ -84,13 +87,14 @@ final class CacheBench: Sendable {
     @discardableResult
     func build(
         times: [Int] = [0, 10], cache: String? = nil, useCache: Bool = true, output: String? = nil,
-        fallbackLevels: Int = 0
+        fallbackLevels: Int = 0, pyramid: Bool = false
     ) async throws -> BuildSummary {
         var options = BuildOptions()
         options.useCache = useCache
         options.output = output
         options.lockWait = TestSite.lockWait
-        return try await Builder(config: site.config(yaml(times: times, cache: cache, fallbackLevels: fallbackLevels)), options: options).run()
+        let text = yaml(times: times, cache: cache, fallbackLevels: fallbackLevels, pyramid: pyramid)
+        return try await Builder(config: site.config(text), options: options).run()
     }
 
     /// The tile path of `time` (minutes after 10:00) as requested.
@@ -138,6 +142,20 @@ final class CacheBench: Sendable {
         return out
     }
 
+    /// Each frame's fallback tiles' folder (`tiles/<hash>`), by time, as the manifest's
+    /// templates give them.
+    func fallbackFolders() throws -> [String: String] {
+        let manifest = try site.manifest("loop")
+        let templates = try #require((manifest["fallback"] as? [String: Any])?["templates"] as? [String])
+        let frames = try site.frames("loop")
+        var out: [String: String] = [:]
+        for (frame, template) in zip(frames, templates) {
+            let time = try #require(frame["time"] as? String)
+            out[time] = String(try #require(template.components(separatedBy: "/{z}").first))
+        }
+        return out
+    }
+
     /// Names of the files in `site/loop/frames`.
     func frameFiles() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: site.output.appendingPathComponent("loop/frames").path).sorted()
@@ -171,7 +189,8 @@ final class CacheBench: Sendable {
     }
 }
 
-/// Checks the manifests' promise: every file they list exists, with its bytes and SHA-256.
+/// Checks the manifests' promise: every file they list exists, with its bytes and SHA-256,
+/// under a name that is its content's.
 func expectValidSite(_ output: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let index = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("manifest.json"))) as? [String: Any])
     let animations = try #require(index["animations"] as? [[String: Any]])
@@ -191,6 +210,9 @@ func expectValidSite(_ output: URL, sourceLocation: SourceLocation = #_sourceLoc
             let bytes = try [UInt8](Data(contentsOf: output.appendingPathComponent(id).appendingPathComponent(url)))
             #expect(bytes.count == frame["bytes"] as? Int, "\(id)/\(url) size", sourceLocation: sourceLocation)
             #expect(SHA256.hex(of: bytes) == frame["sha256"] as? String, "\(id)/\(url) sha256", sourceLocation: sourceLocation)
+            // Named by its content only, never by its position.
+            let named = "frames/\(SHA256.hex(of: bytes).prefix(16)).\((url as NSString).pathExtension)"
+            #expect(url == named, "\(id)/\(url) is named by its content", sourceLocation: sourceLocation)
         }
     }
 }
