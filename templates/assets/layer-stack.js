@@ -28,10 +28,8 @@
 
 	function clamp01(v) { return Math.max(0, Math.min(1, v)); }
 
-	function pad4(i) { return ('000' + i).slice(-4); }
-
 	function usableFallback(fb) {
-		return fb && (typeof fb.url === 'string' || Array.isArray(fb.templates)) ? fb : null;
+		return fb && Array.isArray(fb.templates) ? fb : null;
 	}
 
 	// What a manifest's layer needs to be drawn: an id and frames with URLs.
@@ -267,7 +265,7 @@
 					if (isNum(fb.max_native_zoom)) { opts.maxNativeZoom = fb.max_native_zoom; }
 					if (Array.isArray(fb.subdomains) && fb.subdomains.length) { opts.subdomains = fb.subdomains; }
 					// Published tiles exist only over the frames' bounds: do not ask for others.
-					if (fb.published === true || !Array.isArray(fb.templates)) { opts.bounds = this._bounds; }
+					if (fb.published === true) { opts.bounds = this._bounds; }
 					this._fallbackLayers[k] = new M.TileLayer(this._fallbackUrl(k, this._shown[k]), opts).addTo(this._map);
 				} else if (!on && this._fallbackLayers[k]) {
 					this._fallbackLayers[k].remove();
@@ -278,13 +276,9 @@
 		},
 
 		// A layer frame's fallback tiles: its own template (tiles published in a folder named by
-		// their content, or the source's), or the layer's with {frame}; with no frame (null) a
-		// URL that asks for nothing.
+		// their content, or the source's); with no frame (null) a URL that asks for nothing.
 		_fallbackUrl: function (k, li) {
-			var fb = this._fallbacks[k];
-			if (li === null) { return ''; }
-			if (Array.isArray(fb.templates)) { return this._resolve(String(fb.templates[li] || '')); }
-			return this._resolve(fb.url.replace(/\{frame\}/g, pad4(li)));
+			return li === null ? '' : this._resolve(String(this._fallbacks[k].templates[li] || ''));
 		},
 
 		_at: function (i, k) {
