@@ -37,8 +37,8 @@ struct PreviousSite: Sendable {
                 lastFrames[entry.id] = manifest.frames.last?.inputHash
                 manifests[entry.id] = manifest
                 pyramids[entry.id] = manifest.pyramid
-                // A layer is kept as a one-source animation in its folder is: by
-                // `<animation>/<layer>`, its URLs relative to that folder.
+                // A layer's frames are found as a one-source animation's are: by
+                // `<animation>/<layer>`, their URLs relative to the layer's folder.
                 for layer in manifest.layers ?? [] where ConfigLoader.isSlug(layer.id) {
                     let key = "\(entry.id)/\(layer.id)", folder = "\(layer.id)/"
                     let kept = layer.frames.filter { $0.url.hasPrefix(folder) }.map { frame in
