@@ -96,7 +96,10 @@ extension ConfigLoader {
         let top = try r.fields(root, "", allowed: topKeys)
         if let node = top["version"] { _ = try r.int(node, "version", in: 1...1) }
         if let node = top["title"] { config.title = try r.string(node, "title") }
-        if let node = top["base_url"] { config.baseURL = try r.string(node, "base_url") }
+        if let node = top["base_url"] {
+            config.baseURL = try r.string(node, "base_url")
+            config.baseURLLine = node.mark?.line
+        }
         if let node = top["output"] { config.output = try nonEmpty(r.string(node, "output"), node, "output", r) }
         if let node = top["templates"] { config.templates = try nonEmpty(r.string(node, "templates"), node, "templates", r) }
         if let node = top["leaflet"] { config.leaflet = try nonEmpty(r.string(node, "leaflet"), node, "leaflet", r) }

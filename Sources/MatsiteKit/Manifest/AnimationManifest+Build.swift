@@ -27,7 +27,7 @@ extension AnimationManifest {
             id: config.id, title: config.title, bounds: config.bbox, zoom: config.zoom,
             width: layout.width, height: layout.height, tileSize: layout.tileSize,
             attribution: config.attribution, attributionHtml: Attribution.html(config.attribution),
-            crossfadeMs: config.crossfadeMs, loop: config.loop, poster: "poster.png",
+            crossfadeMs: config.crossfadeMs, loop: config.loop, poster: Poster.file(forFrame: frames.last?.file ?? ""),
             baseMap: site.baseMap.flatMap(BaseMap.init), fallback: nil, embed: .init(allowedOrigins: site.embed.allowedOrigins),
             frames: frames.map(Frame.init), skipped: skipped.isEmpty ? nil : skipped,
             opacity: config.opacity, legend: config.legend.map { Legend($0, image: nil) }, timeZone: config.timeZone,

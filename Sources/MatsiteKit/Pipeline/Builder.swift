@@ -86,6 +86,7 @@ extension Builder {
 
     func build(output: URL, fetcher: HTTPFetcher?, started: Date) async throws -> BuildSummary {
         warnAboutPoliteness()
+        warnAboutBaseURL()
         // Files the config names are config: a bad one is a config error, found before any request.
         var inputs: [String: AnimationInputs] = [:]
         // An export keeps its encoded frames in the cache folder, so a moved window encodes only what is new.
@@ -326,6 +327,12 @@ extension Builder {
     func cache() -> HTTPCache? {
         guard config.cache.enabled, options.useCache else { return nil }
         return HTTPCache(directory: config.resolve(config.cache.path), maxSize: config.cache.maxSize, varyHeaders: config.http.headers)
+    }
+
+    /// The embed code is for other sites: it cannot work there without a whole `base_url`.
+    func warnAboutBaseURL() {
+        guard !SiteAddress.isAbsolute(config.baseURL) else { return }
+        reporter.report(.warning(.relativeBaseURL(config.baseURL, file: config.file, line: config.baseURLLine)))
     }
 
     func warnAboutPoliteness() {

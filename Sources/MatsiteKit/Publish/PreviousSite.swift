@@ -90,9 +90,9 @@ struct PreviousSite: Sendable {
         lastFrames[animation] == inputHash
     }
 
-    /// True when the previous build left a poster for the animation.
-    func hasPoster(animation: String) -> Bool {
-        frames[animation] != nil && regularFile(animation: animation, relative: "poster.png") != nil
+    /// True when the previous build left a poster named `file` for the animation.
+    func hasPoster(animation: String, file: String = "poster.png") -> Bool {
+        frames[animation] != nil && regularFile(animation: animation, relative: file) != nil
     }
 
     /// Hard-links (or copies) a previous file into the new site.

@@ -9,19 +9,36 @@ struct SiteAssets: Sendable {
     /// Writes the assets into the staged site and returns their URLs.
     static func publish(with writer: SiteWriter, pages: PageRenderer, leaflet: URL, demoBaseMap: Bool) throws -> SiteAssets {
         var urls: [String: String] = [:]
+        // Each file on its own (a project's own scripts.mustache may name them), and the bundle.
         for (name, text) in pages.assets {
-            let bytes = Array(text.utf8)
-            let hash = SHA256.hex(of: bytes).prefix(8)
-            let stem = (name as NSString).deletingPathExtension, ext = (name as NSString).pathExtension
-            let published = ext.isEmpty ? "\(stem).\(hash)" : "\(stem).\(hash).\(ext)"
-            try writer.put(bytes, at: "assets/\(published)")
-            urls[Self.key(name)] = "assets/\(published)"
+            urls[Self.key(name)] = try putHashed(Array(text.utf8), name: name, with: writer)
+        }
+        if !pages.bundle.isEmpty {
+            urls[Self.key(bundleName)] = try putHashed(bundle(pages), name: bundleName, with: writer)
         }
         let leafletFolder = try copyLeaflet(from: leaflet, with: writer)
         urls["leaflet_js"] = "assets/\(leafletFolder)/leaflet.js"
         urls["leaflet_css"] = "assets/\(leafletFolder)/leaflet.css"
         if demoBaseMap { try writeDemoBaseMap(with: writer) }
         return SiteAssets(urls: urls)
+    }
+
+    /// The scripts of `player-bundle.txt` in one file, in its order.
+    static let bundleName = "player-bundle.js"
+
+    /// The bundle's bytes: each script after a comment naming it, each ended as a statement
+    /// (a script that ends without `;` must not run into the next one's opening parenthesis).
+    static func bundle(_ pages: PageRenderer) -> [UInt8] {
+        Array(pages.bundle.map { "/* \($0) */\n\(pages.assets[$0] ?? "")\n;\n" }.joined().utf8)
+    }
+
+    /// Writes `bytes` as `assets/<stem>.<hash>.<ext>`; returns that path.
+    static func putHashed(_ bytes: [UInt8], name: String, with writer: SiteWriter) throws -> String {
+        let hash = SHA256.hex(of: bytes).prefix(8)
+        let stem = (name as NSString).deletingPathExtension, ext = (name as NSString).pathExtension
+        let published = ext.isEmpty ? "\(stem).\(hash)" : "\(stem).\(hash).\(ext)"
+        try writer.put(bytes, at: "assets/\(published)")
+        return "assets/\(published)"
     }
 
     /// `player.js` -> `player_js`, `frame-clock.js` -> `frame_clock_js`.
