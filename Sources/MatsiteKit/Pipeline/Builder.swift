@@ -109,9 +109,12 @@ extension Builder {
             let pages = try await step(.pages) { try PageRenderer(overrides: config.templates.map(config.resolve)) }
             let writer = SiteWriter(root: staging.url, previous: previous)
             let (leaflet, demoBaseMap) = (config.resolve(config.leaflet), config.baseMap?.demo == true)
-            // On the CPU pool: hashing the assets and drawing the demo base map's 341 tiles.
+            let demoDetails = demoBaseMap ? config.animations.compactMap(DemoBaseMap.Detail.init) : []
+            // On the CPU pool: hashing the assets and drawing the demo base map's tiles.
             let assets = try await step(.publish) {
-                try await CPUPool.shared.run { try SiteAssets.publish(with: writer, pages: pages, leaflet: leaflet, demoBaseMap: demoBaseMap) }
+                try await CPUPool.shared.run {
+                    try SiteAssets.publish(with: writer, pages: pages, leaflet: leaflet, demoBaseMap: demoBaseMap, demoDetails: demoDetails)
+                }
             }
             // Fetch + stitch, then the products, animation by animation.
             var rendered: [Rendered] = []

@@ -7,7 +7,9 @@ struct SiteAssets: Sendable {
     var urls: [String: String]
 
     /// Writes the assets into the staged site and returns their URLs.
-    static func publish(with writer: SiteWriter, pages: PageRenderer, leaflet: URL, demoBaseMap: Bool) throws -> SiteAssets {
+    static func publish(
+        with writer: SiteWriter, pages: PageRenderer, leaflet: URL, demoBaseMap: Bool, demoDetails: [DemoBaseMap.Detail] = []
+    ) throws -> SiteAssets {
         var urls: [String: String] = [:]
         // Each file on its own (a project's own scripts.mustache may name them), and the bundle.
         for (name, text) in pages.assets {
@@ -19,7 +21,7 @@ struct SiteAssets: Sendable {
         let leafletFolder = try copyLeaflet(from: leaflet, with: writer)
         urls["leaflet_js"] = "assets/\(leafletFolder)/leaflet.js"
         urls["leaflet_css"] = "assets/\(leafletFolder)/leaflet.css"
-        if demoBaseMap { try writeDemoBaseMap(with: writer) }
+        if demoBaseMap { try writeDemoBaseMap(with: writer, details: demoDetails) }
         return SiteAssets(urls: urls)
     }
 
@@ -95,20 +97,17 @@ private extension SiteAssets {
 }
 
 extension SiteAssets {
-    /// The demo base map's tiles, with a `VERSION` file naming their drawing: when the
-    /// previous site has the same one, its tiles are linked instead of drawn again.
-    static func writeDemoBaseMap(with writer: SiteWriter) throws {
+    /// The demo base map's tiles (the world, and each detail region at its zooms), with a
+    /// `VERSION` file naming their drawing: when the previous site has the same one, its
+    /// tiles are linked instead of drawn again (a detail region new to this build is drawn).
+    static func writeDemoBaseMap(with writer: SiteWriter, details: [DemoBaseMap.Detail] = []) throws {
         let marker = Array((DemoBaseMap.version + "\n").utf8)
         let keep = writer.previous.holds(marker, at: "assets/demo-basemap/VERSION")
         try writer.put(marker, at: "assets/demo-basemap/VERSION")
-        for z in 0...DemoBaseMap.maxZoom {
-            for x in 0..<(1 << z) {
-                for y in 0..<(1 << z) {
-                    let path = "assets/demo-basemap/\(z)/\(x)/\(y).png"
-                    if keep, try writer.link(path) { continue }
-                    try writer.put(DemoBaseMap.tile(z: z, x: x, y: y), at: path)
-                }
-            }
+        for (z, x, y) in DemoBaseMap.tilePaths(details: details) {
+            let path = "assets/demo-basemap/\(z)/\(x)/\(y).png"
+            if keep, try writer.link(path) { continue }
+            try writer.put(DemoBaseMap.tile(z: z, x: x, y: y), at: path)
         }
     }
 }
