@@ -8,10 +8,18 @@ groups, seeded), serves it from 127.0.0.1 and, in headless Debian chromium:
     50 ms and long tasks while it runs, at three places,
   - a zoom-out by one level (the merge) at the same places,
   - the same zoom-ins with the layer toggled off, as a baseline (the map's own zoom),
+  - for each zoom-in, when its new level is whole: the first frame from which the marker
+    pane holds only the new level's elements (the old level gone, none merging away), as
+    many as it ends with and with the counts they end with (adding up to the points in
+    view), and the elements that stayed the same DOM node across the zoom,
   - bytes published for the points.
---cpu-throttle 4 runs it all with Chromium's CPU throttling, as a stand-in for a phone.
+--cpu-throttle 4 runs it all with Chromium's CPU throttling (CDP
+Emulation.setCPUThrottlingRate), as a stand-in for a phone.
+--against REF also measures the player of git revision REF (its templates/, on the same
+site data), each round both players one after the other, and prints each figure of this
+tree's player beside REF's from the same run: the machine is shared and its load drifts.
 
-    python3 bench/points_browser.py [--points 100000] [--runs 5] [--cpu-throttle 4]
+    python3 bench/points_browser.py [--points 100000] [--runs 5] [--cpu-throttle 4] [--against main]
 """
 from __future__ import annotations
 
@@ -19,7 +27,9 @@ import argparse
 import os
 import random
 import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 from pathlib import Path
 
@@ -58,26 +68,49 @@ try {
 } catch (e) { /* longtask timing unsupported */ }
 """
 
-ZOOM = """async ([lat, lon, z, points, step]) => {
+ZOOM = """async ([lat, lon, z, points, step, slack]) => {
     const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+    const pane = map.getPane('markerPane');
     // Without points: the same zoom-in with the layer toggled off, for a baseline.
     document.querySelectorAll('.matsite-point-toggle input').forEach((box) => {
         if (box.checked !== points) box.click();
     });
     map.setView([lat, lon], z, {animate: false});
     await new Promise((r) => setTimeout(r, 1500));
+    const before = new Set(pane.querySelectorAll('[data-count]'));
     const deltas = [];
+    const frames = [];  // [ms since the zoom began, elements of another level or leaving, elements, their counts]
     let last = null;
+    const target = String(z + step);
     const t0 = performance.now();
     let done = false;
-    const tick = (ts) => { if (last !== null) deltas.push(ts - last); last = ts; if (!done) requestAnimationFrame(tick); };
+    const tick = (ts) => {
+        if (last !== null) deltas.push(ts - last);
+        last = ts;
+        const all = pane.querySelectorAll('[data-count]');
+        const other = pane.querySelectorAll('[data-count]:not([data-zoom="' + target + '"]), .matsite-point-leaving').length;
+        let sum = 0;
+        if (!other) for (const e of all) sum += +e.dataset.count;
+        frames.push([performance.now() - t0, other, all.length, sum]);
+        if (!done) requestAnimationFrame(tick);
+    };
     requestAnimationFrame(tick);
     map.setZoom(z + step);
-    // Leaflet's zoom animation (250 ms), then the split or merge (350 ms), and some slack.
-    await new Promise((r) => setTimeout(r, 1200));
+    // Leaflet's zoom animation (250 ms), then the split or merge (350 ms), and some slack:
+    // longer under throttling, so the level is whole before the end.
+    await new Promise((r) => setTimeout(r, 1200 * slack));
     done = true;
     const t1 = performance.now();
-    return {deltas, shown: document.querySelectorAll('.leaflet-marker-pane [data-count]').length,
+    const all = [...pane.querySelectorAll('[data-count]')];
+    const n = all.length, sum = all.reduce((s, e) => s + +e.dataset.count, 0);
+    // Whole: from this frame on, only the new level, all of it, with its final counts.
+    let whole = null;
+    for (let k = frames.length - 1; k >= 0; k--) {
+        const [t, other, count, total] = frames[k];
+        if (other || count !== n || total !== sum) break;
+        whole = t;
+    }
+    return {deltas, whole, shown: n, kept: all.filter((e) => before.has(e)).length,
             longtasks: window.__bench.longtasks.filter(([s]) => s >= t0 && s <= t1).length};
 }"""
 
@@ -96,70 +129,114 @@ def write_points(path: Path, n: int) -> None:
             f.write(f"{lat:.5f},{lon:.5f},report {i}\n")
 
 
+def player_templates(ref: str, into: Path) -> Path:
+    """The templates/ folder of git revision `ref`, extracted into `into`."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", ref, "templates"],
+                             check=True, capture_output=True).stdout
+    into.mkdir(parents=True, exist_ok=True)
+    (into / "templates.tar").write_bytes(archive)
+    with tarfile.open(into / "templates.tar") as tar:
+        tar.extractall(into, filter="data")
+    return into / "templates"
+
+
+def measure(browser, url: str, places, throttle: float, slack: float, out: dict) -> None:
+    """One round on one player: first clusters, zoom-ins without and with the layer, zoom-outs."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    if throttle > 1:
+        context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    page.add_init_script(PROBE)
+    page.goto(url)
+    page.wait_for_function("() => window.__bench.first !== null", timeout=120000)
+    out["first"].append(page.evaluate("window.__bench.first"))
+    for lat, lon, z in places:
+        r = page.evaluate(ZOOM, [lat, lon, z, False, 1, slack])
+        out["base_gaps"].append(sum(1 for d in r["deltas"] if d > 50))
+        out["base_worst"].append(max(r["deltas"]) if r["deltas"] else 0)
+    for lat, lon, z in places:
+        r = page.evaluate(ZOOM, [lat, lon, z, True, 1, slack])
+        out["gaps"].append(sum(1 for d in r["deltas"] if d > 50))
+        out["worst"].append(max(r["deltas"]) if r["deltas"] else 0)
+        out["longtasks"].append(r["longtasks"])
+        out["shown"].append(r["shown"])
+        out["kept"].append(r["kept"])
+        # A level never whole before the end counts as the whole wait.
+        out["whole"].append(r["whole"] if r["whole"] is not None else 1200 * slack)
+    for lat, lon, z in places:
+        r = page.evaluate(ZOOM, [lat, lon, z + 1, True, -1, slack])
+        out["out_gaps"].append(sum(1 for d in r["deltas"] if d > 50))
+        out["out_worst"].append(max(r["deltas"]) if r["deltas"] else 0)
+    context.close()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--points", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--tile-above", type=int, default=1 << 20, help="cluster.tile_above_bytes (default 1 MiB)")
     ap.add_argument("--cpu-throttle", type=float, default=1.0, help="Chromium CPU throttling rate (4: about a phone)")
+    ap.add_argument("--against", help="also measure the player of this git revision, beside this tree's, in every round")
     ap.add_argument("--chromium", default=os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium"))
     args = ap.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="matsite-bench-points-"))
-    write_points(folder / "points.csv", args.points)
-    # The working tree's templates: the player measured is the one in the tree, whatever
-    # templates the binary was built with.
-    site = build_site(folder, CONFIG.format(templates=REPO / "templates", tile_above=args.tile_above))
-    layer = read_manifest(str(site))["points"][0]
-    server = SiteServer(str(site))
-    first, gaps, worst, longtasks, shown = [], [], [], [], []
-    base_gaps, base_worst = [], []
-    out_gaps, out_worst = [], []
+    # The players measured: this tree's templates (whatever templates the binary was built
+    # with), and with --against the other revision's, each on a site of its own built from
+    # the same points by the same binary (so the same levels).
+    players = [("this tree", REPO / "templates")]
+    if args.against:
+        players.append((args.against, player_templates(args.against, folder / "against")))
+    sites = []
+    for k, (name, templates) in enumerate(players):
+        sub = folder / f"site{k}"
+        sub.mkdir()
+        write_points(sub / "points.csv", args.points)
+        sites.append(build_site(sub, CONFIG.format(templates=templates, tile_above=args.tile_above)))
+    layer = read_manifest(str(sites[0]))["points"][0]
+    servers = [SiteServer(str(site)) for site in sites]
+    keys = ["first", "gaps", "worst", "longtasks", "shown", "kept", "whole", "base_gaps", "base_worst", "out_gaps", "out_worst"]
+    results = [{k: [] for k in keys} for _ in players]
     places = [(46.0, 0.0, 6), (44.5, -4.0, 8), (49.0, 5.0, 10)]
+    slack = max(1.0, args.cpu_throttle / 2)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=args.chromium)
-        for _ in range(args.runs):
-            context = browser.new_context(viewport={"width": 1280, "height": 800})
-            page = context.new_page()
-            if args.cpu_throttle > 1:
-                context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": args.cpu_throttle})
-            page.add_init_script(PROBE)
-            page.goto(server.url("radar/index.html?autoplay=0"))
-            page.wait_for_function("() => window.__bench.first !== null", timeout=60000)
-            first.append(page.evaluate("window.__bench.first"))
-            for lat, lon, z in places:
-                r = page.evaluate(ZOOM, [lat, lon, z, False, 1])
-                base_gaps.append(sum(1 for d in r["deltas"] if d > 50))
-                base_worst.append(max(r["deltas"]) if r["deltas"] else 0)
-            for lat, lon, z in places:
-                r = page.evaluate(ZOOM, [lat, lon, z, True, 1])
-                gaps.append(sum(1 for d in r["deltas"] if d > 50))
-                worst.append(max(r["deltas"]) if r["deltas"] else 0)
-                longtasks.append(r["longtasks"])
-                shown.append(r["shown"])
-            for lat, lon, z in places:
-                r = page.evaluate(ZOOM, [lat, lon, z + 1, True, -1])
-                out_gaps.append(sum(1 for d in r["deltas"] if d > 50))
-                out_worst.append(max(r["deltas"]) if r["deltas"] else 0)
-            context.close()
+        for run in range(args.runs):
+            # Alternate which player goes first, so neither always meets the same load.
+            order = list(range(len(players)))
+            if run % 2:
+                order.reverse()
+            for k in order:
+                measure(browser, servers[k].url("radar/index.html?autoplay=0"), places, args.cpu_throttle, slack, results[k])
         browser.close()
-    server.stop()
+    for server in servers:
+        server.stop()
 
     def fig(values, unit="", digits=0):
         return (f"median {statistics.median(values):.{digits}f}{unit}, "
                 f"min {min(values):.{digits}f}{unit}, max {max(values):.{digits}f}{unit}")
 
+    def row(title, key, unit="", digits=0, extra=None):
+        parts = [f"{name}: {fig(r[key], unit, digits)}" + (extra(r) if extra else "") for (name, _), r in zip(players, results)]
+        print(f"{title}: " + (" | ".join(parts) if len(parts) > 1 else parts[0].split(": ", 1)[1]))
+
     print(f"points: {layer['count']}, levels {layer['levels'][0]['zoom']}-{layer['levels'][-1]['zoom']}, "
           f"{sum(l['bytes'] for l in layer['levels'])} bytes published")
     print(f"runs: {args.runs}, zoom-ins per run: {len(places)} (to zooms {', '.join(str(z + 1) for _, _, z in places)})"
-          + (f", CPU throttled {args.cpu_throttle:g}x" if args.cpu_throttle > 1 else ""))
-    print(f"time to first clusters: {fig(first, ' ms')}")
-    print(f"frame gaps over 50 ms per zoom-in: {fig(gaps)}")
-    print(f"longest frame gap during a zoom-in: {fig(worst, ' ms')}")
-    print(f"long tasks (> 50 ms) per zoom-in: {fig(longtasks)}")
-    print(f"elements drawn after a zoom-in: {fig(shown)}")
-    print(f"zoom-outs (back from those zooms): gaps over 50 ms {fig(out_gaps)}; longest {fig(out_worst, ' ms')}")
-    print(f"baseline, the same zoom-ins with the layer off: gaps over 50 ms {fig(base_gaps)}; longest {fig(base_worst, ' ms')}")
+          + (f", CPU throttled {args.cpu_throttle:g}x" if args.cpu_throttle > 1 else "")
+          + (f"; players: this tree and {args.against}, alternating which goes first" if args.against else ""))
+    row("time to first clusters", "first", " ms")
+    row("zoom-in: new level whole after", "whole", " ms",
+        extra=lambda r: f" ({sum(1 for w in r['whole'] if w <= 1000)} of {len(r['whole'])} within 1 s)")
+    row("zoom-in: frame gaps over 50 ms", "gaps")
+    row("zoom-in: longest frame gap", "worst", " ms")
+    row("zoom-in: long tasks (> 50 ms)", "longtasks")
+    row("zoom-in: elements drawn after", "shown")
+    row("zoom-in: elements kept (the same DOM node)", "kept")
+    row("zoom-out: frame gaps over 50 ms", "out_gaps")
+    row("zoom-out: longest frame gap", "out_worst", " ms")
+    row("baseline, the zoom-ins with the layer off: gaps over 50 ms", "base_gaps")
+    row("baseline: longest frame gap", "base_worst", " ms")
     return 0
 
 

@@ -242,14 +242,46 @@ extension MatsiteCommand {
         static let configuration = CommandConfiguration(
             commandName: "init",
             abstract: "Start a project: a commented matsite.yml that builds offline, templates/, a README.",
-            discussion: "Refuses to overwrite existing files. Then: cd DIR && matsite build."
+            discussion: """
+                Refuses to overwrite existing files. Then: cd DIR && matsite build.
+
+                With --templates, writes matsite's default templates (pages, partials, the \
+                player's scripts and styles) into the project's templates folder (the one \
+                matsite.yml names, else DIR/templates) to edit: edit what you want to change \
+                and delete the rest, since a file there replaces matsite's own, also after an \
+                upgrade. It writes nothing when any of the files is there already, unless --force.
+                """
         )
 
         @Argument(help: "Folder for the project (created if missing; default: the current folder).")
         var directory: String = "."
 
+        @Flag(help: "Write matsite's default templates into the project's templates folder, to edit.")
+        var templates = false
+
+        @Flag(help: "With --templates: replace template files that are there already.")
+        var force = false
+
+        func validate() throws {
+            if force, !templates { throw ValidationError("--force goes with --templates (init never overwrites a project)") }
+        }
+
         func run() async throws {
             let folder = URL(fileURLWithPath: directory).standardizedFileURL
+            if templates {
+                do {
+                    let target = try Scaffold.templatesFolder(of: folder)
+                    let written = try Scaffold.writeTemplates(into: target.folder, force: force)
+                    print("wrote \(written.count) files into \(target.folder.path): \(written.joined(separator: ", "))")
+                    print("edit what you want to change and delete the rest: a file there replaces matsite's own, also after an upgrade")
+                    if !target.named {
+                        print("note: matsite.yml names no templates folder: add `templates: templates` to it, or these files are not used")
+                    }
+                } catch {
+                    throw Exit.fail(error)
+                }
+                return
+            }
             do {
                 let written = try Scaffold.create(in: folder)
                 print("created \(written.map { folder.appendingPathComponent($0).path }.joined(separator: ", "))")

@@ -46,4 +46,18 @@ public final class RowSampler {
     public func encode() throws(PNGError) -> [UInt8] {
         try PNGWriter.encode(width: width, height: height, format: format, pixels: pixels, level: 9)
     }
+
+    /// The poster in the frame's own file format: a JPEG or WebP loop gets a JPEG or WebP
+    /// poster (an RGBA PNG of a photographic frame is several frames' worth of bytes, and
+    /// its zlib level 9 most of a small build's CPU); a PNG loop keeps PNG.
+    public func encode(as frameFormat: FrameFormat) throws(ImageError) -> [UInt8] {
+        guard frameFormat != .png, format == .rgba else { return try encode() }
+        let (width, height) = (self.width, self.height)
+        let result: Result<[UInt8], ImageError> = pixels.withUnsafeBytes { raw in
+            do throws(ImageError) {
+                return .success(try frameFormat.encode(rgba: raw, width: width, height: height, stride: width * 4, level: 6))
+            } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
 }

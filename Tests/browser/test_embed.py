@@ -1,11 +1,16 @@
 """Issue 3, test 5: embed page parameters and the postMessage API."""
+import html
 import json
+import re
 import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
-from helpers import SiteServer, player_state, read_manifest, wait_state
+from helpers import DEMO_CONFIG, BuildFailed, SiteServer, build_site, player_state, read_manifest, wait_state
+
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 # A parent page that records what it receives and every targetOrigin the
 # player passes to its postMessage (same-origin frames call this very function).
@@ -213,3 +218,100 @@ def test_each_command_is_answered_with_one_state_event(tab, server, site_dir):
         states = page.wait_for_function(STATES_UNTIL_FRAME, arg=[start, fence], timeout=20000).json_value()
         assert states == [state], (command, states)
     assert not tab.page_errors and not tab.console_errors
+
+
+# Issue 26, item 3: the embed code works on another site's page, and the share tags are
+# whole URLs, when base_url is. The site is served on a port chosen first, so that its
+# base_url can name it.
+@pytest.fixture(scope="module")
+def absolute_site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("absolute")
+    (folder / "site").mkdir()
+    srv = SiteServer(str(folder / "site"))
+    try:
+        try:
+            build_site(folder, f"base_url: {srv.origin}/\n" + DEMO_CONFIG)
+        except BuildFailed as e:
+            pytest.fail(str(e), pytrace=False)
+        yield srv, folder / "site"
+    finally:
+        srv.stop()
+
+
+def embed_code(site) -> str:
+    """The embed code exactly as the index page hands it out."""
+    index = (Path(site) / "index.html").read_text(encoding="utf-8")
+    return html.unescape(re.search(r'<pre class="matsite-snippet"[^>]*><code>(.*?)</code></pre>', index, re.S).group(1))
+
+
+INSIDE = """() => {
+    const rect = (e) => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; };
+    const c = document.querySelector('.matsite-controls');
+    return {w: innerWidth, h: innerHeight, scrollH: document.documentElement.scrollHeight,
+            scrollW: document.documentElement.scrollWidth, bar: rect(c), map: rect(document.querySelector('.matsite-map')),
+            info: rect(document.querySelector('.matsite-info')),
+            time: {sw: c.querySelector('.matsite-time').scrollWidth, cw: c.querySelector('.matsite-time').clientWidth}};
+}"""
+
+
+@pytest.mark.parametrize("width", [360, 800, 1280])
+def test_the_embed_code_works_on_another_sites_page_at_any_width(tabs, absolute_site, tmp_path, width):
+    srv, site = absolute_site
+    m = read_manifest(str(site))
+    code = embed_code(site)
+    host = SiteServer(str(tmp_path))
+    try:
+        assert host.origin != srv.origin
+        host.override("host.html", (
+            "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'><title>A host page</title></head>"
+            f"<body style='margin:0'><p>Someone else's page.</p>{code}<p>After the map.</p></body></html>").encode(),
+            "text/html")
+        tab = tabs.open(viewport={"width": width, "height": 900}, is_mobile=width < 600, has_touch=width < 600)
+        page = tab.page
+        page.goto(host.url("host.html"))
+        iframe = page.locator("iframe")
+        assert iframe.get_attribute("src") == f"{srv.origin}/radar/embed.html"
+        iframe.scroll_into_view_if_needed()
+        # A lazy iframe: waits for its page to load, then for the player.
+        page.frame_locator("iframe").locator('[data-matsite-player][data-state="ready"]').wait_for(timeout=20000)
+        frame = iframe.element_handle().content_frame()
+        # Full width, the frames' aspect ratio for the map and the bar's own height below it.
+        box = iframe.bounding_box()
+        assert abs(box["width"] - width) <= 1, box
+        r = frame.evaluate(INSIDE)
+        # The controls: three rows up to 768 px, two above; the legend's row under the map.
+        bar = 125 if width <= 768 else 104
+        assert abs(r["bar"]["h"] - bar) <= 2, (r["bar"], bar)
+        assert abs(r["info"]["h"] - 26) <= 1, r["info"]
+        assert abs(box["height"] - (width * m["height"] / m["width"] + bar + 26)) <= 2, (box, bar)
+        assert abs(r["map"]["h"] - width * m["height"] / m["width"]) <= 2, (r["map"], box)
+        # Nothing cut: the bar whole inside the frame, no scrolling, the time label whole.
+        assert r["bar"]["y"] + r["bar"]["h"] <= r["h"] + 0.5, r
+        assert r["scrollH"] <= r["h"] and r["scrollW"] <= r["w"], r
+        assert r["time"]["sw"] <= r["time"]["cw"], r["time"]
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"embed-host-{width}.png"), full_page=True)
+        assert not tab.page_errors, tab.page_errors
+    finally:
+        host.stop()
+
+
+def test_share_tags_are_whole_urls_from_base_url(tab, absolute_site):
+    srv, site = absolute_site
+    page = tab.page
+    page.goto(srv.url("radar/index.html?autoplay=0"))
+    meta = lambda attr, name: page.locator(f'meta[{attr}="{name}"]').get_attribute("content")  # noqa: E731
+    assert meta("property", "og:image") == f"{srv.origin}/radar/poster.png"
+    assert meta("property", "og:url") == f"{srv.origin}/radar/index.html"
+    assert meta("name", "twitter:card") == "summary_large_image"
+    assert page.evaluate("async (u) => (await fetch(u)).headers.get('content-type')", meta("property", "og:image")) == "image/png"
+
+
+def test_with_a_relative_base_url_the_tags_stay_relative(tab, server, site_dir):
+    page = tab.page
+    page.goto(server.url("radar/index.html?autoplay=0"))
+    assert page.locator('meta[property="og:image"]').get_attribute("content") == "poster.png"
+    assert page.locator('meta[property="og:url"]').count() == 0
+    assert 'src="/radar/embed.html"' in embed_code(site_dir)

@@ -184,10 +184,11 @@ def test_in_the_800_px_embed_the_time_is_one_line_and_the_timeline_half_the_bar(
     folder = request.getfixturevalue("site_dir" if site == "demo" else "features_site_dir")
     # The iframe exactly as the site's index page hands it out, on a page of its own.
     index = (Path(folder) / "index.html").read_text()
-    snippet = html.unescape(re.search(r'<textarea[^>]*>(.*?)</textarea>', index, re.S).group(1)).strip()
-    assert 'width="800"' in snippet, snippet
+    snippet = html.unescape(re.search(r'<pre class="matsite-snippet"[^>]*><code>(.*?)</code></pre>', index, re.S).group(1))
+    assert "width:100%" in snippet, snippet
+    # The code fills its column: an 800-px column makes an 800-px player.
     srv.override("host-800.html", f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>host</title></head>"
-                                  f"<body>{snippet}</body></html>".encode(), "text/html")
+                                  f"<body><div style='width:800px'>{snippet}</div></body></html>".encode(), "text/html")
     tab = tabs.open(viewport={"width": 1280, "height": 900})
     page = tab.page
     page.goto(srv.url("host-800.html"))

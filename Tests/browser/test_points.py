@@ -300,9 +300,11 @@ def test_a_new_level_is_made_a_few_elements_a_frame_and_moves_at_most_the_cap(ta
     set_view(page, 46.0, 0.0, 7)
     wait_level(page, 7)
     page.wait_for_timeout(300)
-    # Every batch of elements added to the page, with the frame it came in.
+    # Every batch of elements added to the page, with the frame it came in; and the
+    # elements shown before the zoom (an item holding the same points keeps its element).
     page.evaluate("""() => {
         window.__adds = [];
+        window.__before = new Set(document.querySelectorAll('.leaflet-marker-pane [data-count]'));
         let frame = 0;
         const tick = () => { frame++; requestAnimationFrame(tick); };
         requestAnimationFrame(tick);
@@ -331,8 +333,55 @@ def test_a_new_level_is_made_a_few_elements_a_frame_and_moves_at_most_the_cap(ta
     page.evaluate("() => document.getAnimations().forEach((a) => a.finish())")
     lower = level(site, entry, 8)
     els = [e for e in drawn(page) if not e["leaving"]]
-    assert len(els) == made
+    kept = page.evaluate("() => [...document.querySelectorAll('.leaflet-marker-pane [data-count]')].filter((e) => window.__before.has(e)).length")
+    assert len(els) == made + kept
     assert_at_own_places(page, lower, els)
+
+
+def test_an_item_holding_the_same_points_keeps_its_element_across_a_zoom(tab, points):
+    """A cluster that does not split at the next zoom (or a point alone at both) is the
+    same element after a zoom-in, retagged and in its place, and so is a cluster whose
+    members do not merge with others on the way back out; every other element is new."""
+    srv, site = points
+    entry = layer_entry(site)
+    page = tab.page
+    open_player(page, srv)
+    levels = {z: level(site, entry, z) for z in (6, 7)}
+
+    def total(z, i):
+        return levels[z]["count"][i]
+
+    kept_any = 0
+    for start, end, lat, lon in [(6, 7, 46.0, 0.0), (7, 6, 46.0, 0.0), (6, 7, 44.0, -5.0), (7, 6, 44.0, -5.0)]:
+        set_view(page, lat, lon, start)
+        wait_level(page, start)
+        page.wait_for_function("() => !document.querySelector('.matsite-point-leaving')", timeout=20000)
+        before = page.evaluate("""() => [...document.querySelectorAll('.leaflet-marker-pane [data-count]')].map((e) => {
+            e.__was = +e.dataset.index; return e.__was; })""")
+        set_view(page, lat, lon, end)
+        wait_level(page, end)
+        page.wait_for_function("() => !document.querySelector('.matsite-point-leaving')", timeout=20000)
+        page.evaluate("() => document.getAnimations().forEach((a) => a.finish())")
+        els = page.evaluate("""() => [...document.querySelectorAll('.leaflet-marker-pane [data-count]')].map((e) => ({
+            index: +e.dataset.index, zoom: +e.dataset.zoom, was: e.__was === undefined ? null : e.__was}))""")
+        assert els and all(e["zoom"] == end for e in els)
+        upper, lower = (start, end) if start < end else (end, start)
+        for e in els:
+            u, l = (e["was"], e["index"]) if start < end else (e["index"], e["was"])
+            if e["was"] is not None:
+                # Kept: the same points at both levels.
+                assert levels[lower]["parent"][l] == u and total(upper, u) == total(lower, l), (start, end, e)
+                kept_any += 1
+            elif start < end:
+                # Made anew: its cluster above was not shown, or held more points.
+                p = levels[lower]["parent"][e["index"]]
+                assert p not in before or total(upper, p) != total(lower, e["index"]), (start, end, e)
+            else:
+                # Made anew: no element shown below held all its points.
+                assert not any(levels[lower]["parent"][b] == e["index"] and total(lower, b) == total(upper, e["index"])
+                               for b in before), (start, end, e)
+        assert_at_own_places(page, levels[end], drawn(page))
+    assert kept_any > 0, "no element was kept across a zoom"
 
 
 def test_a_zoom_while_a_level_is_being_made_leaves_one_whole_level(tab, points):

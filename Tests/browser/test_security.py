@@ -116,8 +116,8 @@ def test_a_hostile_title_renders_as_text_and_runs_nothing(tab, xss_server):
     page.wait_for_load_state("load")
     assert page.locator("h1").inner_text() == XSS_TITLE
     assert page.locator(".matsite-card h2").inner_text() == XSS_TITLE
-    snippet = page.locator("textarea.matsite-snippet").input_value()
-    assert snippet.startswith("<iframe") and "<script>" not in snippet
+    snippet = page.locator("pre.matsite-snippet").inner_text()
+    assert snippet.startswith("<div style=") and "<iframe" in snippet and "<script>" not in snippet
     # The snippet is HTML to paste: the title inside it stays escaped.
     assert 'title="&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in snippet
 

@@ -355,7 +355,7 @@ def test_ledger_moves_from_its_old_name(s3, tmp_path):
 
 def test_s3_headers(s3, tmp_path):
     """Headers by wave, on frames kept through a window move and new ones, their fallback
-    tiles (named by content: immutable like the frames); WebP frames and PNG posters."""
+    tiles (named by content: immutable like the frames); WebP frames and their WebP poster."""
     project = Project(tmp_path, s3, animation_extra="    format: webp-lossless\n")
     project.build(T0)
     project.run_deploy()
@@ -373,7 +373,7 @@ def test_s3_headers(s3, tmp_path):
         "radar/manifest.json": ("application/json", "no-cache"),
         "manifest.json": ("application/json", "no-cache"),
         "radar/index.html": ("text/html; charset=utf-8", "no-cache"),
-        "radar/poster.png": ("image/png", "no-cache"),
+        "radar/poster.webp": ("image/webp", "no-cache"),
     }
     js = next(p for p in project.site_tree() if p.startswith("assets/player.") and p.endswith(".js"))
     expected[js] = ("text/javascript; charset=utf-8", "public, max-age=31536000, immutable")

@@ -430,6 +430,14 @@
 				};
 				if (Array.isArray(base.subdomains) && base.subdomains.length) { opts.subdomains = base.subdomains; }
 				new M.TileLayer(this._resolve(base.url), opts).addTo(map);
+				// The demo base map is drawn deeper around the animation only: those tiles go
+				// over the world's coarser ones there, and nothing is asked for elsewhere.
+				var d = base.detail;
+				if (d && isNum(d.min_zoom) && isNum(d.max_native_zoom) && Array.isArray(d.bounds) && d.bounds.length === 4) {
+					var detail = L.extend({}, opts, {minZoom: d.min_zoom, maxNativeZoom: d.max_native_zoom, attribution: undefined});
+					if (d.bounds[0] < d.bounds[2]) { detail.bounds = [[d.bounds[1], d.bounds[0]], [d.bounds[3], d.bounds[2]]]; }
+					new M.TileLayer(this._resolve(base.url), detail).addTo(map);
+				}
 			}
 			this._fallback = fb;
 		},

@@ -43,6 +43,14 @@
 			return el;
 		},
 
+		// An element taken over by item i of level z (the same points, another level).
+		_retag: function (el, z, i) {
+			el.setAttribute('data-zoom', String(z));
+			el.setAttribute('data-index', String(i));
+			el.removeAttribute('aria-hidden');
+			el.removeAttribute('tabindex');
+		},
+
 		// Shows count on an element (a cluster, or a single point with its label); an
 		// element that already shows it is not touched, so a frame change restyles only
 		// the elements whose count changed.

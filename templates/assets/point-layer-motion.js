@@ -17,11 +17,12 @@
 		// elements to the page while hundreds of such layers exist costs several times
 		// more than adding them before. A later draw drops what is left: it works out
 		// its own.
-		_run: function (jobs, d, z) {
+		// `under`: the elements go in under those shown (a zoom-in), else over them.
+		_run: function (jobs, d, z, under) {
 			var self = this;
 			var queue = this._queue = {};
 			var shown = this._shown;
-			var box = this._next || this._box;
+			var box = this._box;
 			var k = 0;
 			var motion = !this.options.reducedMotion;
 			var anims = [];  // [el, start, end, kind]: kind 'split', 'merge' or 'fade'
@@ -67,7 +68,7 @@
 						added.appendChild(el);
 					}
 				}
-				box.appendChild(added);
+				if (under) { box.insertBefore(added, box.firstChild); } else { box.appendChild(added); }
 				if (k < jobs.length) {
 					L.Util.requestAnimFrame(make);
 				} else if (first) {
@@ -110,22 +111,18 @@
 			if (first) { make(); } else { L.Util.requestAnimFrame(make); }
 		},
 
-		// The new level's box, made whole or not (a later draw may come first), takes
-		// the place of the level shown before. That box stays while elements in it merge
-		// away.
+		// The new level, made whole or not (a later draw may come first), takes the
+		// place of the level shown before: what is left of that one goes.
 		_switch: function () {
-			if (!this._next) { return; }
-			var old = this._box;
-			this._box = this._next;
-			this._next = null;
-			if (this._leaving.length) { this._retired.push(old); } else { L.DomUtil.remove(old); }
+			var stale = this._stale;
+			if (!stale || !stale.length) { return; }
+			this._stale = [];
+			stale.forEach(function (el) { L.DomUtil.remove(el); });
 		},
 
 		_finishLeaving: function () {
 			this._leaving.forEach(function (el) { L.DomUtil.remove(el); });
 			this._leaving = [];
-			this._retired.forEach(function (box) { L.DomUtil.remove(box); });
-			this._retired = [];
 		},
 
 		// Starts one element's animation with Web Animations (no second style for a

@@ -70,14 +70,14 @@
 		},
 
 		onAdd: function (map) {
-			// The layer's elements live in boxes inside one root in the marker pane: the
-			// box of the level shown, and while a new level is being made, its box, under
-			// the other. Leaflet hides the root, not each element, during its zoom
-			// animation: one style change instead of one per element.
+			// The layer's elements live in one box inside one root in the marker pane.
+			// Leaflet hides the root, not each element, during its zoom animation: one style
+			// change instead of one per element.
 			this._root = L.DomUtil.create('div', 'matsite-point-box leaflet-zoom-hide', map.getPane('markerPane'));
 			this._box = L.DomUtil.create('div', 'matsite-point-box', this._root);
-			this._next = null;
-			this._retired = [];
+			// Elements of the level shown before a zoom-in, kept over the new level's until
+			// its moves start.
+			this._stale = [];
 			// One listener on the root for every element (thousands of elements each with
 			// their own would cost more to create than the elements themselves). A press on
 			// a point or cluster is not the map's: no drag, no double-click zoom, no map click.
@@ -95,7 +95,7 @@
 			this._timers = [];
 			this._clear();
 			L.DomUtil.remove(this._root);
-			this._root = this._box = this._next = null;
+			this._root = this._box = null;
 			this._queue = null;
 			this._level = null;
 		},
@@ -181,14 +181,34 @@
 			this._switch();
 			this._finishLeaving();
 			var old = this._shown, oldLevel = this._level, oldData = oldLevel === null ? null : this._levels.data(oldLevel);
-			// Zooming in, the new level is made in a box of its own, under the level shown,
-			// which stays until the new level's moves start: its clusters cover the new
-			// members that start where they stand, so each cluster is seen to split.
-			// (Zooming out, the new level is made among the old one's elements, which
+			var levels = this._levels;
+			// Zooming in, the new level is made under the level shown (its elements go in
+			// first in the box), which stays until the new level's moves start: its clusters
+			// cover the new members that start where they stand, so each cluster is seen to
+			// split. (Zooming out, the new level is made among the old one's elements, which
 			// merge away once it is made.)
-			if (oldLevel !== null && oldLevel < z) {
-				this._next = L.DomUtil.create('div', 'matsite-point-box');
-				this._root.insertBefore(this._next, this._box);
+			var under = oldLevel !== null && oldLevel < z;
+			// An item holding the same points as an element shown (a cluster that does not
+			// split at this zoom, a point alone at both) takes that element over: retagged
+			// and put in its place, not made again. Equal counts say so: an item's count is
+			// the sum of its descendants'.
+			var kept = {};  // new index -> old index whose element it takes
+			var same = function (a, i) {
+				var t = levels.totalOf(d, i);
+				return t > 0 && t === levels.totalOf(oldData, a);
+			};
+			if (oldData && oldLevel !== z) {
+				if (oldLevel < z) {
+					this._eachIn(d, south, north, west, east, function (i) {
+						var a = levels.ancestor(z, i, oldLevel);
+						if (a >= 0 && old[a] && same(a, i)) { kept[i] = a; }
+					});
+				} else {
+					Object.keys(old).forEach(function (key) {
+						var a = levels.ancestor(oldLevel, +key, z);
+						if (a >= 0 && same(+key, a)) { kept[a] = +key; }
+					});
+				}
 			}
 			var shown = {};
 			var self = this;
@@ -198,32 +218,30 @@
 			var lo = map.latLngToLayerPoint(view.getNorthWest()), hi = map.latLngToLayerPoint(view.getSouthEast());
 			var seen = function (p) { return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y; };
 			var drawn = 0;
-			var ids = d.ids, n = ids ? ids.length : d.lat.length;
-			for (var k = 0; k < n; k++) {
-				var i = ids ? ids[k] : k;
-				var lat = d.lat[i], lon = d.lon[i];
-				if (lat < south || lat > north || lon < west || lon > east) { continue; }
-				var count = this._levels.countAt(d, i, this._frame);
-				if (count <= 0) { continue; }
+			this._eachIn(d, south, north, west, east, function (i) {
+				var count = levels.countAt(d, i, self._frame);
+				if (count <= 0) { return; }
 				drawn++;
-				var el = oldLevel === z ? old[i] : null;
-				var target = map.latLngToLayerPoint([lat, lon]);
+				var was = oldLevel === z ? i : kept[i];
+				var el = was === undefined ? null : old[was];
+				var target = map.latLngToLayerPoint([d.lat[i], d.lon[i]]);
 				if (el) {
-					delete old[i];
-					this._setCount(el, d, i, count);
-					this._place(el, target);
+					delete old[was];
+					if (oldLevel !== z) { self._retag(el, z, i); }
+					self._setCount(el, d, i, count);
+					self._place(el, target);
 					shown[i] = el;
-					continue;
+					return;
 				}
 				var job = {i: i, count: count, at: target, start: null};
 				if (src) {
 					// Splitting: from where the ancestor stood.
-					var a = this._levels.ancestor(z, i, from);
+					var a = levels.ancestor(z, i, from);
 					var start = a >= 0 ? map.latLngToLayerPoint([src.lat[a], src.lon[a]]) : null;
 					if (start && (seen(start) || seen(target))) { job.start = start; }
 				}
 				jobs.push(job);
-			}
+			});
 			// What the new level no longer shows: merged into its ancestor, or simply gone.
 			// The merges nearest the centre move (as many as may); the others go now.
 			var centre = map.latLngToLayerPoint(map.getCenter());
@@ -231,13 +249,14 @@
 			var merging = [];
 			Object.keys(old).forEach(function (key) {
 				var gone = old[key];
-				if (self._next && oldData && from < z) {
+				if (under && oldData) {
 					// Shown where it stands at the new zoom until the new level replaces it.
 					var at = map.latLngToLayerPoint([oldData.lat[+key], oldData.lon[+key]]);
 					if (seen(at)) {
 						self._place(gone, at);
 						gone.setAttribute('aria-hidden', 'true');
 						gone.tabIndex = -1;
+						self._stale.push(gone);
 						return;
 					}
 				}
@@ -269,11 +288,22 @@
 			jobs.forEach(function (j) { j.far = far(j.at); });
 			jobs.sort(function (p, q) { return p.far - q.far; });
 			jobs = merging.slice(0, this.options.merges).concat(jobs);
-			this._run(jobs, d, z);
+			this._run(jobs, d, z, under);
+		},
+
+		// Calls fn(i) for each item of level data d inside the bounds.
+		_eachIn: function (d, south, north, west, east, fn) {
+			var ids = d.ids, n = ids ? ids.length : d.lat.length;
+			for (var k = 0; k < n; k++) {
+				var i = ids ? ids[k] : k;
+				var lat = d.lat[i], lon = d.lon[i];
+				if (lat >= south && lat <= north && lon >= west && lon <= east) { fn(i); }
+			}
 		},
 
 
 		_clear: function () {
+			this._switch();
 			this._finishLeaving();
 			var shown = this._shown;
 			Object.keys(shown).forEach(function (k) { L.DomUtil.remove(shown[k]); });

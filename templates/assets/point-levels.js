@@ -102,6 +102,13 @@
 			return c;
 		},
 
+		// The count of item i of level data d over all frames: equal counts of an item and
+		// its ancestor mean they hold the same points.
+		totalOf: function (d, i) {
+			if (d.points === true) { return 1; }
+			return d.count && isNum(d.count[i]) ? d.count[i] : -1;
+		},
+
 		// Points shown in frame `frame` (all of them for a layer without times).
 		total: function (frame) {
 			var top = this._data[this._min];

@@ -92,7 +92,8 @@ private extension Checker {
         // Point data is read and checked as a build would, so a bad row shows here first.
         let points = PointLoader(config: noCache, fetcher: fetcher)
         for layer in animation.points {
-            let set = try PointReader(layer: layer).read(try await points.bytes(of: layer))
+            let document = try await points.bytes(of: layer, animation: animation, frameTimes: plan.frames.map(\.time))
+            let set = try PointReader(layer: layer).read(document)
             let skipped = set.skipped > 0 ? ", \(set.skipped) invalid skipped (skip_invalid)" : ""
             report(.fact("points \(layer.id): \(set.count) points\(skipped)"))
         }

@@ -13,6 +13,8 @@ public struct Project: Sendable {
     public let directory: URL
     /// Whether no config file was found and the embedded demo stands in for one.
     public let isEmbeddedDemo: Bool
+    /// What the embedded demo leaves out on this machine, and why (a tool it lacks).
+    public var demoLeftOut: [String] = []
 
     /// Loads the project's config.
     ///
@@ -33,7 +35,8 @@ public struct Project: Sendable {
         if FileManager.default.fileExists(atPath: file.path) {
             return Project(config: try ConfigLoader.load(file: file), configPath: nil, directory: directory, isEmbeddedDemo: false)
         }
-        return Project(config: ConfigLoader.demo(directory: directory), configPath: nil, directory: directory, isEmbeddedDemo: true)
+        let demo = ConfigLoader.demo(directory: directory)
+        return Project(config: demo.config, configPath: nil, directory: directory, isEmbeddedDemo: true, demoLeftOut: demo.leftOut)
     }
 
     /// The config file the project reads or, for the demo, the one whose appearance would
@@ -49,7 +52,10 @@ public struct Project: Sendable {
 
     /// Builds the site, reporting first when the embedded demo stands in for a config.
     public func build(options: BuildOptions, reporter: any BuildReporter) async throws -> BuildSummary {
-        if isEmbeddedDemo { reporter.report(.buildingEmbeddedDemo) }
+        if isEmbeddedDemo {
+            reporter.report(.buildingEmbeddedDemo)
+            for words in demoLeftOut { reporter.report(.warning(.other(words))) }
+        }
         return try await Builder(config: config, options: options, reporter: reporter).run()
     }
 }

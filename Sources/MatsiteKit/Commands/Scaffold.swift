@@ -23,10 +23,46 @@ public enum Scaffold {
         return files + ["templates/"]
     }
 
+    /// The templates folder of the project in `folder`: the one its `matsite.yml` names
+    /// (`templates:`), else `templates/` beside it; `named` is false when a config there
+    /// names none (files written there are then not used until it does).
+    /// - Throws: ``ConfigError`` when the project's config cannot be read.
+    public static func templatesFolder(of folder: URL) throws -> (folder: URL, named: Bool) {
+        let file = folder.appendingPathComponent("matsite.yml")
+        guard FileManager.default.fileExists(atPath: file.path) else { return (folder.appendingPathComponent("templates"), true) }
+        let config = try ConfigLoader.load(file: file)
+        guard let templates = config.templates else { return (folder.appendingPathComponent("templates"), false) }
+        return (config.resolve(templates).standardizedFileURL, true)
+    }
+
+    /// Writes matsite's default templates (every file of its `templates/`, as compiled in)
+    /// into `folder`, to edit: all of them, or none when any is there already, unless
+    /// `force` replaces those. Returns the files written, relative to `folder`, sorted.
+    public static func writeTemplates(into folder: URL, force: Bool) throws -> [String] {
+        let names = EmbeddedTemplates.files.keys.sorted()
+        let existing = names.filter { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path) }
+        guard force || existing.isEmpty else {
+            let shown = existing.prefix(4).joined(separator: ", ") + (existing.count > 4 ? " and \(existing.count - 4) more" : "")
+            throw ConfigError(
+                file: folder.path, line: nil, keyPath: "",
+                message: "refusing to overwrite \(shown); nothing was written (--force replaces them with matsite's own)")
+        }
+        do {
+            for name in names {
+                let file = folder.appendingPathComponent(name)
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data((EmbeddedTemplates.files[name] ?? "").utf8).write(to: file)
+            }
+        } catch {
+            throw BuildError.stage(.scaffold, ScaffoldWriteError(folder: folder.path, underlying: error))
+        }
+        return names
+    }
+
     static let config = """
         # matsite.yml: one site of animated map layers.
         # `matsite build` turns it into site/ (frames, manifests, player pages).
-        # Every key is documented in matsite's README; unknown keys are errors.
+        # Every key is documented in matsite's docs/config.md; unknown keys are errors.
 
         title: My weather loops
         base_url: /                  # where site/ will be served (used in the iframe snippet)
@@ -56,8 +92,25 @@ public enum Scaffold {
             last_frame_duration_ms: 1500
             crossfade_ms: 250
             attribution: "Demo data made by matsite"
-            source: { demo: radar }
-            frames: { count: 12 }
+            source: { demo: radar }           # weather drawn from the clock: it moves like a live feed
+            frames:                           # a rolling window: the last two hours, every 10 minutes;
+              last: PT1H50M                   # each build (or --at) moves it on, and frames that stay
+              step: PT10M                     # in the window are kept, not drawn again
+            time_label: both                  # "12:40 PM · 20 minutes ago"; absolute | relative | both
+            opacity: 0.85                     # the layer's opacity in the player (a slider changes it)
+            legend:                           # the colour key under the map: [value, colour, label]
+              unit: dBZ
+              stops: [[10, "#78c8e6"], [20, "#1e78cd", "20 light"], [30, "#149632"], [40, "#f0e628", "40 moderate"],
+                      [50, "#fa8c14", "50 heavy"], [60, "#c81414", "60 hail"], [70, "#e628c8"]]
+            points:                           # point layers, clustered when the site is built
+              - id: reports
+                title: Storm reports
+                demo: reports                 # made from the same weather; or geojson: FILE, csv: FILE, url: URL
+                time: time                    # each report shows in the frames of the
+                window: PT30M                 # 30 minutes after its time
+                label: type
+                popup: [type, magnitude, time, remarks]
+            # export: [gif, mp4]              # the loop as files to post (labels need fonts-dejavu-core; MP4 ffmpeg)
 
         # More sources: uncomment one animation at a time and adapt it.
         #
@@ -162,8 +215,10 @@ public enum Scaffold {
         unchanged frames are kept, tiles come from `.matsite-cache` when still fresh, and a
         failed run leaves the published site as it was.
 
-        Put a file named like one of matsite's templates (`index.mustache`, `player.mustache`,
-        `embed.mustache`, `assets/player.css`, ...) into `templates/` to override it.
+        Change the pages: `matsite init --templates` copies matsite's own templates into
+        `templates/` (`index.mustache`, `player.mustache`, `embed.mustache`, `assets/player.css`,
+        ...). Edit what you want to change and delete the rest: a file in `templates/` replaces
+        matsite's own, also after you upgrade matsite.
 
         """
 }

@@ -208,14 +208,14 @@ extension ConfigLoader {
         switch (a.frames, a.source.kind) {
         case (.index, .wmts), (.index, .wms):
             throw r.error(framesNode, "\(path).frames.index", "a WMTS/WMS source advertises its own times: use latest: or last: instead of an index")
-        case (.rolling(let window), .url), (.rolling(let window), .path), (.rolling(let window), .mbtiles):
+        case (.rolling(let window), .url), (.rolling(let window), .path), (.rolling(let window), .mbtiles), (.rolling(let window), .demo):
+            // The demo's weather is a function of time: a window of it moves with the clock.
             if window.step == nil { throw r.error(framesNode, "\(path).frames.step", "missing: a rolling window needs step:") }
-        case (.rolling(let window), .demo) where window.step != nil:
-            // The demo draws a picture per position: a window of times is as good as a count
-            // (the embedded demo and a layer on a timeline use one).
-            break
-        case (.rolling, .demo), (.rolling, .perFrame), (.index, .demo), (.index, .perFrame):
+        case (.rolling, .perFrame), (.index, .perFrame):
             throw r.error(framesNode, "\(path).frames", "a rolling window or index needs a template with {time} (url, path or mbtiles) or a WMTS/WMS source")
+        case (.index, .demo):
+            throw r.error(
+                framesNode, "\(path).frames", "the demo source has no frame index: give it last: and step: (a rolling window), times:, range: or count:")
         default: break
         }
         for template in templates {

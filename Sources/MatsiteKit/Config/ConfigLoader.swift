@@ -50,37 +50,55 @@ public enum ConfigLoader {
         return config
     }
 
-    /// The config `matsite build` uses when there is no `matsite.yml`: the offline demo.
-    public static func demo(directory: URL) -> SiteConfig {
+    /// The config `matsite build` uses when there is no `matsite.yml`: the offline demo,
+    /// showing what a site can have. Its loop is the last two hours of the demo weather,
+    /// every ten minutes, so it moves with the clock (and with `--at`) as a live feed's
+    /// does; a point layer of storm reports made from the same weather; a legend with
+    /// words; relative times; and the loop exported as the machine can (MP4 with ffmpeg,
+    /// GIF with the label font: `leftOut` says what this machine cannot make, and why).
+    static func demo(
+        directory: URL, environment: [String: String] = LoopExportTools.processEnvironment
+    ) -> (config: SiteConfig, leftOut: [String]) {
         var config = SiteConfig()
         config.title = "matsite demo"
         config.directory = directory
         config.file = "(embedded demo)"
         config.baseMap = BaseMapConfig(url: nil, attribution: "Demo land and sea: procedural, made by matsite", demo: true)
-        config.animations = [
-            AnimationConfig(
-                id: "radar", title: "Demo radar loop (procedural)",
-                bbox: BoundingBox(west: -95.5, south: 29.0, east: -74.5, north: 43.5), zoom: 6,
-                frameDurationMs: 400, lastFrameDurationMs: 1500, crossfadeMs: 250,
-                attribution: "Demo radar: procedural, made by matsite",
-                source: SourceConfig(kind: .demo("radar")), frames: .count(12))
-        ]
+        var radar = AnimationConfig(
+            id: "radar", title: "Demo radar loop (procedural)",
+            bbox: BoundingBox(west: -95.5, south: 29.0, east: -74.5, north: 43.5), zoom: 6,
+            frameDurationMs: 400, lastFrameDurationMs: 1500, crossfadeMs: 250,
+            attribution: "Demo radar: procedural, made by matsite",
+            source: SourceConfig(kind: .demo("radar")),
+            frames: .rolling(RollingWindow(last: ISODuration(milliseconds: 6_600_000), step: ISODuration(milliseconds: 600_000))))
         // Drawn locally, the demo's fallback tiles cost no request: it shows the feature.
-        config.animations[0].fallback.levels = 1
-        // Times (the two hours up to the build, every ten minutes, as a live feed would
-        // have them) and a legend, so a newcomer sees both.
-        config.animations[0].frames = .rolling(
-            RollingWindow(
-                last: ISODuration(milliseconds: 6_600_000),
-                step: ISODuration(milliseconds: 600_000)))
-        config.animations[0].legend = .init(
-            unit: "dBZ",
-            stops: [
-                .init(value: 10, color: "#78c8e6"), .init(value: 20, color: "#1e78cd"), .init(value: 30, color: "#149632"),
-                .init(value: 40, color: "#f0e628"), .init(value: 50, color: "#f08c14"), .init(value: 60, color: "#c81414"),
-                .init(value: 70, color: "#e628c8"),
-            ])
-        return config
+        radar.fallback.levels = 1
+        radar.legend = DemoRadar.legend
+        radar.timeLabel = "both"
+        radar.opacity = 0.85
+        var reports = PointLayerConfig(id: "reports", source: .demo("reports"))
+        reports.title = "Storm reports"
+        reports.time = "time"
+        reports.window = ISODuration(milliseconds: 1_800_000)
+        reports.label = "type"
+        reports.popup = ["type", "magnitude", "time", "remarks"]
+        reports.keyPath = "animations[0].points[0]"
+        radar.points = [reports]
+        var leftOut: [String] = []
+        var formats: [ExportConfig.Format] = []
+        if let problem = LoopExportTools.fontProblem(environment) {
+            leftOut.append("the demo's exported loops are left out: \(problem)")
+        } else {
+            if let problem = LoopExportTools.ffmpegProblem(environment) {
+                leftOut.append("the demo's MP4 is left out: \(problem)")
+            } else {
+                formats.append(.mp4)
+            }
+            formats.append(.gif)
+        }
+        if !formats.isEmpty { radar.export = ExportConfig(formats: formats) }
+        config.animations = [radar]
+        return (config, leftOut)
     }
 }
 
@@ -96,7 +114,10 @@ extension ConfigLoader {
         let top = try r.fields(root, "", allowed: topKeys)
         if let node = top["version"] { _ = try r.int(node, "version", in: 1...1) }
         if let node = top["title"] { config.title = try r.string(node, "title") }
-        if let node = top["base_url"] { config.baseURL = try r.string(node, "base_url") }
+        if let node = top["base_url"] {
+            config.baseURL = try r.string(node, "base_url")
+            config.baseURLLine = node.mark?.line
+        }
         if let node = top["output"] { config.output = try nonEmpty(r.string(node, "output"), node, "output", r) }
         if let node = top["templates"] { config.templates = try nonEmpty(r.string(node, "templates"), node, "templates", r) }
         if let node = top["leaflet"] { config.leaflet = try nonEmpty(r.string(node, "leaflet"), node, "leaflet", r) }

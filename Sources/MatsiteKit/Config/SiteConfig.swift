@@ -11,6 +11,8 @@ public struct SiteConfig: Sendable {
     public var title = "matsite"
     /// Where the site will be served; pages link relatively either way.
     public var baseURL = "/"
+    /// The line of `base_url` in the config file, when the file sets it.
+    public var baseURLLine: Int?
     /// Output folder (relative paths resolve against the config file's folder).
     public var output = "site"
     /// Tile cache settings.

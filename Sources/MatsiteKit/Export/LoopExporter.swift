@@ -482,7 +482,7 @@ private extension LoopExporter {
     /// zoom (drawn up to the map's deepest zoom, scaled up beyond), nearest neighbour.
     func demoMap(_ size: (width: Int, height: Int)) throws -> [UInt8] {
         let decoder = PNGDecoder(maxWidth: 256, maxHeight: 256)
-        return try tileMap(size, zoom: min(animation.zoom, DemoBaseMap.maxZoom)) { z, x, y in
+        return try tileMap(size, zoom: min(animation.zoom, DemoBaseMap.deepestDetailZoom)) { z, x, y in
             try decoder.decode(DemoBaseMap.tile(z: z, x: x, y: y), keepIndices: false)
         }
     }

@@ -1,3 +1,4 @@
+import MatsiteCapabilities
 import MatsiteImaging
 
 /// Where one source tile's bytes live.
@@ -16,7 +17,7 @@ enum TileLocator: Sendable, Hashable, CustomStringConvertible {
         case .http(let url): url
         case .file(let path): path
         case .mbtiles(let path, let z, let x, let y): "\(path) (zoom_level \(z), tile_column \(x), tile_row \(y))"
-        case .demo(let tile): "demo:\(tile.layer)/\(tile.frame)/\(tile.z)/\(tile.x)/\(tile.y)"
+        case .demo(let tile): "demo:\(tile.layer)/\(tile.time.manifestText)/\(tile.z)/\(tile.x)/\(tile.y)"
         }
     }
 }
@@ -25,9 +26,8 @@ enum TileLocator: Sendable, Hashable, CustomStringConvertible {
 struct DemoTile: Sendable, Hashable {
     /// Which demo layer.
     var layer: String
-    /// Frame index and count (the weather moves with the frame).
-    var frame: Int
-    var frameCount: Int
+    /// The instant drawn: the weather moves with the clock.
+    var time: TimeInstant
     var z: Int
     var x: Int
     var y: Int

@@ -27,8 +27,8 @@ extension AnimationManifest {
             id: config.id, title: config.title, bounds: config.bbox, zoom: config.zoom,
             width: layout.width, height: layout.height, tileSize: layout.tileSize,
             attribution: config.attribution, attributionHtml: Attribution.html(config.attribution),
-            crossfadeMs: config.crossfadeMs, loop: config.loop, poster: "poster.png",
-            baseMap: site.baseMap.flatMap(BaseMap.init), fallback: nil, embed: .init(allowedOrigins: site.embed.allowedOrigins),
+            crossfadeMs: config.crossfadeMs, loop: config.loop, poster: Poster.file(forFrame: frames.last?.file ?? ""),
+            baseMap: site.baseMap.flatMap { BaseMap($0, animation: config) }, fallback: nil, embed: .init(allowedOrigins: site.embed.allowedOrigins),
             frames: frames.map(Frame.init), skipped: skipped.isEmpty ? nil : skipped,
             opacity: config.opacity, legend: config.legend.map { Legend($0, image: nil) }, timeZone: config.timeZone,
             timeLabel: config.timeLabel)
@@ -90,13 +90,18 @@ extension AnimationManifest.Legend {
 }
 
 extension AnimationManifest.BaseMap {
-    /// The player's background layer for the config's `base_map`; nil when it has neither
-    /// a URL nor the demo map.
-    init?(_ map: BaseMapConfig) {
+    /// The player's background layer for the config's `base_map` under `animation`; nil
+    /// when it has neither a URL nor the demo map.
+    init?(_ map: BaseMapConfig, animation: AnimationConfig) {
         if map.demo {
             self.init(
                 url: "../assets/demo-basemap/{z}/{x}/{y}.png", attributionHtml: Attribution.html(map.attribution),
-                maxZoom: 22, maxNativeZoom: DemoBaseMap.maxZoom, subdomains: [])
+                maxZoom: 22, maxNativeZoom: DemoBaseMap.maxZoom, subdomains: [],
+                detail: DemoBaseMap.Detail(animation).map {
+                    Detail(
+                        minZoom: $0.zooms.lowerBound, maxNativeZoom: $0.zooms.upperBound,
+                        bounds: [$0.bbox.west, $0.bbox.south, $0.bbox.east, $0.bbox.north])
+                })
         } else if let url = map.url {
             self.init(
                 url: url, attributionHtml: Attribution.html(map.attribution), maxZoom: max(map.maxZoom, 22),

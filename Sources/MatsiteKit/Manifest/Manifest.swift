@@ -156,6 +156,19 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         public var maxZoom: Int
         public var maxNativeZoom: Int
         public var subdomains: [String]
+        /// Deeper tiles of the same map around the animation (the demo base map), drawn over
+        /// the world's coarser ones.
+        public var detail: Detail? = nil
+
+        /// Where the base map has deeper tiles than `maxNativeZoom`.
+        public struct Detail: Codable, Sendable, Equatable {
+            /// The first zoom with detail tiles.
+            public var minZoom: Int
+            /// The deepest; the player scales them up beyond.
+            public var maxNativeZoom: Int
+            /// `[west, south, east, north]` in degrees: tiles outside are not published.
+            public var bounds: [Double]
+        }
     }
 
     /// Tiles for zooming past the frames' detail.

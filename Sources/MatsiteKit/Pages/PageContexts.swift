@@ -21,7 +21,7 @@ struct PlayerPageContext: PageContext {
         // Absent, not empty, when there are none: the templates test them as sections.
         case "exports": return downloads.isEmpty ? nil : downloads
         case "has_exports": return downloads.isEmpty ? nil : true
-        case "og_video": return downloads.first { $0.type == "video/mp4" }?.url
+        case "og_video": return downloads.first { $0.type == "video/mp4" }.map { page.address.absolute("\(page.id)/\($0.url)") ?? $0.url }
         default: return page.child(named: name)
         }
     }
@@ -68,6 +68,10 @@ struct AnimationPageValues: Sendable {
     var height: Int
     /// Asset URLs relative to the page.
     var assets: [String: String]
+    /// The poster's file name (`poster.png`, `poster.jpg`...), in the animation's folder.
+    var poster = "poster.png"
+    /// Where the site is served, for the share tags.
+    var address = SiteAddress("/")
 
     func child(named name: String) -> Any? {
         switch name {
@@ -79,7 +83,11 @@ struct AnimationPageValues: Sendable {
         case "height": height
         case "assets": assets
         case "manifest_url": "manifest.json"
-        case "poster_url": "poster.png"
+        case "poster_url": poster
+        // Link previews fetch these from elsewhere: whole URLs when base_url gives them.
+        case "og_image": address.absolute("\(id)/\(poster)") ?? poster
+        case "og_url": address.absolute("\(id)/index.html")
+        case "twitter_card": "summary_large_image"
         case "index_url": "../index.html"
         case "embed_url": "embed.html"
         default: nil
@@ -94,13 +102,19 @@ struct IndexEntry: MustacheParent, Sendable {
     var frameCount: Int
     var width: Int
     var height: Int
-    /// The `<iframe>` to paste, as text (the template escapes it).
+    /// The poster's file name in the animation's folder.
+    var poster: String
+    /// The base map tiles to draw under the poster, when the site has a base map.
+    var baseMap: PosterBaseMap?
+    /// The embed code to paste, as text (the template escapes it).
     var iframeSnippet: String
     /// The exported loops, URLs relative to the site root.
     var downloads: [DownloadLink]
     /// The first and last frames' times, when the frames have times.
     var firstTime: String?
     var lastTime: String?
+    /// The animation's `time_zone`, for the words the index page's script writes.
+    var timeZone: String?
 
     func child(named name: String) -> Any? {
         switch name {
@@ -108,7 +122,9 @@ struct IndexEntry: MustacheParent, Sendable {
         case "title": title
         case "page": "\(id)/index.html"
         case "embed": "\(id)/embed.html"
-        case "poster": "\(id)/poster.png"
+        case "poster": "\(id)/\(poster)"
+        case "base_tiles": baseMap.flatMap { $0.tiles.isEmpty ? nil : $0.tiles }
+        case "base_attribution": baseMap.flatMap { $0.attributionHTML.isEmpty ? nil : $0.attributionHTML }
         case "frame_count": frameCount
         case "width": width
         case "height": height
@@ -117,9 +133,45 @@ struct IndexEntry: MustacheParent, Sendable {
         // Absent, not "": an empty string is truthy to Mustache sections.
         case "first_time": firstTime
         case "last_time": lastTime
+        // What a reader without JavaScript sees; the script puts it in the reader's words.
+        case "first_time_text": firstTime.map(Self.utcWords)
+        case "last_time_text": lastTime.map(Self.utcWords)
+        case "time_zone": timeZone
         default: nil
         }
     }
+}
+
+extension IndexEntry {
+    /// `2026-11-25T11:10:00Z` as `2026-11-25 11:10 UTC`.
+    static func utcWords(_ manifestTime: String) -> String {
+        guard manifestTime.count >= 16, manifestTime.hasSuffix("Z") else { return manifestTime }
+        return manifestTime.prefix(16).replacingOccurrences(of: "T", with: " ") + " UTC"
+    }
+}
+
+/// Where the site is served, when `base_url` says it whole: link previews and embed code
+/// used on another site need absolute URLs.
+struct SiteAddress: Sendable, Equatable {
+    /// `base_url` ending in `/` when it is absolute (`http://` or `https://`), else nil.
+    let base: String?
+
+    init(_ baseURL: String) {
+        guard Self.isAbsolute(baseURL) else {
+            base = nil
+            return
+        }
+        base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+    }
+
+    /// True for a `base_url` with a scheme and a host.
+    static func isAbsolute(_ baseURL: String) -> Bool {
+        let lower = baseURL.lowercased()
+        return ["http://", "https://"].contains { lower.hasPrefix($0) && lower.count > $0.count }
+    }
+
+    /// `path` (below the site root) as a whole URL, or nil when `base_url` is relative.
+    func absolute(_ path: String) -> String? { base.map { $0 + path } }
 }
 
 /// An exported loop as a download link: its label, URL and MIME type.

@@ -10,6 +10,11 @@ struct PageRenderer: Sendable {
     private let library: MustacheLibrary
     /// Asset files by name (e.g. `player.js`), text.
     let assets: [String: String]
+    /// The scripts concatenated into `player-bundle.js`, in order (`player-bundle.txt`).
+    let bundle: [String]
+
+    /// The file naming the bundle's scripts.
+    static let bundleList = "player-bundle.txt"
 
     /// Loads the templates, applying overrides from `overrides` when given.
     init(overrides: URL?) throws {
@@ -34,11 +39,15 @@ struct PageRenderer: Sendable {
         }
         var library = MustacheLibrary()
         var assets: [String: String] = [:]
+        var bundle: [String] = []
         for (name, text) in files {
             if name.hasPrefix("assets/") {
                 let assetName = String(name.dropFirst("assets/".count))
                 guard !assetName.contains("/") else { continue }
                 assets[assetName] = text
+            } else if name == Self.bundleList {
+                bundle = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                    .filter { !$0.isEmpty && !$0.hasPrefix("#") }
             } else if name.hasSuffix(".mustache") {
                 do { try library.register(text, named: String(name.dropLast(".mustache".count))) } catch {
                     throw PageTemplateError.doesNotParse(name: name, detail: "\(error)")
@@ -48,8 +57,12 @@ struct PageRenderer: Sendable {
         for required in ["index", "player", "embed"] where library.getTemplate(named: required) == nil {
             throw PageTemplateError.missing(required)
         }
+        for name in bundle where assets[name] == nil {
+            throw PageTemplateError.notAnAsset(list: Self.bundleList, name: name)
+        }
         self.library = library
         self.assets = assets
+        self.bundle = bundle
     }
 
     /// Renders a page: its context's template, filled from it.
@@ -72,6 +85,8 @@ enum PageTemplateError: ClassifiedError, CustomStringConvertible, Equatable {
     case doesNotParse(name: String, detail: String)
     /// A template a page needs is not there.
     case missing(String)
+    /// The bundle's list names a script that is not among the assets.
+    case notAnAsset(list: String, name: String)
 
     var exitClass: ExitClass { .config }
 
@@ -81,6 +96,7 @@ enum PageTemplateError: ClassifiedError, CustomStringConvertible, Equatable {
         case .notText(let path): "template \(path) is not UTF-8 text"
         case .doesNotParse(let name, let detail): "template \(name) does not parse: \(detail)"
         case .missing(let name): "template \(name).mustache is missing"
+        case .notAnAsset(let list, let name): "template \(list) lists \(name), which is not a file of assets/"
         }
     }
 }

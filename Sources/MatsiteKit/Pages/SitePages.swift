@@ -8,11 +8,11 @@ struct SitePages: Sendable {
     let assets: SiteAssets
 
     func write(_ manifests: [AnimationManifest], with writer: SiteWriter) throws {
-        let generator = "matsite \(Matsite.version)"
+        let generator = "matsite \(Matsite.version)", address = SiteAddress(config.baseURL)
         for manifest in manifests {
             let page = AnimationPageValues(
                 siteTitle: config.title, title: manifest.title, id: manifest.id, generator: generator, width: manifest.width,
-                height: manifest.height, assets: assets.relative(depth: 1))
+                height: manifest.height, assets: assets.relative(depth: 1), poster: manifest.poster, address: address)
             let player = PlayerPageContext(page: page, downloads: Self.downloads(manifest.exports))
             try writer.put(Array(pages.render(player).utf8), at: "\(manifest.id)/index.html")
             try writer.put(Array(pages.render(EmbedPageContext(page: page)).utf8), at: "\(manifest.id)/embed.html")
@@ -22,9 +22,11 @@ struct SitePages: Sendable {
             animations: manifests.map { manifest in
                 IndexEntry(
                     id: manifest.id, title: manifest.title, frameCount: manifest.frames.count, width: manifest.width,
-                    height: manifest.height, iframeSnippet: iframeSnippet(manifest),
+                    height: manifest.height, poster: manifest.poster, baseMap: PosterBaseMap(manifest),
+                    iframeSnippet: Self.embedCode(manifest, address: address, baseURL: config.baseURL),
                     downloads: Self.downloads(manifest.exports, prefix: "\(manifest.id)/"),
-                    firstTime: manifest.frames.first?.time?.manifestText, lastTime: manifest.frames.last?.time?.manifestText)
+                    firstTime: manifest.frames.first?.time?.manifestText, lastTime: manifest.frames.last?.time?.manifestText,
+                    timeZone: manifest.timeZone)
             })
         try writer.put(Array(pages.render(index).utf8), at: "index.html")
         let siteManifest = SiteManifest(
@@ -32,7 +34,7 @@ struct SitePages: Sendable {
             animations: manifests.map {
                 .init(
                     id: $0.id, title: $0.title, page: "\($0.id)/index.html", embed: "\($0.id)/embed.html",
-                    manifest: "\($0.id)/manifest.json", poster: "\($0.id)/poster.png")
+                    manifest: "\($0.id)/manifest.json", poster: "\($0.id)/\($0.poster)")
             })
         try writer.put(Array(JSONEncoder.manifest.encode(siteManifest)), at: "manifest.json")
     }
@@ -46,13 +48,30 @@ struct SitePages: Sendable {
         return all.compactMap { label, url, type in url.map { DownloadLink(label: label, url: prefix + $0, type: type) } }
     }
 
-    /// The `<iframe>` a user pastes into their page: sized to the frames' aspect ratio.
-    func iframeSnippet(_ manifest: AnimationManifest) -> String {
-        let width = 800
-        let height = Int((Double(width) * Double(manifest.height) / Double(max(1, manifest.width))).rounded()) + 56
-        let base = config.baseURL.hasSuffix("/") ? config.baseURL : config.baseURL + "/"
-        let source = Attribution.escape("\(base)\(manifest.id)/embed.html")
-        return
-            "<iframe src=\"\(source)\" title=\"\(Attribution.escape(manifest.title))\" width=\"\(width)\" height=\"\(height)\" loading=\"lazy\" allowfullscreen></iframe>"
+    /// What the embed page shows below the map, in CSS pixels (measured in Chromium): the
+    /// controls take two rows above 48rem (768 px, the breakpoint of `player.css`) and
+    /// three below it; a legend adds a row of its own.
+    static let belowMap = (controls: 104, narrowControls: 125, breakpoint: 768, legend: 26)
+
+    /// The code a user pastes into their page: an `<iframe>` as wide as its column, its map
+    /// at the frames' aspect ratio and the player's bars below it. The wrapper's padding
+    /// does the sums (a percentage of padding is one of the column's width), so it needs no
+    /// script and no stylesheet on the host page; `clamp` adds the narrow layout's third
+    /// row below the breakpoint. Styles inline: they are the host page's.
+    static func embedCode(_ manifest: AnimationManifest, address: SiteAddress, baseURL: String) -> String {
+        let ratio = Double(manifest.height) / Double(max(1, manifest.width)) * 100
+        let percent = PosterBaseMap.Tile.number((ratio * 100).rounded() / 100)
+        let below = belowMap
+        let wide = below.controls + (manifest.legend == nil ? 0 : below.legend)
+        // (breakpoint + 0.5 - width) * 1000: negative above the breakpoint, past the extra row below it.
+        let narrow = "clamp(0px, (\(below.breakpoint).5px - 100%) * 1000, \(below.narrowControls - below.controls)px)"
+        let padding = "calc(\(percent)% + \(wide)px + \(narrow))"
+        let relative = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+        let source = Attribution.escape(address.absolute("\(manifest.id)/embed.html") ?? "\(relative)\(manifest.id)/embed.html")
+        return """
+            <div style="position:relative;width:100%;height:0;padding-bottom:\(padding)">\
+            <iframe src="\(source)" title="\(Attribution.escape(manifest.title))" \
+            style="position:absolute;top:0;left:0;width:100%;height:100%;border:0" loading="lazy" allowfullscreen></iframe></div>
+            """
     }
 }

@@ -62,6 +62,9 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
     /// Frames stitched from lossy and lossless tiles together stayed PNG, as most of their
     /// tiles came (`format: auto`): lossy WebP would make them smaller.
     case mixedTilesKeptPNG(MixedTilesReport)
+    /// `base_url` is not a whole URL: the embed code and the link-preview tags work on this
+    /// site only. Where it is set (file, line), or the file when it is the default.
+    case relativeBaseURL(String, file: String, line: Int?)
     /// A warning in words (planning's frames left out until the next build).
     case other(String)
 
@@ -80,6 +83,8 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
             "\(id): points \(layer): \(count) invalid feature(s) or row(s) skipped (skip_invalid: true)"
         case .mixedTilesKeptPNG(let r):
             "\(r.animation): \(r.frames - r.framesWrittenLossy) of \(r.frames) frame(s) stitched from \(r.tiles) written as PNG, as most of their tiles came; format: webp would write them lossy, smaller"
+        case .relativeBaseURL(let value, let file, let line):
+            "\(file)\(line.map { " line \($0)" } ?? ""): base_url \"\(value)\" is relative\(line == nil ? " (the default)" : ""), so the index page's embed code and the pages' og:image and og:url work on this site only: set base_url to the address the site is served at, e.g. https://example.org/maps/"
         case .other(let words):
             words
         }

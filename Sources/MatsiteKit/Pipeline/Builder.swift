@@ -86,6 +86,7 @@ extension Builder {
 
     func build(output: URL, fetcher: HTTPFetcher?, started: Date) async throws -> BuildSummary {
         warnAboutPoliteness()
+        warnAboutBaseURL()
         // Files the config names are config: a bad one is a config error, found before any request.
         var inputs: [String: AnimationInputs] = [:]
         // An export keeps its encoded frames in the cache folder, so a moved window encodes only what is new.
@@ -108,9 +109,12 @@ extension Builder {
             let pages = try await step(.pages) { try PageRenderer(overrides: config.templates.map(config.resolve)) }
             let writer = SiteWriter(root: staging.url, previous: previous)
             let (leaflet, demoBaseMap) = (config.resolve(config.leaflet), config.baseMap?.demo == true)
-            // On the CPU pool: hashing the assets and drawing the demo base map's 341 tiles.
+            let demoDetails = demoBaseMap ? config.animations.compactMap(DemoBaseMap.Detail.init) : []
+            // On the CPU pool: hashing the assets and drawing the demo base map's tiles.
             let assets = try await step(.publish) {
-                try await CPUPool.shared.run { try SiteAssets.publish(with: writer, pages: pages, leaflet: leaflet, demoBaseMap: demoBaseMap) }
+                try await CPUPool.shared.run {
+                    try SiteAssets.publish(with: writer, pages: pages, leaflet: leaflet, demoBaseMap: demoBaseMap, demoDetails: demoDetails)
+                }
             }
             // Fetch + stitch, then the products, animation by animation.
             var rendered: [Rendered] = []
@@ -326,6 +330,12 @@ extension Builder {
     func cache() -> HTTPCache? {
         guard config.cache.enabled, options.useCache else { return nil }
         return HTTPCache(directory: config.resolve(config.cache.path), maxSize: config.cache.maxSize, varyHeaders: config.http.headers)
+    }
+
+    /// The embed code is for other sites: it cannot work there without a whole `base_url`.
+    func warnAboutBaseURL() {
+        guard !SiteAddress.isAbsolute(config.baseURL) else { return }
+        reporter.report(.warning(.relativeBaseURL(config.baseURL, file: config.file, line: config.baseURLLine)))
     }
 
     func warnAboutPoliteness() {

@@ -69,11 +69,10 @@ struct SourceResolver: Sendable {
                     return .mbtiles(path: file, z: z, x: x, tmsY: (1 << z) - 1 - y)
                 }, notes: archives.notes)
         case .demo(let layer):
-            let count = frames.count
             return ResolvedSource(
                 frames: frames, maxZoom: source.maxZoom,
                 locate: { frame, z, x, y in
-                    .demo(DemoTile(layer: layer, frame: frame.index, frameCount: count, z: z, x: x, y: y))
+                    .demo(DemoTile(layer: layer, time: DemoRadar.time(of: frame), z: z, x: x, y: y))
                 })
         case .perFrame:
             guard case .templates(let templates) = animation.frames else { return ResolvedSource(frames: [], locate: { _, _, _, _ in .file("") }) }

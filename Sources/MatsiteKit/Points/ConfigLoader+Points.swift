@@ -5,7 +5,7 @@ import Yams
 /// An animation's `points:` list: point layers clustered at build time.
 extension ConfigLoader {
     static let pointKeys = [
-        "id", "title", "geojson", "csv", "url", "format", "time", "window", "label", "popup", "lat", "lon",
+        "id", "title", "geojson", "csv", "url", "demo", "format", "time", "window", "label", "popup", "lat", "lon",
         "cluster", "skip_invalid", "max_points",
     ]
 
@@ -28,16 +28,23 @@ extension ConfigLoader {
         guard isSlug(id) else {
             throw r.error(idNode, f.path("id"), "\"\(id)\" is not a valid id: use lowercase letters, digits and '-' (it becomes a folder name)")
         }
-        let kinds = f.present(["geojson", "csv", "url"])
+        let kinds = f.present(["geojson", "csv", "url", "demo"])
         guard kinds.count == 1, let kind = kinds.first, let kindNode = f[kind] else {
             throw r.error(
-                node, path, "give exactly one of geojson: FILE, csv: FILE or url: URL (found \(kinds.isEmpty ? "none" : kinds.joined(separator: ", ")))")
+                node, path,
+                "give exactly one of geojson: FILE, csv: FILE, url: URL or demo: reports (found \(kinds.isEmpty ? "none" : kinds.joined(separator: ", ")))"
+            )
         }
         let location = try nonEmpty(r.string(kindNode, f.path(kind)), kindNode, f.path(kind), r)
         let source: PointLayerConfig.Source
         switch kind {
         case "geojson": source = .geojson(location)
         case "csv": source = .csv(location)
+        case "demo":
+            guard location == "reports" else {
+                throw r.error(kindNode, f.path("demo"), "\"\(location)\" is not a demo point layer: the one there is is reports")
+            }
+            source = .demo(location)
         default:
             guard let url = HTTPURL(location) else {
                 throw r.error(kindNode, f.path("url"), "\"\(location)\" is not an http(s) URL")

@@ -2,33 +2,49 @@
 /// which `JSONEncoder` (and `String(describing:)` per number) would make many times slower.
 struct JSONBytes {
     private(set) var bytes: [UInt8] = []
+    /// Counting only: the bytes are counted, not kept (a document's size, learnt without
+    /// holding it).
+    private let counting: Bool
+    private var counted = 0
 
-    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int = 0) {
+        counting = false
+        bytes.reserveCapacity(capacity)
+    }
 
-    mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    /// A writer that only counts the bytes it is given.
+    init(counting: Bool) {
+        self.counting = counting
+    }
 
-    mutating func byte(_ b: UInt8) { bytes.append(b) }
+    /// How many bytes were written (or counted).
+    var count: Int { counting ? counted : bytes.count }
 
-    /// A whole number.
+    mutating func raw(_ text: String) {
+        if counting { counted += text.utf8.count } else { bytes.append(contentsOf: text.utf8) }
+    }
+
+    mutating func byte(_ b: UInt8) {
+        if counting { counted += 1 } else { bytes.append(b) }
+    }
+
+    /// A whole number, its digits written first to last (no slice of the bytes is taken:
+    /// turning digits around in place costs a copy check per number, millions a level).
     mutating func int(_ value: Int) {
-        if value < 0 {
-            bytes.append(0x2D)
-            // Int.min never occurs here (counts, indices, zooms).
-            int(-value)
-            return
-        }
-        if value < 10 {
-            bytes.append(0x30 + UInt8(value))
-            return
-        }
-        // Digits come out last first: write them, then turn them around in place.
-        let first = bytes.count
+        // Int.min never occurs here (counts, indices, zooms).
         var v = value
-        while v > 0 {
-            bytes.append(0x30 + UInt8(v % 10))
-            v /= 10
+        if v < 0 {
+            byte(0x2D)
+            v = -v
         }
-        bytes[first...].reverse()
+        var divisor = 1
+        while divisor <= v / 10 { divisor *= 10 }
+        while divisor > 0 {
+            let digit = v / divisor
+            byte(0x30 + UInt8(truncatingIfNeeded: digit))
+            v -= digit * divisor
+            divisor /= 10
+        }
     }
 
     /// A number with at most `places` decimals, trailing zeros dropped (degrees to 1e-5 are
@@ -38,7 +54,7 @@ struct JSONBytes {
         for _ in 0..<places { scale *= 10 }
         var scaled = Int((value * Double(scale)).rounded())
         if scaled < 0 {
-            bytes.append(0x2D)
+            byte(0x2D)
             scaled = -scaled
         }
         int(scaled / scale)
@@ -50,10 +66,10 @@ struct JSONBytes {
             places -= 1
             scale /= 10
         }
-        bytes.append(0x2E)
+        byte(0x2E)
         var divisor = scale / 10
         while divisor > 0 {
-            bytes.append(0x30 + UInt8(fraction / divisor % 10))
+            byte(0x30 + UInt8(fraction / divisor % 10))
             divisor /= 10
         }
     }
@@ -65,7 +81,7 @@ struct JSONBytes {
             raw("null")
             return
         }
-        bytes.append(0x22)
+        byte(0x22)
         for b in text.utf8 {
             switch b {
             case 0x22: raw("\\\"")
@@ -78,12 +94,12 @@ struct JSONBytes {
             case 0..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
                 raw("\\u00")
-                bytes.append(hex[Int(b >> 4)])
-                bytes.append(hex[Int(b & 15)])
-            default: bytes.append(b)
+                byte(hex[Int(b >> 4)])
+                byte(hex[Int(b & 15)])
+            default: byte(b)
             }
         }
-        bytes.append(0x22)
+        byte(0x22)
     }
 
     /// `"name":[v0,v1,...]` for a column of values.

@@ -12,12 +12,15 @@ public struct PointLayerConfig: Sendable, Equatable {
         case csv(String)
         /// A document fetched through the tile fetcher and its HTTP cache.
         case url(HTTPURL, format: Format)
+        /// The embedded demo's storm reports (`reports`), made from the demo weather.
+        case demo(String)
 
         /// The file or URL, for messages.
         public var name: String {
             switch self {
             case .geojson(let file), .csv(let file): file
             case .url(let url, _): url.text
+            case .demo(let layer): "demo: \(layer)"
             }
         }
 
@@ -29,7 +32,7 @@ public struct PointLayerConfig: Sendable, Equatable {
         /// How the document is read.
         public var format: Format {
             switch self {
-            case .geojson: .geojson
+            case .geojson, .demo: .geojson
             case .csv: .csv
             case .url(_, let format): format
             }

@@ -22,7 +22,7 @@ struct PointLoader {
     func load(_ animation: AnimationConfig, frameTimes: [TimeInstant?], previous: PreviousSite? = nil) async throws -> [LoadedPointLayer] {
         var list: [LoadedPointLayer] = []
         for layer in animation.points {
-            let document = try await bytes(of: layer)
+            let document = try await bytes(of: layer, animation: animation, frameTimes: frameTimes)
             let inputs = Self.inputs(document, layer: layer, frameTimes: frameTimes)
             if let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id && $0.inputs == inputs }) {
                 list.append(.unchanged(entry, document: document))
@@ -44,8 +44,9 @@ struct PointLoader {
         return hash.hexDigest()
     }
 
-    /// The layer's document: a file, or a URL through the tile fetcher and its cache.
-    func bytes(of layer: PointLayerConfig) async throws -> [UInt8] {
+    /// The layer's document: a file, a URL through the tile fetcher and its cache, or the
+    /// demo's reports over the animation's box and frame times (and the hour before them).
+    func bytes(of layer: PointLayerConfig, animation: AnimationConfig, frameTimes: [TimeInstant?]) async throws -> [UInt8] {
         func fail(_ message: String) -> PointError {
             PointError(layer: layer.keyPath, document: layer.source.name, place: "", message: message)
         }
@@ -68,6 +69,12 @@ struct PointLoader {
             }
             guard response.status == 200 else { throw fail("HTTP \(response.status) (expected 200 and the points)") }
             return response.body
+        case .demo:
+            let times = frameTimes.compactMap { $0 }
+            guard let first = times.min(), let last = times.max() else { throw fail("the demo's reports need frames with times") }
+            return try await CPUPool.shared.run {
+                DemoReports.geojson(bbox: animation.bbox, from: first.adding(ISODuration(milliseconds: 3_600_000), times: -1), through: last)
+            }
         }
     }
 }

@@ -53,20 +53,21 @@ struct PointPublisher: Sendable {
         let x = points.lon.map(PointClusterer.worldX)
         let y = points.lat.map(PointClusterer.worldY)
         let clusterer = PointClusterer(radiusPx: layer.radiusPx, minZoom: layer.minZoom, maxZoom: layer.maxZoom)
-        var levels: [AnimationManifest.PointLayer.Level] = []
-        try clusterer.run(x: x, y: y) { level, owner in
-            let columns = Self.columns(level, leaves: level.zoom > layer.maxZoom, owner: owner, ranges: ranges, frames: frameTimes.count)
-            let bytes = Self.encode(level, items: 0..<level.itemCount, columns: columns, indexed: false, points: points)
-            if bytes.count > layer.tileAboveBytes,
-                let tiled = try publishTiles(of: level, columns: columns, bytes: bytes.count, points: points, folder: folder, with: writer)
-            {
-                levels.append(tiled)
-                return
+        let levels = LockedBox<[AnimationManifest.PointLayer.Level]>([])
+        // Each level is encoded and written on a second lane while the next is clustered.
+        let lane = SecondLane()
+        do {
+            try clusterer.run(x: x, y: y) { level, owner in
+                try lane.submit {
+                    let written = try publishLevel(level, owner: owner, ranges: ranges, points: points, folder: folder, with: writer)
+                    levels.withLock { $0.append(written) }
+                }
             }
-            let name = String(format: "z%02d-", level.zoom) + SHA256.hex(of: bytes).prefix(12) + ".json"
-            try writer.put(bytes, at: "\(animation)/\(folder)/\(name)")
-            levels.append(.init(zoom: level.zoom, url: "\(folder)/\(name)", items: level.itemCount, bytes: bytes.count))
+        } catch {
+            try? lane.finish()
+            throw error
         }
+        try lane.finish()
         var properties: String?
         if points.label != nil || !points.popupKeys.isEmpty {
             let bytes = Self.encodeProperties(points)
@@ -77,8 +78,27 @@ struct PointPublisher: Sendable {
         return AnimationManifest.PointLayer(
             id: layer.id, title: layer.title, count: points.count, skipped: points.skipped > 0 ? points.skipped : nil,
             radiusPx: layer.radiusPx, minZoom: layer.minZoom, maxZoom: layer.maxZoom, timed: ranges != nil,
-            labeled: points.label != nil, popup: points.popupKeys, levels: levels.sorted { $0.zoom < $1.zoom },
+            labeled: points.label != nil, popup: points.popupKeys, levels: levels.withLock { $0 }.sorted { $0.zoom < $1.zoom },
             properties: properties)
+    }
+
+    /// Encodes one level and writes it, as one file or as tiles, and returns its entry.
+    func publishLevel(
+        _ level: ClusterLevel, owner: [Int32]?, ranges: (start: [Int32], end: [Int32])?, points: PointSet, folder: String, with writer: SiteWriter
+    ) throws -> AnimationManifest.PointLayer.Level {
+        let columns = Self.columns(level, leaves: level.zoom > layer.maxZoom, owner: owner, ranges: ranges, frames: frameTimes.count)
+        // A large level is published as tiles, sized by its size as one file: counted, so
+        // its numbers are written once, into the tiles.
+        let size = Self.encodedSize(level, items: 0..<level.itemCount, columns: columns, indexed: false, points: points)
+        if size > layer.tileAboveBytes,
+            let tiled = try publishTiles(of: level, columns: columns, bytes: size, points: points, folder: folder, with: writer)
+        {
+            return tiled
+        }
+        let bytes = Self.encode(level, items: 0..<level.itemCount, columns: columns, indexed: false, points: points)
+        let name = String(format: "z%02d-", level.zoom) + SHA256.hex(of: bytes).prefix(12) + ".json"
+        try writer.put(bytes, at: "\(animation)/\(folder)/\(name)")
+        return .init(zoom: level.zoom, url: "\(folder)/\(name)", items: level.itemCount, bytes: bytes.count)
     }
 
     /// For a timed layer, each point's frames as a half-open range of frame indices: the
@@ -149,8 +169,24 @@ extension PointPublisher {
     static func encode<Items: Collection<Int>>(
         _ level: ClusterLevel, items: Items, columns: Columns, indexed: Bool, points: PointSet
     ) -> [UInt8] {
-        let leaves = columns.leaves
         var json = JSONBytes(capacity: items.count * 48 + 64)
+        encode(level, items: items, columns: columns, indexed: indexed, points: points, into: &json)
+        return json.bytes
+    }
+
+    /// The size of `encode`'s document, counted, not written.
+    static func encodedSize<Items: Collection<Int>>(
+        _ level: ClusterLevel, items: Items, columns: Columns, indexed: Bool, points: PointSet
+    ) -> Int {
+        var json = JSONBytes(counting: true)
+        encode(level, items: items, columns: columns, indexed: indexed, points: points, into: &json)
+        return json.count
+    }
+
+    private static func encode<Items: Collection<Int>>(
+        _ level: ClusterLevel, items: Items, columns: Columns, indexed: Bool, points: PointSet, into json: inout JSONBytes
+    ) {
+        let leaves = columns.leaves
         json.raw("{\"zoom\":")
         json.int(level.zoom)
         if indexed {
@@ -185,7 +221,6 @@ extension PointPublisher {
             }
         }
         json.raw("}\n")
-        return json.bytes
     }
 
     /// Publishes a level too large for one file as tiles, plus an index naming each tile's

@@ -21,6 +21,17 @@ struct PointSet: Sendable, Equatable {
     /// How many points there are.
     var count: Int { lat.count }
 
+    /// Appends the points of `other` (read after these, with the same keys) and its
+    /// skipped count.
+    mutating func append(_ other: PointSet) {
+        lat += other.lat
+        lon += other.lon
+        time?.append(contentsOf: other.time ?? [])
+        label?.append(contentsOf: other.label ?? [])
+        popup += other.popup
+        skipped += other.skipped
+    }
+
     /// The popup values of point `i`.
     func popupValues(_ i: Int) -> ArraySlice<String?> {
         let width = popupKeys.count

@@ -6,13 +6,20 @@ enum Poster: Sendable {
     case made([UInt8])
     case previous
 
-    /// Writes (or links) `poster` as `<folder>/poster.png`.
-    static func write(_ poster: Poster?, animation: String, folder: URL, previous: PreviousSite) throws {
-        let target = folder.appendingPathComponent("poster.png")
+    /// The poster's file name for a loop whose last frame is `frame`: `poster.png`,
+    /// `poster.jpg` or `poster.webp`, the frame's own format (the manifest's `poster`).
+    static func file(forFrame frame: String) -> String {
+        let ext = (frame as NSString).pathExtension
+        return ["jpg", "webp"].contains(ext) ? "poster.\(ext)" : "poster.png"
+    }
+
+    /// Writes (or links) `poster` as `<folder>/<file>`.
+    static func write(_ poster: Poster?, file: String, animation: String, folder: URL, previous: PreviousSite) throws {
+        let target = folder.appendingPathComponent(file)
         switch poster {
         case .made(let bytes):
             try FileWrite.write(bytes, to: target)
-        case .previous where previous.link(animation: animation, relative: "poster.png", to: target):
+        case .previous where previous.link(animation: animation, relative: file, to: target):
             break
         default:
             throw NoPoster(animation: animation)

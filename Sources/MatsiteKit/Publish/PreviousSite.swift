@@ -37,8 +37,8 @@ struct PreviousSite: Sendable {
                 lastFrames[entry.id] = manifest.frames.last?.inputHash
                 manifests[entry.id] = manifest
                 pyramids[entry.id] = manifest.pyramid
-                // A layer is kept as a one-source animation in its folder is: by
-                // `<animation>/<layer>`, its URLs relative to that folder.
+                // A layer's frames are found as a one-source animation's are: by
+                // `<animation>/<layer>`, their URLs relative to the layer's folder.
                 for layer in manifest.layers ?? [] where ConfigLoader.isSlug(layer.id) {
                     let key = "\(entry.id)/\(layer.id)", folder = "\(layer.id)/"
                     let kept = layer.frames.filter { $0.url.hasPrefix(folder) }.map { frame in
@@ -90,9 +90,9 @@ struct PreviousSite: Sendable {
         lastFrames[animation] == inputHash
     }
 
-    /// True when the previous build left a poster for the animation.
-    func hasPoster(animation: String) -> Bool {
-        frames[animation] != nil && regularFile(animation: animation, relative: "poster.png") != nil
+    /// True when the previous build left a poster named `file` for the animation.
+    func hasPoster(animation: String, file: String = "poster.png") -> Bool {
+        frames[animation] != nil && regularFile(animation: animation, relative: file) != nil
     }
 
     /// Hard-links (or copies) a previous file into the new site.

@@ -7,21 +7,40 @@ struct SiteAssets: Sendable {
     var urls: [String: String]
 
     /// Writes the assets into the staged site and returns their URLs.
-    static func publish(with writer: SiteWriter, pages: PageRenderer, leaflet: URL, demoBaseMap: Bool) throws -> SiteAssets {
+    static func publish(
+        with writer: SiteWriter, pages: PageRenderer, leaflet: URL, demoBaseMap: Bool, demoDetails: [DemoBaseMap.Detail] = []
+    ) throws -> SiteAssets {
         var urls: [String: String] = [:]
+        // Each file on its own (a project's own scripts.mustache may name them), and the bundle.
         for (name, text) in pages.assets {
-            let bytes = Array(text.utf8)
-            let hash = SHA256.hex(of: bytes).prefix(8)
-            let stem = (name as NSString).deletingPathExtension, ext = (name as NSString).pathExtension
-            let published = ext.isEmpty ? "\(stem).\(hash)" : "\(stem).\(hash).\(ext)"
-            try writer.put(bytes, at: "assets/\(published)")
-            urls[Self.key(name)] = "assets/\(published)"
+            urls[Self.key(name)] = try putHashed(Array(text.utf8), name: name, with: writer)
+        }
+        if !pages.bundle.isEmpty {
+            urls[Self.key(bundleName)] = try putHashed(bundle(pages), name: bundleName, with: writer)
         }
         let leafletFolder = try copyLeaflet(from: leaflet, with: writer)
         urls["leaflet_js"] = "assets/\(leafletFolder)/leaflet.js"
         urls["leaflet_css"] = "assets/\(leafletFolder)/leaflet.css"
-        if demoBaseMap { try writeDemoBaseMap(with: writer) }
+        if demoBaseMap { try writeDemoBaseMap(with: writer, details: demoDetails) }
         return SiteAssets(urls: urls)
+    }
+
+    /// The scripts of `player-bundle.txt` in one file, in its order.
+    static let bundleName = "player-bundle.js"
+
+    /// The bundle's bytes: each script after a comment naming it, each ended as a statement
+    /// (a script that ends without `;` must not run into the next one's opening parenthesis).
+    static func bundle(_ pages: PageRenderer) -> [UInt8] {
+        Array(pages.bundle.map { "/* \($0) */\n\(pages.assets[$0] ?? "")\n;\n" }.joined().utf8)
+    }
+
+    /// Writes `bytes` as `assets/<stem>.<hash>.<ext>`; returns that path.
+    static func putHashed(_ bytes: [UInt8], name: String, with writer: SiteWriter) throws -> String {
+        let hash = SHA256.hex(of: bytes).prefix(8)
+        let stem = (name as NSString).deletingPathExtension, ext = (name as NSString).pathExtension
+        let published = ext.isEmpty ? "\(stem).\(hash)" : "\(stem).\(hash).\(ext)"
+        try writer.put(bytes, at: "assets/\(published)")
+        return "assets/\(published)"
     }
 
     /// `player.js` -> `player_js`, `frame-clock.js` -> `frame_clock_js`.
@@ -78,20 +97,17 @@ private extension SiteAssets {
 }
 
 extension SiteAssets {
-    /// The demo base map's tiles, with a `VERSION` file naming their drawing: when the
-    /// previous site has the same one, its tiles are linked instead of drawn again.
-    static func writeDemoBaseMap(with writer: SiteWriter) throws {
+    /// The demo base map's tiles (the world, and each detail region at its zooms), with a
+    /// `VERSION` file naming their drawing: when the previous site has the same one, its
+    /// tiles are linked instead of drawn again (a detail region new to this build is drawn).
+    static func writeDemoBaseMap(with writer: SiteWriter, details: [DemoBaseMap.Detail] = []) throws {
         let marker = Array((DemoBaseMap.version + "\n").utf8)
         let keep = writer.previous.holds(marker, at: "assets/demo-basemap/VERSION")
         try writer.put(marker, at: "assets/demo-basemap/VERSION")
-        for z in 0...DemoBaseMap.maxZoom {
-            for x in 0..<(1 << z) {
-                for y in 0..<(1 << z) {
-                    let path = "assets/demo-basemap/\(z)/\(x)/\(y).png"
-                    if keep, try writer.link(path) { continue }
-                    try writer.put(DemoBaseMap.tile(z: z, x: x, y: y), at: path)
-                }
-            }
+        for (z, x, y) in DemoBaseMap.tilePaths(details: details) {
+            let path = "assets/demo-basemap/\(z)/\(x)/\(y).png"
+            if keep, try writer.link(path) { continue }
+            try writer.put(DemoBaseMap.tile(z: z, x: x, y: y), at: path)
         }
     }
 }

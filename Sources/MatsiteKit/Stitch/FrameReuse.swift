@@ -29,7 +29,8 @@ struct FrameReuse: Sendable {
         // The poster is drawn from the last frame: the old one serves only if this kept
         // frame was the old last frame too (a window that shrank moves another one last).
         if frame.index == lastIndex
-            && !(previous.isLastFrame(animation: animation, inputHash: inputHash) && previous.hasPoster(animation: animation))
+            && !(previous.isLastFrame(animation: animation, inputHash: inputHash)
+                && previous.hasPoster(animation: animation, file: Poster.file(forFrame: kept.url)))
         {
             return nil
         }

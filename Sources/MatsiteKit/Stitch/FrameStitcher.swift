@@ -94,7 +94,7 @@ struct FrameStitcher: Sendable {
                 let chosen = choice.lossyFormat(
                     opaque: buffer.isOpaque, sourceQuality: FrameFormatChoice.tilesQuality(tiles, decoder: stitcher.decoder))
                 try FileWrite.write(try buffer.encode(chosen), to: temporary)
-                return (report, try sampler?.encode(), chosen)
+                return (report, try sampler?.encode(as: chosen), chosen)
             }
         } catch is TileFailure {
             // A tile whose header was fine but whose pixels are not (truncated or corrupt

@@ -25,7 +25,7 @@ struct InitCommandTests {
         let transparent = config.split(separator: "\n").filter { $0.contains("missing: transparent") }
         #expect(transparent.count == 1 && transparent[0].contains("gdal2tiles"), "\(transparent)")
 
-        let built = try CLI.run(["build"], in: project, timeout: 300)
+        let built = try CLI.run(["build"], in: project, timeout: 900)
         #expect(built.status == 0, "stderr: \(built.err)")
         #expect(built.err.contains("published"))
         #expect(!built.err.contains("requests"), "an offline build makes no HTTP request: \(built.err)")

@@ -323,6 +323,19 @@ struct LayersBuildTests {
             #expect(radar.allSatisfy { $0["fallback_hash"] != nil && $0["tiles"] == nil })
             #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("storm/radar/tiles").path))
             #expect(!FileManager.default.fileExists(atPath: site.output.appendingPathComponent("storm/tiles").path))
+
+            // Five minutes later the window moves on: the level tiles of a frame both builds
+            // show are the same files (a layer's levels are kept as a one-source animation's).
+            let newest = try #require(satellite.last?["tiles"] as? String)
+            let folder = "storm/" + String(newest.prefix { $0 != "{" })
+            let tile = try #require(
+                FileManager.default.subpathsOfDirectory(atPath: site.output.appendingPathComponent(folder).path).first { $0.contains(".") })
+            func inode() throws -> UInt64? {
+                try FileManager.default.attributesOfItem(atPath: site.output.appendingPathComponent(folder + tile).path)[.systemFileNumber] as? UInt64
+            }
+            let before = try inode()
+            try await LiveFeedTests.build(site, yaml, at: "2026-11-21T12:12:00Z", feed: feed)
+            #expect(try inode() == before && before != nil, "\(folder + tile)")
         }
     }
 

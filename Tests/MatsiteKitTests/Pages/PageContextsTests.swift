@@ -7,7 +7,7 @@ import Testing
 struct PageContextsTests {
     static let page = AnimationPageValues(
         siteTitle: "Loops", title: "Radar", id: "radar", generator: "matsite test", width: 400, height: 200,
-        assets: ["player_js": "../assets/player.1234.js"])
+        assets: ["player_js": "../assets/player.1234.js"], poster: "poster.png", address: SiteAddress("/"))
     static let downloads = [
         DownloadLink(label: "MP4", url: "loop-ab.mp4", type: "video/mp4"), DownloadLink(label: "GIF", url: "loop-cd.gif", type: "image/gif"),
     ]
@@ -24,6 +24,33 @@ struct PageContextsTests {
         #expect(context.child(named: "exports") as? [DownloadLink] == Self.downloads && context.child(named: "has_exports") as? Bool == true)
         #expect(context.child(named: "og_video") as? String == "loop-ab.mp4")
         #expect(context.child(named: "no_such_key") == nil)
+    }
+
+    @Test("with an absolute base_url the share tags are whole URLs; with a relative one og:url is absent")
+    func shareTags() {
+        var page = Self.page
+        page.poster = "poster.jpg"
+        page.address = SiteAddress("https://example.org/maps")
+        let context = PlayerPageContext(page: page, downloads: Self.downloads)
+        #expect(context.child(named: "og_image") as? String == "https://example.org/maps/radar/poster.jpg")
+        #expect(context.child(named: "og_url") as? String == "https://example.org/maps/radar/index.html")
+        #expect(context.child(named: "og_video") as? String == "https://example.org/maps/radar/loop-ab.mp4")
+        #expect(context.child(named: "twitter_card") as? String == "summary_large_image")
+        #expect(context.child(named: "poster_url") as? String == "poster.jpg")
+        let relative = PlayerPageContext(page: Self.page, downloads: Self.downloads)
+        #expect(relative.child(named: "og_image") as? String == "poster.png" && relative.child(named: "og_url") == nil)
+        #expect(relative.child(named: "og_video") as? String == "loop-ab.mp4")
+    }
+
+    @Test(
+        "only http(s) URLs with a host are absolute base URLs",
+        arguments: [
+            ("https://example.org", "https://example.org/"), ("HTTP://example.org/maps/", "HTTP://example.org/maps/"),
+            ("/", nil), ("/maps/", nil), ("//example.org/", nil), ("example.org/maps", nil), ("https://", nil),
+        ])
+    func absoluteBase(baseURL: String, base: String?) {
+        #expect(SiteAddress(baseURL).base == base)
+        #expect(SiteAddress.isAbsolute(baseURL) == (base != nil))
     }
 
     @Test("without exports the download keys are absent, not empty (sections test them)")
@@ -43,10 +70,21 @@ struct PageContextsTests {
     @Test("an index entry names its pages and poster below its id; times only when the frames have them")
     func indexEntry() {
         let entry = IndexEntry(
-            id: "radar", title: "Radar", frameCount: 12, width: 400, height: 200, iframeSnippet: "<iframe>", downloads: [],
-            firstTime: nil, lastTime: nil)
+            id: "radar", title: "Radar", frameCount: 12, width: 400, height: 200, poster: "poster.png", baseMap: nil,
+            iframeSnippet: "<iframe>", downloads: [], firstTime: nil, lastTime: nil)
         #expect(entry.child(named: "page") as? String == "radar/index.html" && entry.child(named: "embed") as? String == "radar/embed.html")
         #expect(entry.child(named: "poster") as? String == "radar/poster.png" && entry.child(named: "frame_count") as? Int == 12)
         #expect(entry.child(named: "first_time") == nil && entry.child(named: "exports") == nil)
+        #expect(entry.child(named: "base_tiles") == nil && entry.child(named: "time_zone") == nil)
+    }
+
+    @Test("an index entry's times read in UTC for readers without JavaScript")
+    func utcWords() {
+        let entry = IndexEntry(
+            id: "radar", title: "Radar", frameCount: 2, width: 400, height: 200, poster: "poster.webp", baseMap: nil,
+            iframeSnippet: "", downloads: [], firstTime: "2026-11-25T11:10:00Z", lastTime: "2026-11-25T12:10:00Z", timeZone: "Asia/Tokyo")
+        #expect(entry.child(named: "first_time_text") as? String == "2026-11-25 11:10 UTC")
+        #expect(entry.child(named: "last_time_text") as? String == "2026-11-25 12:10 UTC")
+        #expect(entry.child(named: "poster") as? String == "radar/poster.webp" && entry.child(named: "time_zone") as? String == "Asia/Tokyo")
     }
 }

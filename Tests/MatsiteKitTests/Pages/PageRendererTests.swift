@@ -26,6 +26,30 @@ struct PageRendererTests {
         #expect(html.contains("<title>Loops</title>"))
     }
 
+    @Test("the default bundle lists every script of the player in load order, player.js last, Leaflet not at all")
+    func defaultBundle() throws {
+        let pages = try PageRenderer(overrides: nil)
+        let scripts = Set(pages.assets.keys.filter { $0.hasSuffix(".js") && $0 != "index.js" })
+        #expect(Set(pages.bundle) == scripts && pages.bundle.count == scripts.count)
+        #expect(pages.bundle.last == "player.js" && pages.bundle.first == "player-input.js")
+        #expect(pages.bundle.firstIndex(of: "crossfade.js")! < pages.bundle.firstIndex(of: "frame-overlay.js")!)
+    }
+
+    @Test("a project's bundle list replaces the default; comments and blank lines are skipped; a name not in assets/ is an error")
+    func ownBundle() throws {
+        let root = try folder([
+            "player-bundle.txt": Array("# mine\n\nplayer-input.js\n  extra.js  \nplayer.js\n".utf8),
+            "assets/extra.js": Array("var extra;".utf8),
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(try PageRenderer(overrides: root).bundle == ["player-input.js", "extra.js", "player.js"])
+        let wrong = try folder(["player-bundle.txt": Array("player.js\nno-such.js\n".utf8)])
+        defer { try? FileManager.default.removeItem(at: wrong) }
+        let error = #expect(throws: PageTemplateError.self) { try PageRenderer(overrides: wrong) }
+        #expect(error == .notAnAsset(list: "player-bundle.txt", name: "no-such.js"))
+        #expect(error?.description == "template player-bundle.txt lists no-such.js, which is not a file of assets/")
+    }
+
     @Test("user strings are escaped in pages")
     func escapes() throws {
         let html = try PageRenderer(overrides: nil).render(

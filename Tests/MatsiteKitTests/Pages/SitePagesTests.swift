@@ -36,7 +36,9 @@ struct SitePagesTests {
         let manifest = AnimationManifest(animation: config.animations[0], layout: layout, frames: frames, site: config)
         let root = site.root.appendingPathComponent("staged")
         let writer = SiteWriter(root: root, previous: PreviousSite(output: site.output))
-        let assets = SiteAssets(urls: ["player_js": "assets/player.1234.js", "player_css": "assets/player.1234.css"])
+        let assets = SiteAssets(urls: [
+            "player_js": "assets/player.1234.js", "player_bundle_js": "assets/player-bundle.5678.js", "player_css": "assets/player.1234.css",
+        ])
         let pages = SitePages(config: config, pages: try PageRenderer(overrides: nil), assets: assets)
         try pages.write([manifest], with: writer)
         return (site, root, pages, manifest)
@@ -51,7 +53,7 @@ struct SitePagesTests {
         let (site, root) = try write(title: "Radar", baseURL: "/")
         defer { site.remove() }
         let player = try text(root, "loop/index.html"), embed = try text(root, "loop/embed.html")
-        #expect(player.contains("../assets/player.1234.js") && embed.contains("../assets/player.1234.js"))
+        #expect(player.contains("../assets/player-bundle.5678.js") && embed.contains("../assets/player-bundle.5678.js"))
         #expect(player != embed)
         let index = try text(root, "index.html")
         #expect(index.contains("href=\"loop/index.html\"") && index.contains("loop/poster.png"))
@@ -73,17 +75,45 @@ struct SitePagesTests {
             ])
     }
 
-    @Test("the iframe snippet is sized to the frames' aspect ratio, points under base_url and escapes the title")
-    func iframeSnippet() throws {
-        let (site, root, pages, manifest) = try prepare(title: "Rain <b>now</b>", baseURL: "https://example.org/loops", width: 400, height: 200)
+    @Test("the embed code fills its column at the frames' aspect ratio plus the bar, points under base_url and escapes the title")
+    func embedCode() throws {
+        let (site, root, _, manifest) = try prepare(title: "Rain <b>now</b>", baseURL: "https://example.org/loops", width: 400, height: 200)
         defer { site.remove() }
-        // 800 wide: 400 for the frame plus 56 for the controls.
+        // 50% of the width for the frames, and the bar: 104 px above 768 px wide, 125 px up to it.
+        let code = SitePages.embedCode(manifest, address: SiteAddress("https://example.org/loops"), baseURL: "https://example.org/loops")
         #expect(
-            pages.iframeSnippet(manifest)
-                == "<iframe src=\"https://example.org/loops/loop/embed.html\" title=\"Rain &lt;b&gt;now&lt;/b&gt;\" width=\"800\" height=\"456\" loading=\"lazy\" allowfullscreen></iframe>"
-        )
+            code
+                == "<div style=\"position:relative;width:100%;height:0;padding-bottom:calc(50% + 104px + clamp(0px, (768.5px - 100%) * 1000, 21px))\">"
+                + "<iframe src=\"https://example.org/loops/loop/embed.html\" title=\"Rain &lt;b&gt;now&lt;/b&gt;\" "
+                + "style=\"position:absolute;top:0;left:0;width:100%;height:100%;border:0\" loading=\"lazy\" allowfullscreen></iframe></div>")
         let index = try text(root, "index.html")
         #expect(index.contains("&lt;iframe src=&quot;https://example.org/loops/loop/embed.html&quot;"), "\(index)")
         #expect(!index.contains("<b>now</b>"))
+    }
+
+    @Test("the player page's share tags are whole URLs under an absolute base_url")
+    func shareTags() throws {
+        let (site, root) = try write(title: "Radar", baseURL: "https://example.org/loops/")
+        defer { site.remove() }
+        let player = try text(root, "loop/index.html")
+        #expect(player.contains("<meta property=\"og:image\" content=\"https://example.org/loops/loop/poster.png\">"), "\(player)")
+        #expect(player.contains("<meta property=\"og:url\" content=\"https://example.org/loops/loop/index.html\">"))
+        #expect(player.contains("<meta name=\"twitter:card\" content=\"summary_large_image\">"))
+    }
+
+    @Test("with a relative base_url the embed code's src stays relative and og:url is left out")
+    func relativeShareTags() throws {
+        let (site, root) = try write(title: "Radar", baseURL: "/maps")
+        defer { site.remove() }
+        let player = try text(root, "loop/index.html"), index = try text(root, "index.html")
+        #expect(player.contains("<meta property=\"og:image\" content=\"poster.png\">") && !player.contains("og:url"))
+        #expect(index.contains("src=&quot;/maps/loop/embed.html&quot;"))
+    }
+
+    @Test("an odd aspect ratio is a percentage with two decimals at most")
+    func oddRatio() throws {
+        let (site, _, _, manifest) = try prepare(title: "Radar", baseURL: "/", width: 300, height: 200)
+        defer { site.remove() }
+        #expect(SitePages.embedCode(manifest, address: SiteAddress("/"), baseURL: "/").contains("padding-bottom:calc(66.67% + "))
     }
 }

@@ -135,4 +135,68 @@ struct PointReaderTests {
         #expect(PointTime.parse("2023-02-29T00:00:00Z") == nil)
         #expect(PointTime.parse("noon") == nil)
     }
+
+    /// A CSV of `rows` points over 1 MiB (so it is read in pieces), with quoted labels that
+    /// hold commas, quotes and line feeds, CRLF line ends, and `bad` rows written by the
+    /// caller at the given 0-based positions.
+    static func largeCSV(rows: Int, bad: [Int: String] = [:]) -> String {
+        var out = "lat,lon,name\r\n"
+        for i in 0..<rows {
+            if let row = bad[i] {
+                out += row + "\r\n"
+                continue
+            }
+            let lat = Double(i % 170) - 84.5 + Double(i % 7) / 10, lon = Double(i % 359) - 179 + Double(i % 3) / 100
+            let name = i % 5 == 0 ? "\"line \(i)\nsecond, \"\"quoted\"\"\"" : "report \(i)"
+            out += "\(lat),\(lon),\(name)\r\n"
+        }
+        return out
+    }
+
+    @Test("a large CSV read in pieces side by side gives the points of one reading, in order")
+    func csvPieces() throws {
+        let text = Self.largeCSV(rows: 40_000)
+        let bytes = Array(text.utf8)
+        #expect(bytes.count > 1 << 20)
+        // Pieces begin where rows begin, with the lines a reading from the start gives them.
+        var whole = CSVRows(bytes)
+        var rows: [CSVRows.Row] = []
+        while let row = try whole.next(fail: { PointError(layer: "", document: "", place: $0, message: $1) }) { rows.append(row) }
+        var header = CSVRows(bytes)
+        _ = try header.next(fail: { PointError(layer: "", document: "", place: $0, message: $1) })
+        for parts in [2, 3, 8] {
+            let pieces = CSVRows.pieces(bytes, from: header.position, line: header.line, parts: parts)
+            #expect(pieces.count == parts)
+            var again: [CSVRows.Row] = []
+            for piece in pieces {
+                var part = CSVRows(bytes, piece: piece.range, line: piece.line)
+                while let row = try part.next(fail: { PointError(layer: "", document: "", place: $0, message: $1) }) { again.append(row) }
+            }
+            #expect(again.map(\.fields) == rows.dropFirst().map(\.fields))
+            #expect(again.map(\.line) == rows.dropFirst().map(\.line))
+        }
+        // A carriage return ending a row alone counts as a line: such a file is one piece.
+        let lone = Array("lat,lon\r1,2\r3,4\r".utf8) + Array(repeating: 0x20, count: 100)
+        #expect(CSVRows.pieces(lone, from: 8, line: 2, parts: 2).count == 1)
+        let points = try read(text, layer(.csv("r.csv")) { $0.label = "name" })
+        #expect(points.count == 40_000)
+        #expect(points.label?[5] == "line 5\nsecond, \"quoted\"")
+        #expect(points.label?[39_999] == "report 39999")
+        #expect(points.lat[123] == Double(123 % 170) - 84.5 + Double(123 % 7) / 10)
+    }
+
+    @Test("a large CSV names its bad row, skips it, or stops at the limit as one reading does")
+    func csvPiecesFail() throws {
+        // Row 30,001 of the data is row 30,002 of the file, plus a line for each of the 6,000
+        // quoted labels before it that span two lines.
+        let bad = [30_000: "91.5,10,x"]
+        let text = Self.largeCSV(rows: 40_000, bad: bad)
+        let error = try failure(text, layer(.csv("r.csv")) { $0.label = "name" })
+        #expect(error.place == "row 36002, columns lat/lon", "\(error)")
+        let skipped = try read(text, layer(.csv("r.csv")) { $0.skipInvalid = true })
+        #expect(skipped.count == 39_999 && skipped.skipped == 1)
+        let limited = try failure(Self.largeCSV(rows: 40_000), layer(.csv("r.csv")) { $0.maxPoints = 35_000 })
+        #expect(limited.message.contains("more than 35000 points"), "\(limited)")
+        #expect(limited.place == "row \(35_001 + 1 + 7_000), columns lat/lon", "\(limited)")
+    }
 }

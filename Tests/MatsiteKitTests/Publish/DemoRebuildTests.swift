@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import Testing
 
 @testable import MatsiteKit
@@ -33,7 +34,7 @@ struct DemoRebuildTests {
 
     @Test("a demo tile's digest is the same drawn or not: its drawing's version and coordinates")
     func digestWithoutDrawing() async throws {
-        let tile = DemoTile(layer: "radar", frame: 1, frameCount: 2, z: 4, x: 7, y: 5)
+        let tile = DemoTile(layer: "radar", time: TimeInstant(millisecondsSinceEpoch: 1_780_337_400_000), z: 4, x: 7, y: 5)
         let loader = TileSourceLoader(fetcher: nil)
         guard case .tile(_, let digest) = await loader.load(.demo(tile)) else {
             Issue.record("no demo tile")
@@ -41,7 +42,7 @@ struct DemoRebuildTests {
         }
         #expect(digest == loader.freshDigests([.demo(tile)])?.first)
         var other = tile
-        other.frame = 0
+        other.time = TimeInstant(millisecondsSinceEpoch: 1_780_336_800_000)
         #expect(loader.freshDigests([.demo(other)])?.first != digest)
         // A mixed list is not known as a whole.
         #expect(loader.freshDigests([.demo(tile), .file("/nonexistent.png")]) == nil)

@@ -29,6 +29,31 @@ struct SiteAssetsTests {
         return try String(contentsOf: assets.appendingPathComponent(folder).appendingPathComponent(name), encoding: .utf8)
     }
 
+    @Test("the player's scripts are one content-hashed file too, in the bundle's order, each ended as a statement")
+    func bundle() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await site.build(site.yaml(Self.demo))
+        let pages = try PageRenderer(overrides: nil)
+        let assets = site.output.appendingPathComponent("assets")
+        let names = try FileManager.default.contentsOfDirectory(atPath: assets.path).filter { $0.hasPrefix("player-bundle.") }
+        #expect(names.count == 1)
+        let name = try #require(names.first)
+        let bytes = [UInt8](try Data(contentsOf: assets.appendingPathComponent(name)))
+        #expect(name == "player-bundle.\(SHA256.hex(of: bytes).prefix(8)).js")
+        let text = String(decoding: bytes, as: UTF8.self)
+        var from = text.startIndex
+        for script in pages.bundle {
+            let marker = try #require(text.range(of: "/* \(script) */\n\(pages.assets[script]!)\n;\n", range: from..<text.endIndex), "\(script)")
+            from = marker.upperBound
+        }
+        #expect(from == text.endIndex)
+        // The pages load Leaflet and the bundle, nothing else.
+        let page = try String(contentsOf: site.output.appendingPathComponent("demo/index.html"), encoding: .utf8)
+        let scripts = page.components(separatedBy: "<script src=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
+        #expect(scripts.count == 2 && scripts[0].hasSuffix("/leaflet.js") && scripts[1] == "../assets/\(name)", "\(scripts)")
+    }
+
     @Test("the minified build is published as leaflet.js when the folder has one; otherwise leaflet.js itself")
     func prefersMinified() async throws {
         let site = try TestSite()

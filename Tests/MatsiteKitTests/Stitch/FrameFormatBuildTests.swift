@@ -79,12 +79,15 @@ struct FrameFormatBuildTests {
             #expect(try JPEGDecoder().quality(of: bytes) == 75)
             #expect(bytes.count < (try Self.tile(2).count + Self.tile(3).count))
             try expectValidSite(site.output)
+            try Self.expectPoster(site, named: "poster.jpg", kind: .jpeg, lastFrame: try site.frameBytes("sat", index: 1))
 
             // Same inputs again: the frames are kept under the same .jpg names, nothing stitched.
             try await site.build(yaml, reporter: reporter)
             #expect(reporter.stitchedFrames.isEmpty)
             #expect(try site.frames("sat").map { $0["url"] as? String } == frames.map { $0["url"] as? String })
             try expectValidSite(site.output)
+            // The kept last frame keeps its poster too.
+            try Self.expectPoster(site, named: "poster.jpg", kind: .jpeg, lastFrame: try site.frameBytes("sat", index: 1))
         }
     }
 
@@ -116,7 +119,26 @@ struct FrameFormatBuildTests {
                 #expect(rightAlpha == (missing == nil ? 255 : 0), "\(extra)")
             }
             try expectValidSite(site.output)
+            // The poster is the last frame's format (a missing tile in frame 0 leaves frame 1 JPEG).
+            let last = try #require(try site.frames("sat")[1]["url"] as? String)
+            let kinds: [String: ImageKind] = ["png": .png, "jpg": .jpeg, "webp": .webp]
+            let ext = (last as NSString).pathExtension
+            try Self.expectPoster(site, named: "poster.\(ext)", kind: try #require(kinds[ext]), lastFrame: try site.frameBytes("sat", index: 1))
         }
+    }
+
+    /// The poster is in the frames' format (named for it in the manifest), no bigger than
+    /// about a frame, and the only poster of the animation.
+    static func expectPoster(_ site: TestSite, named name: String, kind: ImageKind, lastFrame: [UInt8]) throws {
+        let manifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: site.output.appendingPathComponent("sat/manifest.json"))) as? [String: Any])
+        #expect(manifest["poster"] as? String == name)
+        let bytes = [UInt8](try Data(contentsOf: site.output.appendingPathComponent("sat/\(name)")))
+        #expect(ImageKind.sniff(bytes) == kind, "\(name)")
+        #expect(bytes.count <= lastFrame.count * 3 / 2, "\(name): \(bytes.count) bytes, a frame \(lastFrame.count)")
+        let others = try FileManager.default.contentsOfDirectory(atPath: site.output.appendingPathComponent("sat").path)
+            .filter { $0.hasPrefix("poster.") && $0 != name }
+        #expect(others.isEmpty, "\(others)")
     }
 
     /// Tiles x 2...4 of row 3 at zoom 3 on disk under `root/mixed/`: those in `png` as PNG
@@ -171,7 +193,8 @@ struct FrameFormatBuildTests {
             #expect(image.pixels[(50 * image.width + 300) * 4 + 3] == 255)
             let mixed = reporter.events.compactMap { if case .mixedTilesWrittenLossy(let r) = $0 { r } else { nil } }
             #expect(mixed == [MixedTilesReport(animation: "mix", frames: 2, lossyTiles: 4, losslessTiles: 2, framesWrittenLossy: 2)], "\(mixed)")
-            #expect(reporter.warnings.isEmpty, "\(reporter.warnings)")
+            // (TestSite sets no base_url: that warning is another matter.)
+            #expect(reporter.warnings.filter { !$0.contains("base_url") }.isEmpty, "\(reporter.warnings)")
         } else {
             #expect(ImageKind.sniff(bytes) == .png)
             #expect(
