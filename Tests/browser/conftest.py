@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import sync_playwright
 
-from helpers import (DEMO_CONFIG, FEATURES_CONFIG, PYRAMID_CONFIG, XSS_CONFIG, BuildFailed, SiteServer,
-                     build_pyramid_site, build_site)
+from helpers import (DEMO_CONFIG, FEATURES_CONFIG, PYRAMID_CONFIG, STRICT_CSP, XSS_CONFIG, BuildFailed, SiteServer,
+                     build_pyramid_site, build_site, layers_config, satellite_tiles)
 
 CHROMIUM = os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium")
 
@@ -84,6 +84,37 @@ def pyramid_server(pyramid_site_dir):
     srv.stop()
 
 
+def build_layers(tmp: Path, steps: int, levels: bool = False) -> Path:
+    """A site whose animation `storm` has two data layers (helpers.LAYERS_CONFIG) over
+    `steps` timeline steps; with `levels`, the radar's frames published as levels too."""
+    satellite_tiles(tmp, steps)
+    try:
+        return build_site(tmp, layers_config(steps, levels=levels), expect="storm")
+    except BuildFailed as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def layers_site_dir(tmp_path_factory) -> Path:
+    """The site of test_layers.py: a JPEG satellite every 10 minutes under a PNG radar every 5."""
+    return build_layers(tmp_path_factory.mktemp("layers"), 8)
+
+
+@pytest.fixture(scope="session")
+def layers_server(layers_site_dir):
+    """Serves the layers site under the strict CSP the README promises."""
+    srv = SiteServer(str(layers_site_dir), csp=STRICT_CSP)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def layers_levels_site_dir(tmp_path_factory) -> Path:
+    """The layers site with the radar's frames published as levels (a pyramid layer over an
+    image layer)."""
+    return build_layers(tmp_path_factory.mktemp("layers-levels"), 8, levels=True)
+
+
 @pytest.fixture(scope="session")
 def server(site_dir):
     srv = SiteServer(str(site_dir))
@@ -94,7 +125,7 @@ def server(site_dir):
 @pytest.fixture(autouse=True)
 def _fresh_server(request):
     yield
-    for name in ("server", "pyramid_server"):
+    for name in ("server", "pyramid_server", "layers_server"):
         if name in request.fixturenames:
             request.getfixturevalue(name).clear()
 

@@ -9,6 +9,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import struct
 import subprocess
 import threading
@@ -99,6 +100,115 @@ animations:
 """
 
 
+# Issue 28: two data layers on one timeline of 8 steps, 5 minutes apart. Bottom, a JPEG
+# "infrared satellite" every 10 minutes from 10:10 (opaque tiles in a local folder, made by
+# satellite_tiles; grey, so `format: jpeg` asks for JPEG over a palette PNG), none for the
+# first two steps; on top, the demo radar every 5 minutes (PNG, with fallback tiles one level
+# deeper). layers_config(steps) sets the span (the benchmark's 24-step loop uses it too).
+LAYERS_CONFIG = """\
+title: Layers
+base_map: {{ demo: true }}
+animations:
+  - id: storm
+    title: Radar over satellite
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 4
+    frame_duration_ms: 300
+    last_frame_duration_ms: 600
+    crossfade_ms: 120
+    frames: {{ range: {{ start: 2026-11-21T10:00:00Z, end: {steps_end}, step: PT5M }} }}
+    layers:
+      - id: satellite
+        title: Infrared satellite
+        source: {{ path: "sat/{{time}}/{{z}}/{{x}}/{{y}}.jpg" }}
+        time_format: "%Y%m%d%H%M"
+        format: jpeg
+        frames: {{ range: {{ start: 2026-11-21T10:10:00Z, end: {sat_end}, step: PT10M }} }}
+        max_age: PT20M
+      - id: radar
+        title: Radar
+        source: {{ demo: radar }}
+        fallback: {{ levels: 1 }}
+        legend: {{ unit: dBZ, stops: [[10, "#78c8e6"], [40, "#f0e628", heavy], [60, "#c81414"]] }}
+"""
+
+
+# The same two layers as two one-source animations, `satellite` and `radar` (entries of
+# `animations:`), for the benchmark's comparison.
+SEPARATE_LAYERS = """\
+  - id: satellite
+    title: Infrared satellite
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 4
+    frame_duration_ms: 600
+    crossfade_ms: 120
+    source: {{ path: "sat/{{time}}/{{z}}/{{x}}/{{y}}.jpg" }}
+    time_format: "%Y%m%d%H%M"
+    format: jpeg
+    frames: {{ range: {{ start: 2026-11-21T10:10:00Z, end: {sat_end}, step: PT10M }} }}
+  - id: radar
+    title: Radar
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 4
+    frame_duration_ms: 300
+    last_frame_duration_ms: 600
+    crossfade_ms: 120
+    source: {{ demo: radar }}
+    frames: {{ range: {{ start: 2026-11-21T10:00:00Z, end: {steps_end}, step: PT5M }} }}
+    fallback: {{ levels: 1 }}
+    legend: {{ unit: dBZ, stops: [[10, "#78c8e6"], [40, "#f0e628", heavy], [60, "#c81414"]] }}
+"""
+
+
+def layers_span(steps: int) -> dict:
+    """The last time of the timeline (steps_end) and of the satellite (sat_end) for `steps` steps."""
+    def at(minutes: int) -> str:
+        return f"2026-11-21T{10 + minutes // 60:02d}:{minutes % 60:02d}:00Z"
+    last = 5 * (steps - 1)
+    return {"steps_end": at(last), "sat_end": at(last - last % 10)}
+
+
+def layers_config(steps: int = 8, separate: bool = False, levels: bool = False) -> str:
+    """LAYERS_CONFIG for a timeline of `steps` steps (the satellite's frames span it from 10:10);
+    `separate` adds SEPARATE_LAYERS over the same span; `levels` publishes the radar's frames
+    as levels too (`pyramid: { publish: always }`)."""
+    span = layers_span(steps)
+    text = LAYERS_CONFIG.format(**span) + (SEPARATE_LAYERS.format(**span) if separate else "")
+    return with_levels(text) if levels else text
+
+
+def with_levels(config: str) -> str:
+    """`config` with the radar's frames published as levels as well."""
+    return re.sub(r"^( +)fallback: \{ levels: 1 \}\n", r"\g<0>\1pyramid: { publish: always }\n", config, flags=re.M)
+
+
+def satellite_tiles(folder: Path, steps: int = 8) -> None:
+    """Opaque JPEG tiles of a drifting cloud field, as an infrared satellite shows it (bright
+    cloud over dark ground), for the path source of LAYERS_CONFIG: folder/sat/<time>/4/x/y.jpg
+    for every 10 minutes from 10:10 over `steps` 5-minute steps, tiles x 7-8, y 5-6."""
+    import io
+    import random
+    from PIL import Image, ImageFilter
+    rng = random.Random(28)
+    # A field larger than the tiles, so each time cuts it a little further east.
+    coarse = Image.new("L", (64, 40))
+    coarse.putdata([rng.randrange(256) for _ in range(64 * 40)])
+    field = coarse.resize((1024 + 256, 640), Image.BICUBIC).filter(ImageFilter.GaussianBlur(24))
+    field = field.point(lambda v: max(40, min(235, (v - 110) * 4 + 60)))
+    for minutes in range(10, 5 * steps, 10):
+        shift = minutes * 3
+        name = f"20261121{10 + minutes // 60:02d}{minutes % 60:02d}"
+        for x in range(7, 9):
+            for y in range(5, 7):
+                box = (shift + (x - 7) * 256, (y - 5) * 256, shift + (x - 6) * 256, (y - 4) * 256)
+                tile = field.crop(box).convert("RGB")
+                out = folder / "sat" / name / "4" / str(x)
+                out.mkdir(parents=True, exist_ok=True)
+                buffer = io.BytesIO()
+                tile.save(buffer, "JPEG", quality=85)
+                (out / f"{y}.jpg").write_bytes(buffer.getvalue())
+
+
 class BuildFailed(Exception):
     pass
 
@@ -114,9 +224,10 @@ def colour_bar_png(width: int = 96, height: int = 12) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
-def build_site(folder: Path, config: str) -> Path:
+def build_site(folder: Path, config: str, expect: str = "radar") -> Path:
     """Writes `config` to folder/matsite.yml (and the legend image the features config
-    names) and runs `$MATSITE_BIN build` into folder/site."""
+    names) and runs `$MATSITE_BIN build` into folder/site, which must then hold the
+    animation `expect`."""
     binary = os.environ.get("MATSITE_BIN", str(REPO / ".build" / "debug" / "matsite"))
     if not os.path.exists(binary):
         raise BuildFailed(f"matsite binary not found at {binary}: run `swift build --product matsite` or set MATSITE_BIN")
@@ -132,8 +243,8 @@ def build_site(folder: Path, config: str) -> Path:
                           cwd=folder, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise BuildFailed(f"matsite build failed ({proc.returncode}):\n{proc.stderr}")
-    if not (site / "radar" / "manifest.json").exists():
-        raise BuildFailed(f"matsite build wrote no radar/manifest.json into {site}")
+    if not (site / expect / "manifest.json").exists():
+        raise BuildFailed(f"matsite build wrote no {expect}/manifest.json into {site}")
     return site
 
 

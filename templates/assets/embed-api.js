@@ -4,6 +4,8 @@
  * To the player:   {"type":"matsite:play"}  {"type":"matsite:pause"}
  *                  {"type":"matsite:seek","frame":N}  {"type":"matsite:seek","time":"ISO 8601"}
  *                  {"type":"matsite:opacity","value":0..1}
+ *                  {"type":"matsite:layer","id":"radar","visible":true,"opacity":0.6}
+ *                  (a data layer: id and either or both of visible, opacity)
  * From the player: {"type":"matsite:ready","frames":N}
  *                  {"type":"matsite:frame","index":N,"time":"..."}   (time only when the frame has one)
  *                  {"type":"matsite:state","state":"loading|ready|playing|paused"}
@@ -29,7 +31,8 @@
 		'matsite:play': [],
 		'matsite:pause': [],
 		'matsite:seek': null, // exactly one of frame, time
-		'matsite:opacity': null // exactly value, a number from 0 to 1
+		'matsite:opacity': null, // exactly value, a number from 0 to 1
+		'matsite:layer': null // id, and visible (boolean) and/or opacity (0 to 1)
 	};
 
 	function plainObject(v) {
@@ -112,6 +115,8 @@
 				p.pause();
 			} else if (cmd.type === 'matsite:opacity') {
 				p.setOpacity(cmd.value);
+			} else if (cmd.type === 'matsite:layer') {
+				p.setLayer(cmd.id, cmd);
 			} else if ('frame' in cmd) {
 				p.seek(cmd.frame);
 			} else {
@@ -143,6 +148,9 @@
 				if (keys.length !== 2 || typeof v !== 'number' || !isFinite(v) || v < 0 || v > 1) { return null; }
 				return {type: data.type, value: v};
 			}
+			if (data.type === 'matsite:layer') {
+				return this._checkLayer(data, keys);
+			}
 			if (data.type !== 'matsite:seek') {
 				return keys.length === 1 ? {type: data.type} : null;
 			}
@@ -159,6 +167,23 @@
 				return {type: data.type, time: t};
 			}
 			return null;
+		},
+
+		_checkLayer: function (data, keys) {
+			var cmd = {type: data.type, id: data.id};
+			if (typeof data.id !== 'string' || !M.LAYER_ID.test(data.id)) { return null; }
+			var known = keys.every(function (k) { return k === 'type' || k === 'id' || k === 'visible' || k === 'opacity'; });
+			if (!known || keys.length < 3) { return null; }
+			if ('visible' in data) {
+				if (typeof data.visible !== 'boolean') { return null; }
+				cmd.visible = data.visible;
+			}
+			if ('opacity' in data) {
+				var v = data.opacity;
+				if (typeof v !== 'number' || !isFinite(v) || v < 0 || v > 1) { return null; }
+				cmd.opacity = v;
+			}
+			return cmd;
 		},
 
 		_broadcast: function (msg) {

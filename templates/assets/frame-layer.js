@@ -6,8 +6,8 @@
  *
  * source: what the manifest says of the frames: bounds, zoom, frames (each with
  * url, and tiles with levels), pyramid when published. An animation's manifest
- * is one; so could a data layer's entry be, with the animation's bounds, for a
- * player showing several frame layers on one timeline, one layer each.
+ * is one; so is a data layer's entry with the animation's bounds (LayerStack,
+ * layer-stack.js, makes one frame layer per data layer of a timeline).
  *
  * options: resolve ((URL relative to the manifest) -> URL), first (the frame
  * the player opens on), and the layers' own options (posterUrl, alt, pane...).

@@ -28,8 +28,9 @@
 				box.setAttribute('role', 'group');
 				box.setAttribute('aria-label', 'Legend' + (unit ? ' (' + unit + ')' : ''));
 				if (unit) { L.DomUtil.create('span', 'matsite-legend-unit', box).textContent = unit; }
-				// The product's own colour bar, beside (never instead of) the stops as text.
-				if (typeof legend.image === 'string' && /^legend-[0-9a-f]+\.(png|jpg|webp)$/.test(legend.image)) {
+				// The product's own colour bar, beside (never instead of) the stops as text (a data
+				// layer's sits in its folder).
+				if (typeof legend.image === 'string' && /^([a-z0-9][a-z0-9-]*\/)?legend-[0-9a-f]+\.(png|jpg|webp)$/.test(legend.image)) {
 					var img = L.DomUtil.create('img', 'matsite-legend-image', box);
 					img.alt = typeof legend.image_alt === 'string' ? legend.image_alt : '';
 					img.decoding = 'async';

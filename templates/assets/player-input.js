@@ -9,9 +9,12 @@
 (function (M) {
 	'use strict';
 
+	// What a layer id (an animation's, a data layer's) can be.
+	M.LAYER_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
 	// Parses the URL parameters of the contract into player options.
 	// autoplay=0|1, loop=0|1, speed=0.5|1|2, frame=first|last|N, controls=0|1, utc=0|1,
-	// opacity=0..1. Invalid values are left out, so the defaults stand.
+	// opacity=0..1, layers=ID,ID. Invalid values are left out, so the defaults stand.
 	M.parseParams = function (search) {
 		var p = new URLSearchParams(search || '');
 		var o = {};
@@ -34,6 +37,10 @@
 		}
 		if (p.has('opacity') && /^(0(\.\d{1,4})?|1(\.0{1,4})?|\.\d{1,4})$/.test(p.get('opacity'))) {
 			o.opacity = Number(p.get('opacity'));
+		}
+		if (p.has('layers')) {
+			// The data layers shown; empty: none. Ids that cannot be layer ids are left out.
+			o.layers = p.get('layers').split(',').filter(function (id) { return M.LAYER_ID.test(id); });
 		}
 		return o;
 	};

@@ -15,7 +15,8 @@
  * Root attributes read: data-manifest (URL of manifest.json), data-poster,
  * data-embed ("true" on the embed page), data-title.
  *
- * Events: ready {frames}, frame {index, time}, state {state}, opacity {value}.
+ * Events: ready {frames}, frame {index, time}, state {state}, opacity {value},
+ * layer {id, visible, opacity} (an animation with data layers: layer-stack.js).
  *
  * remove() takes the player out again and leaves no listener, timer or node of
  * its own behind (document, window, observers, the map).
@@ -66,6 +67,9 @@
 			// @option opacity: Number = undefined
 			// The animation layer's opacity, 0..1. Default: the manifest's opacity, else 1.
 			opacity: undefined,
+			// @option layers: String[] = undefined
+			// Ids of the data layers shown at first (an animation with `layers`). Default: all.
+			layers: undefined,
 			// @option reducedMotion: Boolean = undefined
 			// Default: the prefers-reduced-motion media query.
 			reducedMotion: undefined,
@@ -142,6 +146,7 @@
 			this._cleanup.forEach(function (undo) { undo(); });
 			this._cleanup = [];
 			if (this._legend) { this._legend.remove(); }
+			if (this._layersControl) { this._layersControl.remove(); }
 			if (this._control) { this._control.remove(); }
 			if (this._map) { this._map.remove(); }
 			L.DomUtil.remove(this._status);
@@ -150,12 +155,13 @@
 			}, this);
 			L.DomUtil.removeClass(this._root, 'matsite-failed');
 			L.DomUtil.removeClass(this._root, 'matsite-fallback-active');
+			L.DomUtil.removeClass(this._root, 'matsite-has-layers');
 			if (this._root._matsitePlayer === this) { delete this._root._matsitePlayer; }
 			var i = M.players.indexOf(this);
 			if (i >= 0) { M.players.splice(i, 1); }
 			this.fire('remove');
 			this.off();
-			this._clock = this._loader = this._overlay = this._control = this._map = this._range = this._points = null;
+			this._clock = this._loader = this._overlay = this._control = this._map = this._range = this._points = this._layersControl = null;
 			return this;
 		},
 
@@ -215,6 +221,17 @@
 
 		getOpacity: function () { return this._opacity; },
 
+		// Shows or hides a data layer and/or sets its opacity (0..1), by its id: options
+		// {visible, opacity}, either or both. Only for an animation with data layers.
+		setLayer: function (id, options) {
+			var o = options || {};
+			if (this._overlay && this._overlay.setLayer) { this._overlay.setLayer(id, o.visible, o.opacity); }
+			return this;
+		},
+
+		// The data layers, bottom to top: {id, title, visible, opacity, ...}; [] without any.
+		layers: function () { return this._overlay && this._overlay.layers ? this._overlay.layers() : []; },
+
 		state: function () { return this._state; },
 
 		frameCount: function () { return this._manifest ? this._manifest.frames.length : 0; },
@@ -256,7 +273,11 @@
 
 			// Known before loading ends, so a player off screen never starts playing first.
 			this._watchVisibility();
-			var layer = this._overlay = M.frameLayer(m, {
+			var layer = this._overlay = M.LayerStack.usable(m) ? new M.LayerStack(m, this._resolve.bind(this), {
+				first: initial,
+				posterUrl: o.posterUrl ? o.posterUrl : '',
+				visible: o.layers
+			}) : M.frameLayer(m, {
 				resolve: this._resolve.bind(this),
 				first: initial,
 				posterUrl: o.posterUrl ? o.posterUrl : '',
@@ -280,12 +301,17 @@
 
 			this._control = new M.PlayerControl(this._root, {
 				count: n,
-				label: this._timeWords.label.bind(this._timeWords),
+				label: this._label.bind(this),
 				fullscreen: true,
 				newest: this._timeWords.newest()
 			});
 			this._legend = new M.Legend(m.legend, m.skipped, this._timeWords.format.bind(this._timeWords), this._resolve.bind(this))
 				.addTo(this._root, this._control.getContainer());
+			if (layer.setLayer) {
+				// Each layer has its own opacity there; the bar's one would read as a third.
+				L.DomUtil.addClass(this._root, 'matsite-has-layers');
+				this._addLayersControl(layer, initial);
+			}
 			this._control.update({index: initial, playing: false, speed: o.speed, loop: o.loop, opacity: this._opacity});
 			if (M.PointLayers && Array.isArray(m.points) && m.points.length) {
 				// Point layers follow the frame shown (point-layer.js).
@@ -318,6 +344,33 @@
 			}
 		},
 
+		// The layers control of an animation with data layers, over the legend strip.
+		_addLayersControl: function (stack, initial) {
+			var control = this._layersControl = new M.LayersControl(stack.layers(),
+				this._timeWords.format.bind(this._timeWords), this._resolve.bind(this))
+				.addTo(this._root, this._legend.getContainer() || this._control.getContainer());
+			var noData = function (i) {
+				control.setNoData(stack.noData(i).map(function (l) { return l.id; }));
+			};
+			control.on('layer', function (e) { this.setLayer(e.id, e); }, this);
+			stack.on('layer', function (e) {
+				control.update(e.id, e);
+				noData(this.index());
+				// The time label names the shown layers without data.
+				this._control.update({index: this.index(), quiet: true});
+				this.fire('layer', e);
+			}, this);
+			this.on('frame', function (e) { noData(e.index); });
+			noData(initial);
+		},
+
+		// A step's time, and which shown layers have no data then ("Satellite: no data").
+		_label: function (i) {
+			var text = this._timeWords.label(i);
+			var none = this._overlay.noData ? this._overlay.noData(i) : [];
+			return none.length ? text + ' \u00b7 ' + none.map(function (l) { return l.title + ': no data'; }).join(', ') : text;
+		},
+
 		_watchLoader: function () {
 			this._loader.on('progress', function (e) {
 				this._root.setAttribute('data-loaded', String(e.loaded));
@@ -345,7 +398,11 @@
 		_buildMap: function (m) {
 			var base = m.base_map && typeof m.base_map.url === 'string' ? m.base_map : null;
 			var fb = m.fallback && Array.isArray(m.fallback.templates) ? m.fallback : null;
-			var deepest = Math.max(m.zoom + 4, fb && isNum(fb.max_native_zoom) ? fb.max_native_zoom + 2 : 0);
+			// Two levels past the deepest fallback tiles, the animation's or a data layer's.
+			var fallbacks = [fb].concat(Array.isArray(m.layers) ? m.layers.map(function (l) { return l && l.fallback; }) : []);
+			var deepest = fallbacks.reduce(function (z, f) {
+				return f && isNum(f.max_native_zoom) ? Math.max(z, f.max_native_zoom + 2) : z;
+			}, m.zoom + 4);
 			if (base && isNum(base.max_zoom)) { deepest = Math.max(deepest, Math.min(base.max_zoom, m.zoom + 6)); }
 			deepest = Math.min(22, deepest);
 			// On a touch screen one finger scrolls the page, as everywhere else on it; two fingers
@@ -488,6 +545,12 @@
 
 		_showFallback: function (on) {
 			var fb = this._fallback;
+			if (this._overlay.showFallback) {
+				// Data layers: each shows its own fallback tiles, in its own pane.
+				var any = this._overlay.showFallback(on);
+				L.DomUtil[on && any ? 'addClass' : 'removeClass'](this._root, 'matsite-fallback-active');
+				return;
+			}
 			if (on && fb && !this._fallbackLayer) {
 				var opts = {
 					maxZoom: this._map.getMaxZoom(),

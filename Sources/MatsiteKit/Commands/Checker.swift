@@ -24,6 +24,16 @@ public struct Checker: Sendable {
         case note(String)
         /// A problem that would stop a build, with the exit class the build would end with.
         case problem(String, ExitClass)
+
+        /// The same line saying what it is about (`layer radar: ...`).
+        func about(_ subject: String) -> Line {
+            switch self {
+            case .animation, .section: self
+            case .fact(let text): .fact("\(subject): \(text)")
+            case .note(let text): .note("\(subject): \(text)")
+            case .problem(let text, let exitClass): .problem("\(subject): \(text)", exitClass)
+            }
+        }
     }
 
     /// Creates a checker.
@@ -87,21 +97,42 @@ private extension Checker {
             let skipped = set.skipped > 0 ? ", \(set.skipped) invalid skipped (skip_invalid)" : ""
             report(.fact("points \(layer.id): \(set.count) points\(skipped)"))
         }
-        let layout = plan.layout
-        report(
-            .fact(
-                "frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(animation.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))"
-            ))
-        if let first = plan.frames.first?.time, let last = plan.frames.last?.time {
-            report(.fact("times: \(first.manifestText) .. \(last.manifestText)"))
-        }
+        if plan.layers.isEmpty { describe(plan, report: report) }
         for note in planned.notes { report(.fact(note)) }
         if let export = animation.export {
             // The tools were found when the config was loaded: say which will run.
             let ffmpeg = export.formats.contains(.mp4) ? ", ffmpeg \(LoopExportTools.ffmpegPath() ?? "none")" : ""
             report(.fact("export: \(export.formats.map(\.rawValue).joined(separator: ", ")) (font \(LoopExportTools.fontPath())\(ffmpeg))"))
         }
-        await probe(plan, loader: PrefetchedTiles(base: loader, loaded: planned.prefetched), report: report)
+        let prefetched = PrefetchedTiles(base: loader, loaded: planned.prefetched)
+        guard !plan.layers.isEmpty else { return await probe(plan, loader: prefetched, report: report) }
+        // A layered animation: its timeline, then each layer as a one-source animation is
+        // checked, each line saying which layer it is about.
+        if let first = plan.frames.first?.time, let last = plan.frames.last?.time {
+            report(.fact("timeline: \(plan.frames.count) times, \(first.manifestText) .. \(last.manifestText)"))
+        }
+        for layer in plan.layers {
+            func say(_ line: Line) { report(line.about("layer \(layer.layer.id)")) }
+            for skipped in layer.plan.skipped { say(.fact("left out: \(skipped.time): \(skipped.reason)")) }
+            if let image = try LegendImage.read(layer.plan.config, config: config) { say(.fact("legend image: \(image.bytes.count) bytes")) }
+            describe(layer.plan, report: say(_:))
+            let shown = layer.mapping.filter { $0 != nil }.count
+            let age = layer.maxAge.map { "max_age \($0)" } ?? "no max_age"
+            say(.fact("shown at \(shown) of \(layer.mapping.count) timeline times (\(age))"))
+            await probe(layer.plan, loader: prefetched, report: say(_:))
+        }
+    }
+
+    /// A plan's frames: how many, their size and tiles, their times.
+    func describe(_ plan: AnimationPlan, report: (Line) -> Void) {
+        let layout = plan.layout
+        report(
+            .fact(
+                "frames: \(plan.frames.count), \(layout.width)x\(layout.height) px at zoom \(plan.config.zoom), \(layout.tileCount) tiles each (source zoom \(plan.sourceZoom))"
+            ))
+        if let first = plan.frames.first?.time, let last = plan.frames.last?.time {
+            report(.fact("times: \(first.manifestText) .. \(last.manifestText)"))
+        }
     }
 
     /// One tile per frame, the one nearest the frame's centre, all frames at once (the

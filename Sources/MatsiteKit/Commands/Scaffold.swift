@@ -172,6 +172,26 @@ public enum Scaffold {
         #    source:
         #      wms: { url: "https://wms.example.org/wms", layers: precip, version: 1.3.0 }
         #    frames: { latest: 8 }
+        #
+        #  - id: storm                            # layers on one timeline: radar over satellite
+        #    title: Radar over satellite
+        #    bbox: [-95.5, 29.0, -74.5, 43.5]
+        #    zoom: 6
+        #    frames: { last: PT2H, step: PT5M }    # the timeline the player steps through
+        #    layers:                              # drawn bottom to top; each takes source, frames,
+        #      - id: satellite                    # format, opacity, legend, attribution... as above
+        #        title: Infrared satellite
+        #        source: { url: "https://sat.example.org/{time}/{z}/{x}/{y}.jpg" }
+        #        time_format: "%Y%m%d%H%M"
+        #        frames: { last: PT2H, step: PT10M }   # its own cadence
+        #        format: jpeg
+        #        max_age: PT20M                   # older than this at a timeline time: not shown
+        #      - id: radar                        # no frames: the timeline's times
+        #        title: Radar
+        #        source: { url: "https://radar.example.org/{time}/{z}/{x}/{y}.png" }
+        #        time_format: "%Y%m%d%H%M"
+        #        opacity: 0.8
+        #        legend: { unit: dBZ, stops: [[5, "#04e9e7"], [35, "#fdf802"], [65, "#f800fd"]] }
 
         """
 

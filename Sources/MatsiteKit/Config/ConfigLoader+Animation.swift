@@ -5,12 +5,16 @@ import Yams
 
 /// One entry of `animations`, and the checks that need the whole entry.
 extension ConfigLoader {
+    /// The keys of a feed (`FeedConfig`): an animation's, or each of its layers'.
+    static let feedKeys = [
+        "missing", "attribution", "source", "frames", "time_format", "fallback", "compression", "format", "quality", "opacity",
+        "legend", "pyramid",
+    ]
     static let animationKeys =
         [
-            "id", "title", "bbox", "zoom", "frame_duration_ms", "last_frame_duration_ms", "crossfade_ms",
-            "loop", "missing", "attribution", "source", "frames", "time_format", "fallback", "compression",
-            "format", "quality", "opacity", "legend", "time_zone", "time_label", "pyramid", "points",
-        ] + exportKeys
+            "id", "title", "bbox", "zoom", "frame_duration_ms", "last_frame_duration_ms", "crossfade_ms", "loop", "time_zone",
+            "time_label", "points", "layers",
+        ] + feedKeys + exportKeys
 
     static func animation(_ node: Node, _ path: String, config: SiteConfig, _ r: inout YAMLReader) throws -> AnimationConfig {
         let f = try r.fields(node, path, allowed: animationKeys)
@@ -19,22 +23,28 @@ extension ConfigLoader {
             return value
         }
         let idNode = try required("id")
-        let id = try r.string(idNode, f.path("id"))
-        guard isSlug(id) else {
-            throw r.error(
-                idNode, f.path("id"),
-                "\"\(id)\" is not a valid id: use lowercase letters, digits and '-', starting with a letter or digit (it becomes a folder name)")
-        }
+        let id = try slug(idNode, f.path("id"), what: "folder name", &r)
         let bboxNode = try required("bbox")
         let box = try bbox(bboxNode, f.path("bbox"), &r)
         let zoomNode = try required("zoom")
         let zoom = try r.int(zoomNode, f.path("zoom"), in: 0...22)
-        let sourceNode = try required("source")
         let framesNode = try required("frames")
-        // A frame index's fields are placeholders of the source template: know their names first.
-        var source = try self.source(sourceNode, f.path("source"), fields: indexFieldNames(framesNode), &r)
-        var animation = AnimationConfig(id: id, title: id, bbox: box, zoom: zoom, source: source, frames: .count(1))
-        animation.line = node.mark?.line
+        var animation: AnimationConfig
+        if let layersNode = f["layers"] {
+            animation = try layered(f, timeline: framesNode, id: id, bbox: box, zoom: zoom, &r)
+            animation.line = node.mark?.line
+            // The box and zoom are the animation's: their errors name it, not a layer.
+            try checkSize(animation, config: config, nodes: (bbox: bboxNode, zoom: zoomNode, frames: framesNode), path: path, r)
+            animation.layers = try layers(layersNode, f.path("layers"), animation: animation, config: config, nodes: (bboxNode, zoomNode), &r)
+        } else {
+            guard let sourceNode = f["source"] else {
+                throw r.error(node, f.path("source"), "missing: give source (where the tiles come from), or layers")
+            }
+            let feed = try self.feed(f, sourceNode: sourceNode, framesNode: framesNode, timeline: nil, &r)
+            animation = AnimationConfig(id: id, title: id, bbox: box, zoom: zoom, source: feed.source, frames: feed.frames)
+            animation.feed = feed
+            animation.line = node.mark?.line
+        }
         if let n = f["title"] { animation.title = try r.string(n, f.path("title")) }
         if let n = f["frame_duration_ms"] { animation.frameDurationMs = try r.int(n, f.path("frame_duration_ms"), in: 1...600_000) }
         if let n = f["last_frame_duration_ms"] {
@@ -42,48 +52,74 @@ extension ConfigLoader {
         }
         if let n = f["crossfade_ms"] { animation.crossfadeMs = try r.int(n, f.path("crossfade_ms"), in: 0...60_000) }
         if let n = f["loop"] { animation.loop = try r.bool(n, f.path("loop")) }
-        if let n = f["missing"] { animation.missing = try r.choice(n, f.path("missing"), MissingPolicy.self, options: [.fail, .transparent]) }
-        if let n = f["attribution"] { animation.attribution = try r.string(n, f.path("attribution")) }
-        if let n = f["compression"] { animation.compressionLevel = try r.int(n, f.path("compression"), in: 0...PNGWriter.maxLevel) }
+        try player(f, into: &animation, &r)
+        try export(f, into: &animation, &r)
+        if let n = f["points"] { animation.points = try points(n, f.path("points"), &r) }
+        if !animation.isLayered {
+            try checkSize(animation, config: config, nodes: (bbox: bboxNode, zoom: zoomNode, frames: framesNode), path: path, r)
+        }
+        return animation
+    }
+
+    /// A feed's keys from `f` (an animation's or a layer's fields): its source, its frames
+    /// (or, for a layer without `frames:`, the `timeline`), format and presentation.
+    static func feed(_ f: Fields, sourceNode: Node, framesNode: Node?, timeline: FramesConfig?, _ r: inout YAMLReader) throws -> FeedConfig {
+        // A frame index's fields are placeholders of the source template: know their names first.
+        var source = try self.source(sourceNode, f.path("source"), fields: framesNode.map(indexFieldNames) ?? [], &r)
+        var feed = FeedConfig(source: source, frames: .count(1))
+        if let n = f["missing"] { feed.missing = try r.choice(n, f.path("missing"), MissingPolicy.self, options: [.fail, .transparent]) }
+        if let n = f["attribution"] { feed.attribution = try r.string(n, f.path("attribution")) }
+        if let n = f["compression"] { feed.compressionLevel = try r.int(n, f.path("compression"), in: 0...PNGWriter.maxLevel) }
         if let n = f["format"] {
-            animation.frameFormat.setting = try r.choice(
-                n, f.path("format"), FrameFormatChoice.Setting.self, options: FrameFormatChoice.Setting.allCases)
+            feed.frameFormat.setting = try r.choice(n, f.path("format"), FrameFormatChoice.Setting.self, options: FrameFormatChoice.Setting.allCases)
         }
         if let n = f["quality"] {
-            animation.frameFormat.quality = try r.int(n, f.path("quality"), in: 1...100)
-            guard animation.frameFormat.setting != .png, animation.frameFormat.setting != .webpLossless else {
+            feed.frameFormat.quality = try r.int(n, f.path("quality"), in: 1...100)
+            guard feed.frameFormat.setting != .png, feed.frameFormat.setting != .webpLossless else {
                 throw r.error(n, f.path("quality"), "applies to lossy JPEG and WebP frames only: remove it, or set format: auto, jpeg or webp")
             }
         }
         if let n = f["time_format"] {
             let text = try r.string(n, f.path("time_format"))
-            do { animation.timeFormat = try TimeFormat(text) } catch { throw r.error(n, f.path("time_format"), error.description) }
+            do { feed.timeFormat = try TimeFormat(text) } catch { throw r.error(n, f.path("time_format"), error.description) }
         }
         if let n = f["fallback"] {
             let ff = try r.fields(n, f.path("fallback"), allowed: ["levels", "source"])
-            if let m = ff["levels"] { animation.fallback.levels = try r.int(m, ff.path("levels"), in: 0...4) }
-            if let m = ff["source"] { animation.fallback.fromSource = try r.bool(m, ff.path("source")) }
+            if let m = ff["levels"] { feed.fallback.levels = try r.int(m, ff.path("levels"), in: 0...4) }
+            if let m = ff["source"] { feed.fallback.fromSource = try r.bool(m, ff.path("source")) }
         }
         if let n = f["pyramid"] {
             let pf = try r.fields(n, f.path("pyramid"), allowed: ["publish", "above_px"])
             if let m = pf["publish"] {
-                animation.pyramid.publish = try r.choice(m, pf.path("publish"), PyramidConfig.Publish.self, options: PyramidConfig.Publish.allCases)
+                feed.pyramid.publish = try r.choice(m, pf.path("publish"), PyramidConfig.Publish.self, options: PyramidConfig.Publish.allCases)
             }
-            if let m = pf["above_px"] { animation.pyramid.abovePx = try r.int(m, pf.path("above_px"), in: 0...(1 << 40)) }
+            if let m = pf["above_px"] { feed.pyramid.abovePx = try r.int(m, pf.path("above_px"), in: 0...(1 << 40)) }
         }
-        try player(f, into: &animation, &r)
-        try export(f, into: &animation, &r)
-        if let n = f["points"] { animation.points = try points(n, f.path("points"), &r) }
-        animation.frames = try frames(framesNode, f.path("frames"), source: &source, &r)
-        animation.source = source
-        try checkPlaceholders(animation, sourceNode: sourceNode, framesNode: framesNode, path: path, r)
-        try checkSize(animation, config: config, nodes: (bbox: bboxNode, zoom: zoomNode, frames: framesNode), path: path, r)
-        return animation
+        if let n = f["opacity"] { feed.opacity = try r.double(n, f.path("opacity"), in: 0...1) }
+        if let n = f["legend"] { feed.legend = try legend(n, f.path("legend"), &r) }
+        if let framesNode {
+            feed.frames = try frames(framesNode, f.path("frames"), source: &source, &r)
+        } else if let timeline {
+            feed.frames = timeline
+        }
+        feed.source = source
+        try checkPlaceholders(feed, sourceNode: sourceNode, framesNode: framesNode ?? f.node, path: f.path, r)
+        return feed
     }
 
-    /// The player's keys: `opacity`, `legend`, `time_zone`, `time_label`.
+    /// An id that becomes a folder name.
+    static func slug(_ node: Node, _ path: String, what: String, _ r: inout YAMLReader) throws -> String {
+        let id = try r.string(node, path)
+        guard isSlug(id) else {
+            throw r.error(
+                node, path,
+                "\"\(id)\" is not a valid id: use lowercase letters, digits and '-', starting with a letter or digit (it becomes a \(what))")
+        }
+        return id
+    }
+
+    /// The player's keys of the animation: `time_zone`, `time_label`.
     static func player(_ f: Fields, into animation: inout AnimationConfig, _ r: inout YAMLReader) throws {
-        if let n = f["opacity"] { animation.opacity = try r.double(n, f.path("opacity"), in: 0...1) }
         if let n = f["time_label"] { animation.timeLabel = try r.choice(n, f.path("time_label"), TimeLabel.self, options: TimeLabel.allCases).rawValue }
         if let n = f["time_zone"] {
             let zone = try r.string(n, f.path("time_zone"))
@@ -92,8 +128,11 @@ extension ConfigLoader {
             }
             animation.timeZone = zone
         }
-        guard let n = f["legend"] else { return }
-        let lf = try r.fields(n, f.path("legend"), allowed: ["unit", "stops", "image", "image_alt"])
+    }
+
+    /// `legend:`: colour stops, and optionally an image with the words that say what it shows.
+    static func legend(_ n: Node, _ path: String, _ r: inout YAMLReader) throws -> LegendConfig {
+        let lf = try r.fields(n, path, allowed: ["unit", "stops", "image", "image_alt"])
         guard let stopsNode = lf["stops"] else { throw r.error(n, lf.path("stops"), "missing (a legend needs its colour stops)") }
         var stops: [LegendConfig.Stop] = []
         for (item, path) in try r.list(stopsNode, lf.path("stops")) {
@@ -111,19 +150,20 @@ extension ConfigLoader {
         guard !stops.isEmpty else { throw r.error(stopsNode, lf.path("stops"), "must list at least one stop") }
         var unit = ""
         if let u = lf["unit"] { unit = try r.string(u, lf.path("unit")) }
-        animation.legend = .init(unit: unit, stops: stops)
+        var legend = LegendConfig(unit: unit, stops: stops)
         // An image beside the stops (a product's own colour bar): a path, checked and
         // published by the build, and the words that say what it shows.
         if let m = lf["image"] {
-            animation.legend?.image = try r.string(m, lf.path("image"))
-            animation.legend?.imageLine = m.mark?.line
+            legend.image = try r.string(m, lf.path("image"))
+            legend.imageLine = m.mark?.line
             guard let alt = lf["image_alt"] else {
                 throw r.error(m, lf.path("image_alt"), "missing: a legend image needs image_alt, the text that says what it shows")
             }
-            animation.legend?.imageAlt = try r.string(alt, lf.path("image_alt"))
+            legend.imageAlt = try r.string(alt, lf.path("image_alt"))
         } else if let alt = lf["image_alt"] {
             throw r.error(alt, lf.path("image_alt"), "given without legend.image")
         }
+        return legend
     }
 
     /// `time_label:` values.
@@ -149,7 +189,7 @@ extension ConfigLoader {
     }
 
     /// Placeholders must be fillable: `{s}` needs subdomains, `{time}` needs times.
-    static func checkPlaceholders(_ a: AnimationConfig, sourceNode: Node, framesNode: Node, path: String, _ r: YAMLReader) throws {
+    static func checkPlaceholders(_ a: FeedConfig, sourceNode: Node, framesNode: Node, path: String, _ r: YAMLReader) throws {
         var templates: [TileTemplate] = []
         switch a.source.kind {
         case .url(let t), .path(let t), .mbtiles(let t): templates = [t]

@@ -11,8 +11,8 @@ extension SiteConfig {
 extension AnimationConfig {
     /// True when its tiles, its frame list, a point layer or its export fetch over HTTP.
     var needsNetwork: Bool {
-        source.kind.needsNetwork || frames.needsNetwork || points.contains(where: \.source.isFetched)
-            || export?.needsNetwork == true
+        feed.source.kind.needsNetwork || feed.frames.needsNetwork || points.contains(where: \.source.isFetched)
+            || export?.needsNetwork == true || layers.contains { $0.feed.source.kind.needsNetwork || $0.feed.frames.needsNetwork }
     }
 }
 

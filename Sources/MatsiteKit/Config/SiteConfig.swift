@@ -128,6 +128,7 @@ public enum TileScheme: String, Sendable, Equatable {
 }
 
 /// One animation's settings.
+@dynamicMemberLookup
 public struct AnimationConfig: Sendable {
     /// Folder name and manifest id.
     public var id: String
@@ -145,31 +146,18 @@ public struct AnimationConfig: Sendable {
     public var crossfadeMs = 250
     /// Loop playback.
     public var loop = true
-    /// What a missing tile becomes.
-    public var missing = MissingPolicy.fail
-    /// Attribution (may hold http(s) links).
-    public var attribution = ""
-    /// Where tiles come from.
-    public var source: SourceConfig
-    /// Which frames there are.
-    public var frames: FramesConfig
-    /// How `{time}` is written into URLs.
-    public var timeFormat = TimeFormat.isoPattern
-    /// Published tiles for the player's zoom fallback.
-    public var fallback = FallbackConfig()
-    /// Compression level of PNG frames: 0-9 zlib's, 10-12 libdeflate's near-optimal parsing
-    /// for palette frames (RGBA frames then get zlib's 6). Default 11: radar frames at 0.8 of
-    /// ImageMagick's bytes (bench/frame-bytes.md), decoded by browsers as fast as before.
-    public var compressionLevel = 11
-    /// When frames are also published as tile pyramids.
-    public var pyramid = PyramidConfig()
-    /// `format:` and `quality:`: the frames' file format (auto: PNG unless every tile is lossy).
-    public var frameFormat = FrameFormatChoice()
-    /// Player presentation, copied into the manifest: opacity 0...1, legend, IANA zone, time label kind.
-    public var opacity: Double?
-    public var legend: LegendConfig?
+    /// Where its pictures come from and how its frames are published (`source`, `frames`,
+    /// `format`...): the animation's own, or with `layers:` the timeline's frames only.
+    public var feed: FeedConfig
+    /// IANA zone and time label kind for the player, copied into the manifest.
     public var timeZone: String?
     public var timeLabel: String?
+    /// `layers:`, bottom to top, shown on the timeline `feed.frames` gives; empty for a
+    /// one-source animation.
+    public var layers: [LayerConfig] = []
+    /// Set on the config a layer is planned and built with (`layerConfig(_:)`): which
+    /// layer of its animation it is.
+    public var layer: LayerConfig.Reference?
     /// Point layers drawn over the frames, clustered at build time.
     public var points: [PointLayerConfig] = []
     /// The loop exported as MP4, GIF and/or animated WebP (`export:`), if asked for.
@@ -179,8 +167,27 @@ public struct AnimationConfig: Sendable {
     /// Position in the config's `animations` list.
     public var position = 0
 
-    /// The animation's key path in messages, `animations[N]` (the one style every stage uses).
-    public var keyPath: String { "animations[\(position)]" }
+    /// The animation's key path in messages, `animations[N]` (the one style every stage
+    /// uses), or for a layer's config `animations[N].layers[M]`.
+    public var keyPath: String {
+        layer.map { "animations[\(position)].layers[\($0.position)]" } ?? "animations[\(position)]"
+    }
+
+    /// An animation of these settings; the rest take their defaults.
+    public init(
+        id: String, title: String, bbox: BoundingBox, zoom: Int, frameDurationMs: Int = 500, lastFrameDurationMs: Int? = nil,
+        crossfadeMs: Int = 250, attribution: String = "", source: SourceConfig, frames: FramesConfig
+    ) {
+        self.id = id
+        self.title = title
+        self.bbox = bbox
+        self.zoom = zoom
+        self.frameDurationMs = frameDurationMs
+        self.lastFrameDurationMs = lastFrameDurationMs
+        self.crossfadeMs = crossfadeMs
+        feed = FeedConfig(source: source, frames: frames)
+        feed.attribution = attribution
+    }
 }
 
 /// A box in WGS84 degrees. `west > east` crosses the antimeridian.

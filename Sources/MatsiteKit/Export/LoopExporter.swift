@@ -41,7 +41,7 @@ struct LoopExporter: Sendable {
     }
 
     /// Exports `frames` (staged below `<animation>/`).
-    func export(_ frames: [PublishedFrame]) async throws -> Result {
+    func export(_ frames: [Frame]) async throws -> Result {
         let size = Self.size(of: layout, width: settings.width)
         let labels = frames.map { label(for: $0, count: frames.count) }
         let credit = Self.plainText(animation.attribution)
@@ -80,7 +80,7 @@ struct LoopExporter: Sendable {
 
 private extension LoopExporter {
     /// The frame's time as the label shows it: in the animation's time zone, else UTC.
-    func label(for frame: PublishedFrame, count: Int) -> String {
+    func label(for frame: Frame, count: Int) -> String {
         guard let date = frame.time?.date else { return "Frame \(frame.index + 1) of \(count)" }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -95,13 +95,13 @@ private extension LoopExporter {
     }
 
     func key(
-        _ format: ExportConfig.Format, size: (width: Int, height: Int), frames: [PublishedFrame], labels: [String], credit: String
+        _ format: ExportConfig.Format, size: (width: Int, height: Int), frames: [Frame], labels: [String], credit: String
     )
         -> String
     {
         var text = "\(Self.version)\n\(format.rawValue)\n" + composition(size: size, credit: credit)
         if format == .webp { text += "quality \(settings.webpQuality)\n" }
-        for (frame, label) in zip(frames, labels) { text += "\(frame.sha256) \(frame.durationMs) \(label)\n" }
+        for (frame, label) in zip(frames, labels) { text += "\(frame.key) \(frame.durationMs) \(label)\n" }
         return SHA256.hex(of: text)
     }
 
@@ -115,8 +115,8 @@ private extension LoopExporter {
     }
 
     /// A composed picture's identity: the composition, the frame's bytes and its label.
-    static func composedKey(composition: String, frame: PublishedFrame, label: String) -> String {
-        SHA256.hex(of: "\(version)\n\(composition)frame \(frame.sha256)\nlabel \(label)\n")
+    static func composedKey(composition: String, frame: Frame, label: String) -> String {
+        SHA256.hex(of: "\(version)\n\(composition)frame \(frame.key)\nlabel \(label)\n")
     }
 
     /// What lies under the frames.
@@ -153,7 +153,7 @@ private extension LoopExporter {
     /// ffmpeg takes MP4's pictures in order. What the cache holds is neither composed nor
     /// encoded again.
     func encode(
-        _ frames: [PublishedFrame], labels: [String], credit: String, size: (width: Int, height: Int),
+        _ frames: [Frame], labels: [String], credit: String, size: (width: Int, height: Int),
         into pending: [ExportConfig.Format: String], report: inout ExportReport
     ) async throws {
         let started = ContinuousClock.now
@@ -294,7 +294,7 @@ private extension LoopExporter {
     /// on each frame with work side by side, hands its pieces to `take` in the caller's
     /// task, and feeds MP4 the pictures in order meanwhile.
     func pass(
-        _ frames: [PublishedFrame], composer: Composer, timing: LockedBox<[String: Double]>, mp4: SinkBox?,
+        _ frames: [Frame], composer: Composer, timing: LockedBox<[String: Double]>, mp4: SinkBox?,
         needs: (Int) -> (pair: Bool, single: Bool),
         work: @escaping @Sendable (Int, LoopCanvas?, LoopCanvas, (pair: Bool, single: Bool)) async throws -> [LoopPiece],
         take: (Int, LoopPiece) -> Void
@@ -345,7 +345,7 @@ private extension LoopExporter {
     /// one that made the first frame smaller, tried at both side by side (that frame is
     /// returned too).
     func webpEffort(
-        _ frames: [PublishedFrame], composer: Composer, cache: LoopFrameCache, composition: String, timing: LockedBox<[String: Double]>
+        _ frames: [Frame], composer: Composer, cache: LoopFrameCache, composition: String, timing: LockedBox<[String: Double]>
     ) async throws -> (Int, WebPLoopEncoder.Frame?) {
         let key = Self.webpEffortKey(composition: composition)
         if let known = cache.bytes(key), known.count == 1 { return (Int(known[0]), nil) }
@@ -543,7 +543,7 @@ struct Composer: Sendable {
     }
 
     /// The pictures of frames `indices`, by index.
-    func compose(_ frames: [PublishedFrame], indices: [Int], timing: LockedBox<[String: Double]>) async throws -> [Int: LoopCanvas] {
+    func compose(_ frames: [LoopExporter.Frame], indices: [Int], timing: LockedBox<[String: Double]>) async throws -> [Int: LoopCanvas] {
         try await withThrowingTaskGroup(of: (Int, LoopCanvas).self) { group in
             for i in indices {
                 let frame = frames[i]
@@ -566,12 +566,14 @@ struct Composer: Sendable {
         }
     }
 
-    /// One frame's picture: the background, the frame at the animation's opacity, the labels.
-    func picture(_ frame: PublishedFrame, label: String) throws -> LoopCanvas {
-        let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(frame.file)))
-        let image = try TileDecoder(maxWidth: 1 << 15, maxHeight: 1 << 15).decode(bytes, keepIndices: false)
+    /// One frame's picture: the background, the frame at its opacity (a layered
+    /// animation's layers bottom to top, each at its own), the labels.
+    func picture(_ frame: LoopExporter.Frame, label: String) throws -> LoopCanvas {
         var canvas = LoopCanvas(width: size.width, height: size.height, background: background)
-        canvas.draw(image, opacity: exporter.animation.opacity ?? 1)
+        for picture in frame.pictures {
+            let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(picture.file)))
+            canvas.draw(try TileDecoder(maxWidth: 1 << 15, maxHeight: 1 << 15).decode(bytes, keepIndices: false), opacity: picture.opacity)
+        }
         try exporter.drawLabels(on: &canvas, time: label, credit: credit, font: try LabelFont(path: fontPath))
         return canvas
     }

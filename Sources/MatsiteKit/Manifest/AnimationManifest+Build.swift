@@ -12,6 +12,12 @@ extension AnimationManifest {
         legend = built.animation.legend.map { Legend($0, image: built.legendImage) }
         exports = built.exports
         points = built.pointLayers.isEmpty ? nil : built.pointLayers
+        if !built.layers.isEmpty {
+            layers = built.layers
+            // The page credits every source shown: the animation's own, then each layer's.
+            attribution = built.animation.fullAttribution
+            attributionHtml = Attribution.html(attribution)
+        }
     }
 
     /// An animation's settings, geometry and frames, with the site's base map and embed
@@ -35,7 +41,33 @@ extension AnimationManifest.Frame {
         self.init(
             index: frame.index, url: frame.file, time: frame.time?.wholeSeconds, durationMs: frame.durationMs, bytes: frame.bytes,
             sha256: frame.sha256, missingTiles: frame.missingTiles.isEmpty ? nil : frame.missingTiles.map { .init($0.tile, reason: $0.reason) },
-            inputHash: frame.inputHash, fallbackHash: frame.fallbackHash, tiles: frame.levelTiles)
+            inputHash: frame.inputHash, fallbackHash: frame.fallbackHash, tiles: frame.levelTiles, layers: frame.layers)
+    }
+}
+
+extension AnimationManifest.Layer {
+    /// A built layer: its settings and frames, each URL made relative to the animation's
+    /// manifest (the layer's files are in its folder, `<layer id>/`).
+    init(_ built: AnimationContext, layer: LayerConfig) {
+        let folder = "\(layer.id)/"
+        let feed = layer.feed
+        self.init(
+            id: layer.id, title: layer.title, opacity: feed.opacity ?? 1,
+            legend: feed.legend.map { AnimationManifest.Legend($0, image: built.legendImage.map { folder + $0 }) }, attribution: feed.attribution,
+            attributionHtml: Attribution.html(feed.attribution),
+            frames: built.frames.map {
+                var frame = AnimationManifest.Frame($0)
+                frame.url = folder + frame.url
+                frame.tiles = frame.tiles.map { folder + $0 }
+                return frame
+            },
+            pyramid: built.pyramid.map(AnimationManifest.Pyramid.init),
+            fallback: built.fallback.map {
+                var fallback = $0
+                // The site's own tiles are in the layer's folder; the source's URLs stay as they are.
+                if fallback.published == true { fallback.templates = fallback.templates.map { folder + $0 } }
+                return fallback
+            }, skipped: built.plan.skipped.isEmpty ? nil : built.plan.skipped)
     }
 }
 

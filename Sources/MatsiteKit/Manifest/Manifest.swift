@@ -73,6 +73,29 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         }
     }
 
+    /// With `layers:`, the layers bottom to top (then `frames` is the timeline).
+    public var layers: [Layer]? = nil
+
+    /// One layer of a layered animation, as the player reads it.
+    public struct Layer: Codable, Sendable, Equatable {
+        public var id: String
+        public var title: String
+        /// The layer's default opacity (0...1).
+        public var opacity: Double
+        public var legend: Legend?
+        public var attribution: String
+        /// `attribution` with only text and http(s) links kept, safe to insert as HTML.
+        public var attributionHtml: String
+        /// The layer's frames, each once, oldest first; URLs relative to the manifest.
+        public var frames: [Frame]
+        /// The levels its frames are published at, when they are.
+        public var pyramid: Pyramid?
+        /// Its tiles for zooming past the frames' detail.
+        public var fallback: Fallback?
+        /// Its newest times left out of this build (not published yet).
+        public var skipped: [SkippedFrame]?
+    }
+
     /// Point layers drawn over the frames, clustered at build time.
     public var points: [PointLayer]? = nil
     /// The loop as video and animated images (`export:`), relative to the manifest.
@@ -184,6 +207,10 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         /// The frame's level tiles, `{z}/{x}/{y}` filled per tile, relative to the manifest
         /// (when the animation has a `pyramid`).
         public var tiles: String? = nil
+        /// A layered animation's timeline entry: per layer, the index of the layer frame
+        /// shown, or nil. Such an entry has no file: `url`, `bytes`, `sha256` and
+        /// `input_hash` are left out of the JSON (and empty here).
+        public var layers: [Int?]? = nil
     }
 
     /// A tile the frame lacks.
@@ -235,6 +262,54 @@ extension AnimationManifest {
             /// (`{"tiles": {"z/x/y": url}}`) rather than the items.
             public var tiles: Int?
         }
+    }
+}
+
+extension AnimationManifest.Frame {
+    private enum CodingKeys: String, CodingKey {
+        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, fallbackHash, tiles, layers
+    }
+
+    /// Reads a frame; a timeline entry (with `layers`) may lack the file's keys.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        index = try c.decode(Int.self, forKey: .index)
+        time = try c.decodeIfPresent(TimeInstant.self, forKey: .time)
+        durationMs = try c.decode(Int.self, forKey: .durationMs)
+        layers = try c.decodeIfPresent([Int?].self, forKey: .layers)
+        if layers == nil {
+            url = try c.decode(String.self, forKey: .url)
+            bytes = try c.decode(Int.self, forKey: .bytes)
+            sha256 = try c.decode(String.self, forKey: .sha256)
+            inputHash = try c.decode(String.self, forKey: .inputHash)
+        } else {
+            url = try c.decodeIfPresent(String.self, forKey: .url) ?? ""
+            bytes = try c.decodeIfPresent(Int.self, forKey: .bytes) ?? 0
+            sha256 = try c.decodeIfPresent(String.self, forKey: .sha256) ?? ""
+            inputHash = try c.decodeIfPresent(String.self, forKey: .inputHash) ?? ""
+        }
+        missingTiles = try c.decodeIfPresent([AnimationManifest.MissingTile].self, forKey: .missingTiles)
+        fallbackHash = try c.decodeIfPresent(String.self, forKey: .fallbackHash)
+        tiles = try c.decodeIfPresent(String.self, forKey: .tiles)
+    }
+
+    /// Writes a frame as the synthesized coding would; a timeline entry without the file's keys.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(index, forKey: .index)
+        try c.encodeIfPresent(time, forKey: .time)
+        try c.encode(durationMs, forKey: .durationMs)
+        if let layers {
+            try c.encode(layers, forKey: .layers)
+        } else {
+            try c.encode(url, forKey: .url)
+            try c.encode(bytes, forKey: .bytes)
+            try c.encode(sha256, forKey: .sha256)
+            try c.encode(inputHash, forKey: .inputHash)
+        }
+        try c.encodeIfPresent(missingTiles, forKey: .missingTiles)
+        try c.encodeIfPresent(fallbackHash, forKey: .fallbackHash)
+        try c.encodeIfPresent(tiles, forKey: .tiles)
     }
 }
 

@@ -7,6 +7,8 @@ import Foundation
 struct AnimationInputs: Sendable {
     /// The legend's image file (`legend.image`).
     var legendImage: LegendImage? = nil
+    /// Each layer's legend image, by layer id.
+    var layerLegendImages: [String: LegendImage] = [:]
     /// The `export_background` tile source's tiles under the box.
     var exportBackground: ExportBackgroundTiles? = nil
     /// Where an export keeps its encoded frames between builds (the cache folder); nil

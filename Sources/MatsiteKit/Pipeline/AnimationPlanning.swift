@@ -44,6 +44,7 @@ struct AnimationPlanning: Sendable {
     /// Plans `animation`. Throws what stops it: a source that cannot be resolved, an empty
     /// window (`EmptyWindow`), no frames, or frames over `limits` (a `ConfigError`).
     func plan(_ animation: AnimationConfig) async throws -> Planned {
+        if animation.isLayered { return try await planLayers(of: animation) }
         let source = try await resolver.resolve(animation)
         let trimmed = try await UnpublishedFrames.trim(source, animation: animation, loader: loader, clock: clock)
         var plan = Planner.plan(animation, source: trimmed.source)

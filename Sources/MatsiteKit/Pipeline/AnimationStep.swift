@@ -24,6 +24,13 @@ enum AnimationSteps {
         PointLayersStep(),
         ManifestStep(),
     ]
+
+    /// The products of each layer of a layered animation, in its own folder.
+    static let layerProducts: [any AnimationStep] = [FallbackTilesStep(), PyramidLevelsStep(), LegendImageStep()]
+
+    /// The products of a layered animation as a whole, once its layers are built: the
+    /// poster composed of them, the exports, points and the manifest.
+    static let layeredProducts: [any AnimationStep] = [PosterStep(), ExportStep(), PointLayersStep(), ManifestStep()]
 }
 
 /// What one animation's steps share: its plan and inputs, where they write, and what the
@@ -55,6 +62,10 @@ struct AnimationContext: Sendable {
     var exports: AnimationManifest.Exports? = nil
     /// The point layers, in config order.
     var pointLayers: [AnimationManifest.PointLayer] = []
+    /// A layered animation's layers as built, bottom to top (then `frames` is the timeline).
+    var layers: [AnimationManifest.Layer] = []
+    /// Their frames as published, per layer (files relative to the layer's folder).
+    var layerFrames: [[PublishedFrame]] = []
     /// The manifest, once `ManifestStep` has written it.
     var manifest: AnimationManifest? = nil
 

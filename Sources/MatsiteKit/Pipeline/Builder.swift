@@ -59,7 +59,7 @@ public struct Builder: Sendable {
     }
 }
 
-private extension Builder {
+extension Builder {
     func build() async throws -> BuildSummary {
         let started = Date()
         let output = config.resolve(options.output ?? config.output).standardizedFileURL
@@ -93,6 +93,9 @@ private extension Builder {
         let exportCache = config.cache.enabled && options.useCache ? config.resolve(config.cache.path) : nil
         for animation in selected {
             inputs[animation.id] = AnimationInputs(legendImage: try LegendImage.read(animation, config: config), exportCache: exportCache)
+            for layer in animation.layers {
+                inputs[animation.id]?.layerLegendImages[layer.id] = try LegendImage.read(animation.layerConfig(layer), config: config)
+            }
         }
         // Plan: which tiles make which frame.
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
@@ -191,9 +194,9 @@ private extension Builder {
     func summary(of plans: [AnimationPlan], reused: Int, fetcher: HTTPFetcher?, started: Date) -> BuildSummary {
         var summary = BuildSummary()
         summary.animations = plans.count
-        summary.frames = plans.reduce(0) { $0 + $1.frames.count }
+        summary.frames = plans.reduce(0) { $0 + $1.frameCount }
         summary.framesReused = reused
-        summary.tiles = plans.reduce(0) { $0 + $1.frames.count * $1.layout.tileCount }
+        summary.tiles = plans.reduce(0) { $0 + $1.tileCount }
         if let stats = fetcher?.statistics {
             summary.requests = stats.requests
             summary.bytesFetched = stats.bytes
@@ -232,7 +235,7 @@ private extension Builder {
                 reporter.warning("\(animation.id): \(skipped.time) left out of this build: \(skipped.reason); the next build picks it up")
             }
             warnIfOlder(planned.plan, output: output)
-            reporter.planned(animation: animation.id, frames: planned.plan.frames.count, tiles: planned.plan.frames.count * planned.plan.layout.tileCount)
+            reporter.planned(animation: animation.id, frames: planned.plan.frameCount, tiles: planned.plan.tileCount)
             plans.append(planned.plan)
         }
         return (plans, prefetched)
@@ -246,14 +249,33 @@ private extension Builder {
     }
 
     /// One animation: its frames fetched, kept or stitched by `FramePipeline`, then each of
-    /// its products (`AnimationSteps.products`) in turn, over one shared context.
+    /// its products (`AnimationSteps.products`) in turn, over one shared context. A layered
+    /// animation: each layer so, then the whole (`renderLayers`).
     func render(_ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter) async throws -> Rendered {
+        if !plan.layers.isEmpty { return try await renderLayers(plan, inputs: inputs, loader: loader, writer: writer) }
+        let outcomes = try await renderFrames(plan, loader: loader, writer: writer, poster: true)
+        let failures = outcomes.flatMap(\.failures)
+        guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }
+        var context = AnimationContext(
+            plan: plan, site: config, inputs: inputs, loader: loader, writer: writer, reporter: reporter,
+            frames: outcomes.compactMap(\.frame), poster: outcomes.last?.poster)
+        for product in AnimationSteps.products {
+            try await step(product.stage) { try await product.run(&context) }
+        }
+        return Rendered(manifest: context.manifest, failures: [], reused: outcomes.filter(\.reused).count)
+    }
+
+    /// A plan's frames (an animation's, or a layer's in its folder) fetched, kept or
+    /// stitched into `<id>/frames/`, with their costs and transparent tiles reported; a
+    /// loop with not one tile fails here. `poster`: sample the last frame for the poster.
+    func renderFrames(_ plan: AnimationPlan, loader: any TileLoader, writer: SiteWriter, poster: Bool) async throws -> [FramePipeline.Outcome] {
         let animation = plan.config
         let timings = StageTimings()
         let pipeline = FramePipeline(
             animation: animation.id, frames: plan.frames,
             fetcher: FrameFetcher(loader: loader, reporter: reporter),
-            reuse: FrameReuse(previous: writer.previous, animation: animation.id, grid: plan.grid, lastIndex: plan.frames.count - 1),
+            reuse: FrameReuse(
+                previous: writer.previous, animation: animation.id, grid: plan.grid, lastIndex: poster ? plan.frames.count - 1 : -1),
             stitcher: FrameStitcher(
                 layout: plan.layout, grid: plan.grid, compressionLevel: animation.compressionLevel,
                 missing: animation.missing, timings: timings, frameFormat: animation.frameFormat),
@@ -267,15 +289,7 @@ private extension Builder {
         for tile in transparent { reporter.report(.tileDrawnTransparent(tile)) }
         try await step(.fetch) { try EmptyLoop.check(outcomes, frames: plan.frames, animation: animation.id) }
         for line in TileProblemGroups(transparent).transparentWarnings() { reporter.report(.warning(.drawnTransparent(line))) }
-        let failures = outcomes.flatMap(\.failures)
-        guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }
-        var context = AnimationContext(
-            plan: plan, site: config, inputs: inputs, loader: loader, writer: writer, reporter: reporter,
-            frames: outcomes.compactMap(\.frame), poster: outcomes.last?.poster)
-        for product in AnimationSteps.products {
-            try await step(product.stage) { try await product.run(&context) }
-        }
-        return Rendered(manifest: context.manifest, failures: [], reused: outcomes.filter(\.reused).count)
+        return outcomes
     }
 
     /// A shard build: `--only` names some animations.
@@ -325,7 +339,7 @@ private extension Builder {
     }
 
     func warnAboutPoliteness() {
-        for animation in config.animations {
+        for animation in config.animations.flatMap({ animation in [animation] + animation.layers.map(animation.layerConfig) }) {
             let templates: [TileTemplate] =
                 switch (animation.source.kind, animation.frames) {
                 case (.url(let template), _): [template]

@@ -33,9 +33,30 @@ struct AnimationPlan: Sendable {
     let sourceMaxZoom: Int?
     /// Times left out of this build (not published yet), for the manifest's `skipped`.
     var skipped: [SkippedFrame] = []
+    /// With `layers:`, each layer planned as a one-source animation of its own; then
+    /// `frames` is the timeline (times and durations, no tiles).
+    var layers: [LayerPlan] = []
+
+    /// The frames this plan makes: its own, or its layers'.
+    var frameCount: Int { layers.isEmpty ? frames.count : layers.reduce(0) { $0 + $1.plan.frames.count } }
+
+    /// The tiles this plan asks for: its frames', or its layers'.
+    var tileCount: Int { layers.isEmpty ? frames.count * layout.tileCount : layers.reduce(0) { $0 + $1.plan.tileCount } }
 
     /// The source tiles of a frame: position in `FramePlan.tiles` <-> world tile.
     var grid: TileGrid { TileGrid(layout: layout, zoom: sourceZoom) }
+}
+
+/// One layer of a layered animation: its plan (its config's id is `<animation>/<layer>`,
+/// its folder in the site) and where its frames fall on the timeline.
+struct LayerPlan: Sendable {
+    let layer: LayerConfig
+    /// The layer's frames: only those some timeline time shows.
+    let plan: AnimationPlan
+    /// Per timeline time, the position in `plan.frames` of the frame shown, or nil.
+    let mapping: [Int?]
+    /// The age limit the mapping used (nil: none).
+    let maxAge: ISODuration?
 }
 
 /// A frame of a source before its tiles are planned: its index, time and time text.

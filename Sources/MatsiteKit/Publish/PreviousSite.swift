@@ -10,6 +10,9 @@ struct PreviousSite: Sendable {
     private let lastFrames: [String: String]
     /// Each animation's manifest, as the site index lists them.
     private let manifests: [String: AnimationManifest]
+    /// The levels each animation's (and each layer's, `<animation>/<layer>`) frames were
+    /// published at.
+    private let pyramids: [String: AnimationManifest.Pyramid]
     /// Its regular files reached through no symlink below the output folder (the folder
     /// itself may be a symlink), listed once: a planted link (a file, or a folder on the
     /// way such as `frames/`) must not bring outside files into the new site.
@@ -21,6 +24,7 @@ struct PreviousSite: Sendable {
         var frames: [String: [String: AnimationManifest.Frame]] = [:]
         var lastFrames: [String: String] = [:]
         var manifests: [String: AnimationManifest] = [:]
+        var pyramids: [String: AnimationManifest.Pyramid] = [:]
         let decoder = JSONDecoder.manifest
         if let index = try? Data(contentsOf: output.appendingPathComponent("manifest.json")),
             let site = try? decoder.decode(SiteManifest.self, from: index)
@@ -32,11 +36,26 @@ struct PreviousSite: Sendable {
                 frames[entry.id] = Dictionary(manifest.frames.map { ($0.inputHash, $0) }, uniquingKeysWith: { a, _ in a })
                 lastFrames[entry.id] = manifest.frames.last?.inputHash
                 manifests[entry.id] = manifest
+                pyramids[entry.id] = manifest.pyramid
+                // A layer's frames are found as a one-source animation's are: by
+                // `<animation>/<layer>`, their URLs relative to the layer's folder.
+                for layer in manifest.layers ?? [] where ConfigLoader.isSlug(layer.id) {
+                    let key = "\(entry.id)/\(layer.id)", folder = "\(layer.id)/"
+                    let kept = layer.frames.filter { $0.url.hasPrefix(folder) }.map { frame in
+                        var frame = frame
+                        frame.url = String(frame.url.dropFirst(folder.count))
+                        frame.tiles = frame.tiles.flatMap { $0.hasPrefix(folder) ? String($0.dropFirst(folder.count)) : nil }
+                        return frame
+                    }
+                    frames[key] = Dictionary(kept.map { ($0.inputHash, $0) }, uniquingKeysWith: { a, _ in a })
+                    pyramids[key] = layer.pyramid
+                }
             }
         }
         self.frames = frames
         self.lastFrames = lastFrames
         self.manifests = manifests
+        self.pyramids = pyramids
     }
 
     /// The previous frame made from exactly these inputs, if its file is still there with
@@ -59,7 +78,7 @@ struct PreviousSite: Sendable {
     /// linked. Whether each tile is still there is for the caller to find out.
     func levelFolder(animation: String, inputHash: String, pyramid: FramePyramid, tileExt: String = "png") -> String? {
         let suffix = "/{z}/{x}/{y}.\(tileExt)"
-        guard manifests[animation]?.pyramid == AnimationManifest.Pyramid(pyramid), let frame = frames[animation]?[inputHash], let tiles = frame.tiles,
+        guard pyramids[animation] == AnimationManifest.Pyramid(pyramid), let frame = frames[animation]?[inputHash], let tiles = frame.tiles,
             tiles.hasSuffix(suffix)
         else { return nil }
         let folder = String(tiles.dropLast(suffix.count))

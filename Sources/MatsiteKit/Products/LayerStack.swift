@@ -1,0 +1,70 @@
+import Foundation
+import MatsiteImaging
+
+/// What a layered animation shows at each timeline time: per layer, bottom to top, the
+/// layer frame's file and the layer's opacity, or nothing. The poster and the exported
+/// loops compose these pictures as the player stacks them.
+struct LayerStack: Sendable {
+    /// One picture of a stack.
+    struct Picture: Sendable, Equatable {
+        /// Relative to the animation's folder: `<layer>/frames/<name>`.
+        var file: String
+        var sha256: String
+        var opacity: Double
+    }
+
+    /// Per timeline entry, the pictures drawn, bottom to top (layers showing nothing left out).
+    let entries: [[Picture]]
+    /// The animation's folder in the staged site.
+    let folder: URL
+
+    /// The stacks of `plan`'s timeline; `frames[i]` are layer i's published frames.
+    init(plan: AnimationPlan, frames: [[PublishedFrame]], folder: URL) {
+        self.folder = folder
+        entries = plan.frames.map { entry in
+            zip(plan.layers, frames).compactMap { layer, published in
+                guard let position = layer.mapping[entry.index], position < published.count else { return nil }
+                let frame = published[position]
+                return Picture(file: "\(layer.layer.id)/\(frame.file)", sha256: frame.sha256, opacity: layer.layer.feed.opacity ?? 1)
+            }
+        }
+    }
+
+    /// Timeline entry `index` composed at `width` x `height`: RGBA, transparent where no
+    /// layer draws, each layer over the ones below at its opacity (nearest neighbour when
+    /// a layer's frame is of another size).
+    func compose(at index: Int, width: Int, height: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: width * height * 4)
+        let decoder = TileDecoder(maxWidth: 1 << 15, maxHeight: 1 << 15)
+        for picture in entries[index] {
+            let image = try decoder.decode([UInt8](Data(contentsOf: folder.appendingPathComponent(picture.file))), keepIndices: false)
+            let columns = (0..<width).map { LoopCanvas.source($0, count: width, sourceCount: image.width) }
+            let o = max(0, min(1, picture.opacity))
+            for y in 0..<height {
+                let row = LoopCanvas.source(y, count: height, sourceCount: image.height) * image.width * 4
+                for x in 0..<width {
+                    let s = row + columns[x] * 4
+                    let p = (y * width + x) * 4
+                    // Source over, straight alpha.
+                    let a = Double(image.pixels[s + 3]) / 255 * o
+                    guard a > 0 else { continue }
+                    let below = Double(out[p + 3]) / 255 * (1 - a)
+                    let alpha = a + below
+                    for c in 0..<3 {
+                        out[p + c] = UInt8((Double(image.pixels[s + c]) * a + Double(out[p + c]) * below) / alpha + 0.5)
+                    }
+                    out[p + 3] = UInt8(alpha * 255 + 0.5)
+                }
+            }
+        }
+        return out
+    }
+
+    /// The poster: timeline entry `index` composed within 480 pixels, as PNG.
+    func poster(at index: Int, frameWidth: Int, frameHeight: Int) throws -> [UInt8] {
+        let scale = min(1.0, 480 / Double(max(frameWidth, frameHeight)))
+        let width = max(1, Int((Double(frameWidth) * scale).rounded()))
+        let height = max(1, Int((Double(frameHeight) * scale).rounded()))
+        return try PNGWriter.encode(width: width, height: height, format: .rgba, pixels: compose(at: index, width: width, height: height), level: 9)
+    }
+}
