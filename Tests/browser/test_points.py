@@ -450,10 +450,14 @@ def test_hostile_property_strings_stay_text(tab, points):
     # Deeper than max_zoom: every point on its own, labels shown.
     set_view(page, 44.0, -5.0, 10)
     wait_level(page, 10)
-    hostile = page.locator(".leaflet-marker-pane .matsite-point-label", has_text="onerror")
+    # A point's label is its data-label, shown by the stylesheet as generated text.
+    hostile = page.locator(".leaflet-marker-pane button.matsite-point[data-label*='onerror']")
     assert hostile.count() > 0
-    assert hostile.first.inner_text() == HOSTILE
+    assert hostile.first.get_attribute("data-label") == HOSTILE
+    shown = hostile.first.evaluate("(e) => getComputedStyle(e, '::after').content")
+    assert shown == json.dumps(HOSTILE), shown
     assert page.locator(".leaflet-marker-pane img").count() == 0
+    assert page.locator(".leaflet-marker-pane button.matsite-point *").count() == 0
     point = page.locator(".leaflet-marker-pane button.matsite-point").first
     point.focus()
     page.keyboard.press("Enter")

@@ -1,6 +1,6 @@
 /*
  * Matsite.PointLayer, items: the element of a cluster or a point (a button
- * with data-count, its count or label as text, an aria-label naming the layer
+ * with data-count, its count as text or its label in data-label, an aria-label naming the layer
  * and what a press does), and what a press does: a cluster zooms in to where it
  * splits, a point opens a popup of its fields. Joined to the class with
  * include, after point-layer.js.
@@ -67,16 +67,21 @@
 				el._matsiteKind = kind;
 			}
 			el.setAttribute('data-count', String(count));
+			// A point's label is an attribute the stylesheet shows (::after), not an element
+			// of its own: at deep zooms most items are points, and an element each more is
+			// what made a level slow to style and lay out on a slow device. An attribute is
+			// text, never markup.
 			if (kind === 'matsite-point') {
 				var label = this._levels.labelOf(leaf);
 				el.textContent = '';
-				if (label) { L.DomUtil.create('span', 'matsite-point-label', el).textContent = label; }
+				if (label) { el.setAttribute('data-label', label); } else { el.removeAttribute('data-label'); }
 				el.setAttribute('aria-label', title + ': ' + (label || 'a point') + ' (opens details)');
 				el.setAttribute('data-leaf', String(leaf));
 			} else {
 				el.textContent = count >= 10000 ? Math.round(count / 1000) + 'k' : String(count);
 				el.setAttribute('aria-label', title + ': ' + words(count) + ' here (zooms in)');
 				el.removeAttribute('data-leaf');
+				el.removeAttribute('data-label');
 			}
 		},
 

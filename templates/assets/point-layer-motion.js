@@ -54,10 +54,10 @@
 						var el = self._create(d, z, job.i, job.count);
 						made++;
 						if (animate && job.start) {
-							L.DomUtil.setPosition(el, job.start);
+							self._setPos(el, job.start);
 							anims.push([el, job.start, job.at, 'split']);
 						} else {
-							L.DomUtil.setPosition(el, job.at);
+							self._setPos(el, job.at);
 							if (animate) {
 								// Out of sight until its fade starts.
 								el.style.opacity = '0';
@@ -135,18 +135,27 @@
 			if (kind === 'merge') {
 				L.DomUtil.addClass(el, 'matsite-point-leaving');
 			} else if (kind === 'split') {
-				L.DomUtil.setPosition(el, end);
+				this._setPos(el, end);
 			}
 			if (typeof el.animate !== 'function') { return; }
 			var keys;
 			if (kind === 'fade') {
 				keys = [{opacity: 0}, {opacity: 1}];
 			} else {
-				keys = [{transform: 'translate3d(' + start.x + 'px,' + start.y + 'px,0)'},
-					{transform: 'translate3d(' + end.x + 'px,' + end.y + 'px,0)'}];
+				keys = [{transform: 'translate(' + start.x + 'px,' + start.y + 'px)'},
+					{transform: 'translate(' + end.x + 'px,' + end.y + 'px)'}];
 				if (kind === 'merge') { keys[0].opacity = 1; keys[1].opacity = 0; }
 			}
 			el._matsiteMove = el.animate(keys, {duration: kind === 'fade' ? 250 : this.options.duration, easing: 'ease-out'});
+		},
+
+		// Sets an element's place with a 2D translate, not Leaflet's translate3d: a 3D
+		// transform makes each element a compositing layer of its own, and hundreds of
+		// layers (made, rastered, committed one by one) were most of what a new level cost
+		// a slow device. Moves run as Web Animations, composited while they run.
+		_setPos: function (el, pos) {
+			el._leaflet_pos = pos;
+			el.style.transform = 'translate(' + pos.x + 'px,' + pos.y + 'px)';
 		},
 
 		// Puts an element at a position at once, ending a move under way (or one a
@@ -158,7 +167,7 @@
 			}
 			if (el.style.opacity) { el.style.opacity = ''; }
 			var at = el._leaflet_pos;
-			if (!at || at.x !== pos.x || at.y !== pos.y) { L.DomUtil.setPosition(el, pos); }
+			if (!at || at.x !== pos.x || at.y !== pos.y) { this._setPos(el, pos); }
 		}
 	});
 }(window.L, window.Matsite = window.Matsite || {}));
