@@ -29,13 +29,13 @@
 			// How much a frame takes is learnt from the frames themselves: a frame that
 			// came late (the one before took too long) makes the next slice smaller, a
 			// frame on time lets it grow back, up to perFrame. A slow phone ends up with
-			// small slices.
+			// small slices, never under 10 (nor over perFrame, which caps them all).
 			var last = 0;
 			var pace = function () {
 				var t = window.performance ? performance.now() : Date.now();
 				var n = self._pace || self.options.perFrame;
 				if (last) {
-					if (t - last > 30) { n = Math.max(10, Math.round(n * 0.6)); } else if (t - last < 20) { n = Math.min(self.options.perFrame, Math.round(n * 1.25)); }
+					if (t - last > 30) { n = Math.max(Math.min(10, self.options.perFrame), Math.round(n * 0.6)); } else if (t - last < 20) { n = Math.min(self.options.perFrame, Math.round(n * 1.25)); }
 				}
 				last = t;
 				self._pace = n;
