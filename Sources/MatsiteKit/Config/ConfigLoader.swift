@@ -63,6 +63,7 @@ public enum ConfigLoader {
         config.title = "matsite demo"
         config.directory = directory
         config.file = "(embedded demo)"
+        config.isEmbeddedDemo = true
         config.baseMap = BaseMapConfig(url: nil, attribution: "Demo land and sea: procedural, made by matsite", demo: true)
         var radar = AnimationConfig(
             id: "radar", title: "Demo radar loop (procedural)",

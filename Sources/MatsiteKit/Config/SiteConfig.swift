@@ -11,6 +11,9 @@ public struct SiteConfig: Sendable {
     public var title = "matsite"
     /// Where the site will be served; pages link relatively either way.
     public var baseURL = "/"
+    /// True for the embedded demo, which has no config file in which to set `base_url`:
+    /// a warning about its relative default would tell a newcomer to edit what is not there.
+    public var isEmbeddedDemo = false
     /// The line of `base_url` in the config file, when the file sets it.
     public var baseURLLine: Int?
     /// Output folder (relative paths resolve against the config file's folder).

@@ -334,7 +334,7 @@ extension Builder {
 
     /// The embed code is for other sites: it cannot work there without a whole `base_url`.
     func warnAboutBaseURL() {
-        guard !SiteAddress.isAbsolute(config.baseURL) else { return }
+        guard !SiteAddress.isAbsolute(config.baseURL), !config.isEmbeddedDemo else { return }
         reporter.report(.warning(.relativeBaseURL(config.baseURL, file: config.file, line: config.baseURLLine)))
     }
 

@@ -136,6 +136,7 @@ struct DemoWeatherTests {
         #expect(radar.points.map(\.source) == [.demo("reports")])
         #expect(radar.timeLabel == "both")
         #expect(radar.export?.formats.contains(.gif) == true)
+        #expect(full.config.isEmbeddedDemo, "a newcomer's first build is not told to set base_url in a file it has not got")
 
         let noFfmpeg = ConfigLoader.demo(directory: folder, environment: ["MATSITE_EXPORT_FONT": font, "MATSITE_FFMPEG": "/nonexistent/ffmpeg"])
         #expect(noFfmpeg.config.animations.first?.export?.formats == [.gif])

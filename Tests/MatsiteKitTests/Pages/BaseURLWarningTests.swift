@@ -34,6 +34,16 @@ struct BaseURLWarningTests {
             ])
     }
 
+    @Test("the embedded demo, which has no file to set base_url in, builds without a word about it")
+    func embeddedDemo() throws {
+        let empty = try CLI.scratch("demo-base-url")
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let built = try CLI.run(["build"], in: empty, timeout: 900)
+        #expect(built.status == 0, "\(built.err)")
+        #expect(built.err.contains("building the embedded demo"), "\(built.err)")
+        #expect(!built.err.contains("base_url"), "\(built.err)")
+    }
+
     @Test("no base_url at all: the default / is relative too, and said to be the default")
     func missing() async throws {
         let found = try await warnings(baseURL: nil)
