@@ -186,12 +186,14 @@
 			// Only items whose element can be seen, in the view or within the largest
 			// element's half (plus its shadow) of its edge; those beyond come in with a
 			// pan. Every element on the page is work for each frame that adds more. A
-			// point's label reaches to its right: on the left, labeled points further off.
+			// point's label reaches to its right: on the left, single points of a labeled
+			// layer further off (clusters have no label).
 			var size = map.getSize(), edge = this.options.edge;
 			var left = this._def.labeled ? edge + 160 : edge;
 			var bounds = L.latLngBounds(map.containerPointToLatLng([-left, size.y + edge]),
 				map.containerPointToLatLng([size.x + edge, -edge]));
 			var south = bounds.getSouth(), north = bounds.getNorth(), west = bounds.getWest(), east = bounds.getEast();
+			var near = map.containerPointToLatLng([-edge, 0]).lng;
 			this._switch();
 			this._finishLeaving();
 			var old = this._shown, oldLevel = this._level, oldData = oldLevel === null ? null : this._levels.data(oldLevel);
@@ -234,7 +236,7 @@
 			var drawn = 0;
 			this._eachIn(d, south, north, west, east, function (i) {
 				var count = levels.countAt(d, i, self._frame);
-				if (count <= 0) { return; }
+				if (count <= 0 || (count > 1 && d.lon[i] < near)) { return; }
 				drawn++;
 				var was = oldLevel === z ? i : kept[i];
 				var el = was === undefined ? null : old[was];
