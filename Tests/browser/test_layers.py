@@ -29,7 +29,7 @@ SAMPLER = """async (ms) => {
     // A layer's two frame elements: images, or the canvases of frames published as levels.
     const layers = [...root.querySelectorAll('.matsite-layer-pane')].map((pane) => ({
         id: pane.dataset.layer, pane, imgs: [...pane.querySelectorAll('img.matsite-frame, .matsite-pyramid-frame')],
-        minCov: 1, worst: null, unsteady: [], fadeAt: [], hiddenAt: [], shownAt: [], rest: [], faded: 1,
+        minCov: 1, worst: null, unsteady: [], fadeAt: [], hiddenAt: [], shownAt: [], paneFadeAt: [], rest: [], faded: 1,
     }));
     const changes = [];
     const mo = new MutationObserver(() => changes.push([performance.now(), Number(root.dataset.frame)]));
@@ -39,11 +39,13 @@ SAMPLER = """async (ms) => {
     const add = (list, v) => { if (!list.includes(v)) list.push(v); };
     // Every fade started, by layer and step, as it starts: a sample may come too late to see a
     // short fade on a busy machine, a call cannot be missed.
-    const started = {};
+    // A layer's pane itself fades only to and from steps without its data.
+    const started = {}, paneStarted = {};
     const animate = Element.prototype.animate;
     Element.prototype.animate = function (...args) {
         const pane = this.closest('.matsite-layer-pane');
-        if (pane) add(started[pane.dataset.layer] = started[pane.dataset.layer] || [], Number(root.dataset.frame));
+        const into = pane === this ? paneStarted : started;
+        if (pane) add(into[pane.dataset.layer] = into[pane.dataset.layer] || [], Number(root.dataset.frame));
         return animate.apply(this, args);
     };
     await new Promise((done) => {
@@ -52,6 +54,7 @@ SAMPLER = """async (ms) => {
             const step = Number(root.dataset.frame);
             for (const l of layers) {
                 if (getComputedStyle(l.pane).visibility === 'hidden') { add(l.hiddenAt, step); continue; }
+                if (l.pane.getAnimations().length > 0) { add(l.paneFadeAt, step); continue; }
                 add(l.shownAt, step);
                 const op = l.imgs.map((i) => Number(getComputedStyle(i).opacity));
                 const cov = 1 - (1 - op[0]) * (1 - op[1]);
@@ -74,7 +77,8 @@ SAMPLER = """async (ms) => {
     });
     mo.disconnect();
     Element.prototype.animate = animate;
-    return {samples, changes, layers: layers.map(({pane, imgs, ...rest}) => ({...rest, started: started[rest.id] || []}))};
+    return {samples, changes, layers: layers.map(({pane, imgs, ...rest}) => ({
+        ...rest, started: started[rest.id] || [], paneStarted: paneStarted[rest.id] || []}))};
 }"""
 
 PANES = """() => Object.fromEntries([...document.querySelectorAll('.matsite-layer-pane')].map((p) => [p.dataset.layer, {
@@ -187,6 +191,11 @@ def sample_two_loops(tab, server, m, n, loop_ms):
         nulls = {s for s in range(n) if shown(m, lid, s) is None}
         assert not nulls & set(sampled["shownAt"]) and set(sampled["hiddenAt"]) <= nulls, \
             (lid, sampled["shownAt"], sampled["hiddenAt"], nulls)
+        # The pane fades out at a step without the layer's data, and in at the step its data is
+        # back: the layer neither blinks out nor pops in.
+        edges = {s for s in range(n) if (shown(m, lid, s) is None) != (shown(m, lid, (s - 1) % n) is None)}
+        assert set(sampled["paneStarted"]) == edges, (lid, sorted(sampled["paneStarted"]), sorted(edges))
+        assert set(sampled["paneFadeAt"]) <= edges, (lid, sorted(sampled["paneFadeAt"]), sorted(edges))
         # A fade where the layer's frame changes from one frame to another, and nowhere else.
         changing = {s for s in range(n) if shown(m, lid, s) is not None and shown(m, lid, (s - 1) % n) is not None
                     and shown(m, lid, s) != shown(m, lid, (s - 1) % n)}
@@ -362,6 +371,14 @@ def layer_messages(page, server):
     send(page, json.dumps({"type": "matsite:layer", "id": "satellite", "visible": True}))
     frame.wait_for_function("() => !document.querySelector('[data-layer=\"satellite\"].matsite-layer-pane')"
                             ".classList.contains('matsite-layer-off')")
+    # Each change, by a command or by the viewer, is told to the parent page.
+    told = "(id, visible) => window.received.some((m) => m.data.type === 'matsite:layer' && m.data.id === id && m.data.visible === visible)"
+    page.wait_for_function(f"() => ({told})('satellite', true)")
+    assert [m["data"] for m in page.evaluate("window.received") if m["data"].get("type") == "matsite:layer"][:2] == [
+        {"type": "matsite:layer", "id": "radar", "visible": True, "opacity": 0.6},
+        {"type": "matsite:layer", "id": "satellite", "visible": False, "opacity": 1}]
+    frame.get_by_role("checkbox", name="Radar").uncheck()
+    page.wait_for_function(f"() => ({told})('radar', false)")
 
 
 def test_each_layer_falls_back_to_its_own_tiles_past_the_frames(tab, layers_server, layers_site_dir):

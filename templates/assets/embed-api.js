@@ -9,6 +9,8 @@
  * From the player: {"type":"matsite:ready","frames":N}
  *                  {"type":"matsite:frame","index":N,"time":"..."}   (time only when the frame has one)
  *                  {"type":"matsite:state","state":"loading|ready|playing|paused"}
+ *                  {"type":"matsite:layer","id":"radar","visible":true,"opacity":0.6}
+ *                  (a data layer's visibility or opacity changed, by the viewer or a command)
  *
  * Safety rules:
  * - A message is honoured only when its origin is allowed by the manifest's
@@ -69,6 +71,11 @@
 				var msg = {type: 'matsite:frame', index: e.index};
 				if (typeof e.time === 'string') { msg.time = e.time; }
 				this._broadcast(msg);
+			}, this);
+			player.on('layer', function (e) {
+				if (typeof e.id !== 'string') { return; }
+				this._broadcast({type: 'matsite:layer', id: e.id, visible: e.visible !== false,
+					opacity: typeof e.opacity === 'number' ? e.opacity : 1});
 			}, this);
 			player.on('state', function (e) {
 				this._broadcast({type: 'matsite:state', state: e.state});

@@ -11,7 +11,8 @@
  * At each timeline step only the layers whose frame changes are told to show
  * it (and crossfade); the others are not touched, so they stay exactly as they
  * were: no fade, no flicker. A layer with no frame at a step (null) is hidden
- * there; noData(i) names such layers for the player to say so.
+ * there (fading out over the step's crossfade, and in again when a frame is
+ * back and on top); noData(i) names such layers for the player to say so.
  *
  * A layer's pane also carries data-layer-frame (the layer frame shown, or
  * "none") and the class matsite-layer-off while the viewer has it hidden.
@@ -91,6 +92,8 @@
 			this._fallbacks = this._defs.map(function (def) { return usableFallback(def.fallback); });
 			this._fallbackLayers = [];
 			this._reveal = [];  // per layer: the layer frame whose arrival on top unhides it
+			this._revealMs = [];  // per layer: how long that unhiding fades in
+			this._paneFades = [];  // per layer: the pane's fade in or out under way
 			this._groupOpacity = 1;
 			this._index = first;
 			this._panes = [];
@@ -164,6 +167,8 @@
 			this._subs.forEach(function (sub, k) {
 				var li = this._at(i, k);
 				this._shown[k] = li;
+				this._reveal[k] = undefined;
+				this._fadePane(k, null, 0);
 				sub.showInitial(li === null ? 0 : li);
 				this._mark(k);
 			}, this);
@@ -194,11 +199,16 @@
 				this._shown[k] = li;
 				if (li === null) {
 					this._reveal[k] = undefined;
+					// To no data: the frame shown fades out as a changing frame would.
+					if (before !== null) { this._fadePane(k, 'out', fadeMs); }
 				} else if (before === null) {
-					// Back from no data: the frame goes on top at once, and the layer shows once it is there.
+					// Back from no data: the frame goes on top at once (hidden), and the layer
+					// fades in once it is there.
+					this._fadePane(k, null, 0);
 					this._reveal[k] = li;
+					this._revealMs[k] = fadeMs;
 					sub.show(li, 0);
-					if (sub.frontIndex() === li) { this._reveal[k] = undefined; }
+					if (sub.frontIndex() === li) { this._revealed(k); }
 				} else if (li !== before) {
 					changed = true;
 					sub.show(li, fadeMs);
@@ -231,7 +241,10 @@
 		setLayer: function (id, visible, opacity) {
 			var k = this._find(id);
 			if (k < 0) { return false; }
-			if (typeof visible === 'boolean') { this._visible[k] = visible; }
+			if (typeof visible === 'boolean' && visible !== this._visible[k]) {
+				this._visible[k] = visible;
+				this._fadePane(k, null, 0);
+			}
 			if (isNum(opacity)) {
 				this._opacity[k] = clamp01(opacity);
 				this._subs[k].setOpacity(this._opacity[k]);
@@ -294,11 +307,41 @@
 		},
 
 		_onShown: function (k, li) {
-			if (this._reveal[k] === li) {
-				this._reveal[k] = undefined;
-				this._mark(k);
-			}
+			if (this._reveal[k] === li) { this._revealed(k); }
 			this.fire('shown', {index: this._index});
+		},
+
+		// A layer back from no data has its frame on top: it shows, fading in.
+		_revealed: function (k) {
+			this._reveal[k] = undefined;
+			this._mark(k);
+			this._fadePane(k, 'in', this._revealMs[k]);
+		},
+
+		// Fades layer k's pane in or out over ms (a Web Animation the compositor runs), or
+		// (dir null) ends a fade under way. Until a fade out ends, the pane stays shown.
+		_fadePane: function (k, dir, ms) {
+			var pane = this._panes[k], was = this._paneFades[k];
+			if (was) {
+				this._paneFades[k] = null;
+				was.cancel();
+			}
+			if (!dir || !(ms > 0) || !pane || typeof pane.animate !== 'function' || !this._visible[k]) {
+				if (was) { this._mark(k); }
+				return;
+			}
+			var fade = pane.animate(dir === 'in' ? [{opacity: 0}, {opacity: 1}] : [{opacity: 1}, {opacity: 0}],
+				{duration: ms, easing: 'linear', fill: 'forwards'});
+			fade.matsiteOut = dir === 'out';
+			this._paneFades[k] = fade;
+			var self = this;
+			fade.onfinish = function () {
+				if (self._paneFades[k] !== fade) { return; }
+				self._paneFades[k] = null;
+				self._mark(k);
+				fade.cancel();
+			};
+			this._mark(k);
 		},
 
 		// A layer's pane shows what the layer shows: hidden while the viewer has it off, at a
@@ -309,7 +352,8 @@
 			var li = this._shown[k];
 			pane.setAttribute('data-layer-frame', li === null ? 'none' : String(li));
 			L.DomUtil[this._visible[k] ? 'removeClass' : 'addClass'](pane, 'matsite-layer-off');
-			var blank = li === null || this._reveal[k] !== undefined;
+			var out = this._paneFades[k] && this._paneFades[k].matsiteOut;
+			var blank = (li === null && !out) || this._reveal[k] !== undefined;
 			L.DomUtil[blank ? 'addClass' : 'removeClass'](pane, 'matsite-layer-blank');
 		}
 	});

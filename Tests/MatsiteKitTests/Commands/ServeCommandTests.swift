@@ -24,7 +24,7 @@ struct ServeCommandTests {
     /// Starts `matsite serve --port 0 ...` in `project` and returns it with its port.
     static func start(_ extra: [String], in project: URL) async throws -> (CLI.Background, Int) {
         let serve = try CLI.Background(["serve", "--port", "0"] + extra, in: project)
-        guard let match = await serve.waitForError(matching: #"serving .* on http://127\.0\.0\.1:([0-9]+)/"#, timeout: 120),
+        guard let match = await serve.waitForError(matching: #"serving .* on http://127\.0\.0\.1:([0-9]+)/"#, timeout: 300),
             let port = Int(match[1]), port > 0
         else {
             serve.stop(signal: SIGKILL)
@@ -88,7 +88,7 @@ struct ServeCommandTests {
 
         try Data(Self.config(title: "After the change").utf8).write(to: file)
         var page = ""
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(180)
         while ContinuousClock.now < deadline {
             page = try await RawHTTP.request(port: port, "/index.html").text
             if page.contains("After the change") { break }

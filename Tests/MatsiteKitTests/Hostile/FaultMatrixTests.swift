@@ -193,7 +193,8 @@ struct FaultMatrixTests {
         let error = await #expect(throws: BuildError.self) { try await Hostile.build(config, output: site) }
         let elapsed = ContinuousClock.now - started
         #expect(error?.isDeadline == true, "got \(String(describing: error))")
-        #expect(elapsed < .seconds(8), "took \(elapsed)")
+        // Without the deadline it would wait 4 x 60 s; 30 s leaves room for a loaded machine.
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
         #expect(Hostile.snapshot(site) == before)
         #expect(Hostile.leftovers(beside: site).isEmpty)
     }
