@@ -1,3 +1,4 @@
+import CDeflate
 import Foundation
 import Testing
 
@@ -51,6 +52,47 @@ struct DeflatedPNGTests {
         let deflated = try PNGWriter.encode(width: width, height: height, format: .indexed(palette), pixels: pixels, level: 11)
         #expect(deflated.count < zlib.count)
         #expect(try PNGDecoder().decode(deflated, keepIndices: true).pixels == pixels)
+    }
+
+    @Test(
+        "a row of index 0 only is written unfiltered, so its zeros continue the run before it; other rows keep Sub",
+        arguments: [10, 11])
+    func blankRowsUnfiltered(level: Int) throws {
+        let palette = PixelFormula.palette(count: 16, transparent: 0)
+        let (width, height) = (301, 60)
+        var pixels = Self.indices(width: width, height: height, count: 16)
+        let blank = Set(0..<4).union(20..<31).union([59])
+        for y in blank { pixels.replaceSubrange(y * width..<(y + 1) * width, with: repeatElement(0, count: width)) }
+        // Bands of about five rows, so blank rows also begin and end bands.
+        let writer = try PNGWriter(path: nil, width: width, height: height, format: .indexed(palette), level: level, deflateBand: 5 * 152)
+        try writer.write(rows: pixels)
+        let bytes = try #require(try writer.finish())
+        #expect(try PNGDecoder().decode(bytes, keepIndices: true).pixels == pixels)
+        let rowBytes = (width * 4 + 7) / 8
+        let filtered = try #require(Self.inflatedImageData(bytes, size: (rowBytes + 1) * height))
+        let filters = (0..<height).map { filtered[$0 * (rowBytes + 1)] }
+        #expect(filters == (0..<height).map { blank.contains($0) ? 0 : 1 })
+    }
+
+    /// The PNG's IDAT chunks joined and inflated (libdeflate checks the Adler-32), or nil
+    /// when they do not inflate to exactly `size` bytes.
+    static func inflatedImageData(_ png: [UInt8], size: Int) -> [UInt8]? {
+        var stream: [UInt8] = []
+        var at = 8
+        while at + 8 <= png.count {
+            let length = png[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            if png[at + 4..<at + 8].elementsEqual("IDAT".utf8) { stream += png[at + 8..<at + 8 + length] }
+            at += 12 + length
+        }
+        var out = [UInt8](repeating: 0, count: size)
+        guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
+        defer { libdeflate_free_decompressor(decompressor) }
+        let result = stream.withUnsafeBytes { input in
+            out.withUnsafeMutableBytes { output in
+                libdeflate_zlib_decompress(decompressor, input.baseAddress, input.count, output.baseAddress, output.count, nil)
+            }
+        }
+        return result == LIBDEFLATE_SUCCESS ? out : nil
     }
 
     @Test("a file written at level 11 is a PNG at its path; RGBA at level 11 is zlib's")

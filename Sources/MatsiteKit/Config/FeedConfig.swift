@@ -20,9 +20,10 @@ public struct FeedConfig: Sendable {
     /// Published tiles for the player's zoom fallback.
     public var fallback = FallbackConfig()
     /// Compression level of PNG frames: 0-9 zlib's, 10-12 libdeflate's near-optimal parsing
-    /// for palette frames (RGBA frames then get zlib's 6). Default 11: radar frames at 0.8 of
-    /// ImageMagick's bytes (bench/frame-bytes.md), decoded by browsers as fast as before.
-    public var compressionLevel = 11
+    /// for palette frames (RGBA frames then get zlib's 6). Default 10: radar frames under 0.8
+    /// of ImageMagick's bytes for the least CPU that reaches it (bench/README.md), decoded by
+    /// browsers as fast as zlib's.
+    public var compressionLevel = 10
     /// When frames are also published as tile pyramids.
     public var pyramid = PyramidConfig()
     /// `format:` and `quality:`: the frames' file format (auto: PNG unless every tile is lossy).

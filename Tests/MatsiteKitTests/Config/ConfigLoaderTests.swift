@@ -89,9 +89,9 @@ struct ConfigLoaderTests {
             says: "0 to 22")
     }
 
-    @Test("compression is 0-9 (zlib) or 10-12 (libdeflate), 11 unless set")
+    @Test("compression is 0-9 (zlib) or 10-12 (libdeflate), 10 unless set")
     func compressionRange() throws {
-        #expect(try ConfigLoader.parse(Data(Self.yaml().utf8), file: "site.yml").animations[0].compressionLevel == 11)
+        #expect(try ConfigLoader.parse(Data(Self.yaml().utf8), file: "site.yml").animations[0].compressionLevel == 10)
         let twelve = try ConfigLoader.parse(Data(Self.yaml(appending: ["    compression: 12"]).utf8), file: "site.yml")
         #expect(twelve.animations[0].compressionLevel == 12)
         check(
