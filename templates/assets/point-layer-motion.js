@@ -27,24 +27,39 @@
 			var motion = !this.options.reducedMotion;
 			var anims = [];  // [el, start, end, kind]: kind 'split', 'merge' or 'fade'
 			// How much a frame takes is learnt from the frames themselves: a frame that
-			// came late (the one before took too long) makes the next slice smaller, a
-			// frame on time lets it grow back, up to perFrame. A slow phone ends up with
-			// small slices, never under 10 (nor over perFrame, which caps them all).
+			// came late (the one before took too long) makes the next slice smaller in
+			// proportion, a frame early lets it grow back as fast, up to perFrame. Late means near
+			// a visible gap (50 ms), not merely past one refresh: a slow device whose every
+			// frame takes two refreshes can still make a good slice in each, and slices cut
+			// to the bone only spread the same work over more frames.
+			// Starting moves is paced on its own, as before (a frame over 30 ms cuts the
+			// slice to 0.6): each move is a layer the compositor makes, and zoom-outs had
+			// more gaps with larger slices of them.
 			var last = 0;
-			var pace = function () {
+			var pace = function (making) {
 				var t = window.performance ? performance.now() : Date.now();
-				var n = self._pace || self.options.perFrame;
+				var key = making ? '_pace' : '_movePace';
+				var n = self[key] || self.options.perFrame;
 				if (last) {
-					if (t - last > 30) { n = Math.max(Math.min(10, self.options.perFrame), Math.round(n * 0.6)); } else if (t - last < 20) { n = Math.min(self.options.perFrame, Math.round(n * 1.25)); }
+					// Sized for a frame of about 38 ms, at most twice the last slice: one
+					// late frame (often another tab's or the machine's doing) is made up for
+					// in a frame or two, not ten.
+					var took = t - last;
+					if (!making) {
+						if (took > 30) { n = Math.max(10, Math.round(n * 0.6)); } else if (took < 20) { n = Math.round(n * 1.25); }
+					} else if (took > 45 || took < 30) {
+						n = Math.round(n * Math.min(2, 38 / took));
+					}
+					n = Math.min(self.options.perFrame, Math.max(Math.min(10, self.options.perFrame), n));
 				}
 				last = t;
-				self._pace = n;
+				self[key] = n;
 				return n;
 			};
 			var make = function () {
 				if (self._queue !== queue || !self._map) { return; }
-				var made = 0, most = pace();
-				var added = document.createDocumentFragment();
+				var made = 0, most = pace(true);
+				var added = {};
 				while (k < jobs.length && made < most) {
 					var job = jobs[k++];
 					var animate = motion && anims.length < self.options.moves;
@@ -65,10 +80,14 @@
 							}
 						}
 						shown[job.i] = el;
-						added.appendChild(el);
+						var key = self._regionOf(job.at);
+						(added[key] = added[key] || document.createDocumentFragment()).appendChild(el);
 					}
 				}
-				if (under) { box.insertBefore(added, box.firstChild); } else { box.appendChild(added); }
+				Object.keys(added).forEach(function (key) {
+					var r = self._region(key);
+					if (under) { r.insertBefore(added[key], r.firstChild); } else { r.appendChild(added[key]); }
+				});
 				if (k < jobs.length) {
 					L.Util.requestAnimFrame(make);
 				} else if (first) {
@@ -82,7 +101,7 @@
 			var start = function () {
 				if (self._queue !== queue || !self._map) { return; }
 				self._switch();
-				var end = Math.min(anims.length, started + pace());
+				var end = Math.min(anims.length, started + pace(false));
 				for (; started < end; started++) {
 					var a = anims[started];
 					self._start(a[0], a[1], a[2], a[3]);
@@ -92,6 +111,7 @@
 					return;
 				}
 				self._queue = null;
+				self._dropEmpty();
 				if (self._leaving.length) {
 					self._timers.push(setTimeout(function () { self._finishLeaving(); }, self.options.duration + 50));
 				}
@@ -120,6 +140,35 @@
 			stale.forEach(function (el) { L.DomUtil.remove(el); });
 		},
 
+		// Elements go into regions of the pane, 320 px square, each a layer of its own
+		// (point-layer.css): adding elements to one region has the browser redo that
+		// region's layer only. With all of a level's elements in one layer, each frame that
+		// added ten of them redid all of them (Chromium's layerize: 20-60 ms a frame at 4x
+		// CPU throttling with 600-1,000 elements on the page), which paced the making down
+		// to ten a frame. An element stays in the region it was made in.
+		_regionOf: function (p) {
+			return Math.floor(p.x / 320) + ',' + Math.floor(p.y / 320);
+		},
+
+		_region: function (key) {
+			var regions = this._regions;
+			if (!regions[key] || !regions[key].parentNode) {
+				regions[key] = L.DomUtil.create('div', 'matsite-point-items matsite-point-region', this._box);
+			}
+			return regions[key];
+		},
+
+		// Regions left empty go (each is a layer); after a draw's elements are made.
+		_dropEmpty: function () {
+			var regions = this._regions;
+			Object.keys(regions).forEach(function (key) {
+				if (!regions[key].firstChild) {
+					L.DomUtil.remove(regions[key]);
+					delete regions[key];
+				}
+			});
+		},
+
 		_finishLeaving: function () {
 			this._leaving.forEach(function (el) { L.DomUtil.remove(el); });
 			this._leaving = [];
@@ -142,20 +191,24 @@
 			if (kind === 'fade') {
 				keys = [{opacity: 0}, {opacity: 1}];
 			} else {
-				keys = [{transform: 'translate(' + start.x + 'px,' + start.y + 'px)'},
-					{transform: 'translate(' + end.x + 'px,' + end.y + 'px)'}];
+				// Relative to where the element stands: the end of a split, the start of a merge.
+				var at = kind === 'split' ? end : start;
+				keys = [{transform: 'translate(' + (start.x - at.x) + 'px,' + (start.y - at.y) + 'px)'},
+					{transform: 'translate(' + (end.x - at.x) + 'px,' + (end.y - at.y) + 'px)'}];
 				if (kind === 'merge') { keys[0].opacity = 1; keys[1].opacity = 0; }
 			}
 			el._matsiteMove = el.animate(keys, {duration: kind === 'fade' ? 250 : this.options.duration, easing: 'ease-out'});
 		},
 
-		// Sets an element's place with a 2D translate, not Leaflet's translate3d: a 3D
-		// transform makes each element a compositing layer of its own, and hundreds of
-		// layers (made, rastered, committed one by one) were most of what a new level cost
-		// a slow device. Moves run as Web Animations, composited while they run.
+		// Sets an element's place: its --x and --y, from which the stylesheet sets its
+		// margins in its region's grid cell. Not a transform: a transformed element is a
+		// paint layer of its own (and with translate3d a compositing layer), hundreds of
+		// which the browser goes over in every frame that adds elements. Moves run as Web
+		// Animations of transform, relative to that place, composited while they run.
 		_setPos: function (el, pos) {
 			el._leaflet_pos = pos;
-			el.style.transform = 'translate(' + pos.x + 'px,' + pos.y + 'px)';
+			el.style.setProperty('--x', pos.x + 'px');
+			el.style.setProperty('--y', pos.y + 'px');
 		},
 
 		// Puts an element at a position at once, ending a move under way (or one a

@@ -44,15 +44,20 @@
 			// laying out and painting them costs the browser several times the script,
 			// in the same frame; on a device whose frames come late, fewer.
 			perFrame: 80,
-			// @option moves: Number = 300
+			// @option moves: Number = 120
 			// The most elements one draw moves or fades, nearest the view's centre first;
 			// the rest appear in place. Every moving element is a layer the browser
-			// composites, and past a few hundred the layers cost more than a frame.
-			moves: 300,
-			// @option merges: Number = 150
+			// composites while it moves, and making and dropping a few hundred of them
+			// cost a slow device frames of 50-100 ms.
+			moves: 120,
+			// @option merges: Number = 60
 			// Of those, the most that merge (move and fade) on a zoom out: the elements
 			// that merge were already drawn, and are redrawn at the new zoom first.
-			merges: 150
+			merges: 60,
+			// @option edge: Number = 26
+			// Pixels beyond the view's edges within which items are drawn: the largest
+			// element's half and its shadow, so none is cut off at an edge.
+			edge: 26
 		},
 
 		// def: the manifest's entry; resolve: (url relative to the manifest) -> URL.
@@ -75,6 +80,7 @@
 			// change instead of one per element.
 			this._root = L.DomUtil.create('div', 'matsite-point-box leaflet-zoom-hide', map.getPane('markerPane'));
 			this._box = L.DomUtil.create('div', 'matsite-point-box', this._root);
+			this._regions = {};  // region key -> its box in this._box (point-layer-motion.js)
 			// Elements of the level shown before a zoom-in, kept over the new level's until
 			// its moves start.
 			this._stale = [];
@@ -96,6 +102,7 @@
 			this._clear();
 			L.DomUtil.remove(this._root);
 			this._root = this._box = null;
+			this._regions = {};
 			this._queue = null;
 			this._level = null;
 		},
@@ -176,8 +183,17 @@
 			var d = this._levels.data(z);
 			var move = from !== null && !this.options.reducedMotion;
 			var view = map.getBounds();
-			var bounds = view.pad(0.1);
+			// Only items whose element can be seen, in the view or within the largest
+			// element's half (plus its shadow) of its edge; those beyond come in with a
+			// pan. Every element on the page is work for each frame that adds more. A
+			// point's label reaches to its right: on the left, single points of a labeled
+			// layer further off (clusters have no label).
+			var size = map.getSize(), edge = this.options.edge;
+			var left = this._def.labeled ? edge + 160 : edge;
+			var bounds = L.latLngBounds(map.containerPointToLatLng([-left, size.y + edge]),
+				map.containerPointToLatLng([size.x + edge, -edge]));
 			var south = bounds.getSouth(), north = bounds.getNorth(), west = bounds.getWest(), east = bounds.getEast();
+			var near = map.containerPointToLatLng([-edge, 0]).lng;
 			this._switch();
 			this._finishLeaving();
 			var old = this._shown, oldLevel = this._level, oldData = oldLevel === null ? null : this._levels.data(oldLevel);
@@ -214,13 +230,13 @@
 			var self = this;
 			var jobs = [];
 			var src = move && from < z ? this._levels.data(from) : null;
-			// Only what can be seen moves; the margin kept for panning just appears.
+			// Only what stands in the view moves; an element at its edge just appears.
 			var lo = map.latLngToLayerPoint(view.getNorthWest()), hi = map.latLngToLayerPoint(view.getSouthEast());
 			var seen = function (p) { return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y; };
 			var drawn = 0;
 			this._eachIn(d, south, north, west, east, function (i) {
 				var count = levels.countAt(d, i, self._frame);
-				if (count <= 0) { return; }
+				if (count <= 0 || (count > 1 && d.lon[i] < near)) { return; }
 				drawn++;
 				var was = oldLevel === z ? i : kept[i];
 				var el = was === undefined ? null : old[was];
