@@ -62,14 +62,6 @@ enum FrameIndex {
             throw fail(itemsPath.isEmpty ? "(the document)" : itemsPath, "expected a list of frames, found \(list.kind)")
         }
         guard !items.isEmpty else { throw fail(itemsPath, "the list is empty: the feed lists no frames") }
-        guard items.count <= maxItems else {
-            // The feed is fine; the config's limit refuses it: a config error, as a rolling
-            // window over the limit is.
-            throw FrameIndexError(
-                document: name, path: itemsPath,
-                message: "\(items.count) items, over the limit of \(maxItems) (limits.max_frames)",
-                exitClass: .config)
-        }
         var globals: [String: String] = [:]
         for (placeholder, field) in config.globals.sorted(by: { $0.key < $1.key }) {
             globals[placeholder] = try text(try value(at: field, in: root, fail: fail), path: field, fail: fail)
@@ -105,6 +97,15 @@ enum FrameIndex {
                 frame.index = position
                 return frame
             }
+        }
+        // What is built is limited, not what the feed lists (`latest` keeps a long archive's
+        // newest few; the document's size is bounded above). The feed is fine; the config's
+        // limit refuses it: a config error, as a rolling window over the limit is.
+        guard frames.count <= maxItems else {
+            throw FrameIndexError(
+                document: name, path: itemsPath,
+                message: "\(frames.count) frames, over the limit of \(maxItems) (limits.max_frames; `latest: N` keeps the newest N)",
+                exitClass: .config)
         }
         return frames
     }

@@ -44,7 +44,7 @@ struct CheckBuildAgreementTests {
 
     static let refusals: [Refusal] = [
         Refusal(
-            name: "a frame index over limits.max_frames", status: 2, checkSays: "8 items, over the limit of 5 (limits.max_frames)",
+            name: "a frame index over limits.max_frames", status: 2, checkSays: "8 frames, over the limit of 5 (limits.max_frames",
             write: { folder, base in
                 let times = (0..<8).map { "{\"time\": \"2026-11-21T10:\(10 + $0):00Z\"}" }.joined(separator: ", ")
                 try Data("{\"frames\": [\(times)]}".utf8).write(to: folder.appendingPathComponent("index.json"))

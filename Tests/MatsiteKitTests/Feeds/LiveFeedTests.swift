@@ -104,6 +104,30 @@ struct LiveFeedTests {
         }
     }
 
+    @Test("limits.max_frames counts the frames built: latest N under it builds from an index listing more")
+    func latestUnderTheLimit() async throws {
+        try await withTestServer { server in
+            let feed = FeedServer(server)
+            let site = try TestSite()
+            defer { site.remove() }
+            func yaml(_ latest: String) -> String {
+                site.yaml(
+                    Self.animation(
+                        url: server.url("/radar/{time}/{z}/{x}/{y}.png"),
+                        frames: "{index: { url: \"\(server.url("/times.json"))\", items: \"\", time: \"\"\(latest) }}"))
+                    + "\nlimits: { max_frames: 3 }\n"
+            }
+            // The newest 3 listed: 12:00's tiles are not out yet, so two frames.
+            try await Self.build(site, yaml(", latest: 3"), at: "2026-11-21T12:01:00Z", feed: feed)
+            try Self.expectFrames(site, ["11:50", "11:55"])
+            let error = await #expect(throws: (any Error).self) {
+                try await Self.build(site, yaml(""), at: "2026-11-21T12:01:00Z", feed: feed)
+            }
+            #expect(error.map { "\($0)" }?.contains("6 frames, over the limit of 3 (limits.max_frames") == true, "\(String(describing: error))")
+            try Self.expectFrames(site, ["11:50", "11:55"])
+        }
+    }
+
     @Test("a plain JSON list of ISO times (items and time empty) fills {time}, and gives the same frames as the rolling window")
     func plainListIndex() async throws {
         try await withTestServer { server in
@@ -234,10 +258,10 @@ extension LiveFeedTests {
             "a duplicate time", "{\(host), \"radar\": {\"past\": [{\"time\": 1795255200, \"path\": \"/a\"}, {\"time\": 1795255200, \"path\": \"/b\"}]}}",
             says: "radar.past[1].time", "duplicate time", "radar.past[0].time"),
         BadDocument(
-            "more items than limits.max_frames",
+            "more frames than limits.max_frames",
             "{\(host), \"radar\": {\"past\": ["
                 + (0..<6).map { "{\"time\": \(1_795_254_000 + $0 * 300), \"path\": \"/\($0)\"}" }.joined(separator: ", ") + "]}}",
-            says: "radar.past", "6 items", "limits.max_frames"),
+            says: "radar.past", "6 frames", "limits.max_frames"),
         BadDocument(
             "nested ten thousand deep", String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000),
             says: "nested deeper than 32"),
