@@ -420,6 +420,36 @@ def test_a_zoom_while_a_level_is_being_made_leaves_one_whole_level(tab, points):
     assert page.evaluate("() => document.querySelectorAll('.matsite-point-box > .matsite-point-box').length") == 1
 
 
+def test_over_a_zoom_the_layer_is_hidden_by_its_root_and_takes_no_presses(tab, points):
+    srv, _ = points
+    page = tab.page
+    open_player(page, srv)
+    set_view(page, 46.0, 0.0, 6)
+    wait_level(page, 6)
+    # At the zoom's start: what the root and a cluster look like, and a press on the cluster
+    # (which, taken, would zoom in to where it splits: past 7).
+    page.evaluate("""() => {
+        const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+        map.once('zoomstart', () => {
+            try {
+                const root = document.querySelector('.leaflet-marker-pane .matsite-point-root');
+                const el = root.querySelector('.matsite-cluster');
+                window.hiddenAt = {opacity: getComputedStyle(root).opacity, visibility: getComputedStyle(el).visibility};
+                el.click();
+            } catch (e) {  // thrown here, it would stop Leaflet's zoom
+                window.hiddenAt = String(e);
+            }
+        });
+        map.setZoom(7);
+    }""")
+    wait_level(page, 7)
+    page.wait_for_timeout(800)
+    # Hidden by the root's opacity alone (no style inherited by every element), and shown again.
+    assert page.evaluate("window.hiddenAt") == {"opacity": "0", "visibility": "visible"}
+    assert page.evaluate("getComputedStyle(document.querySelector('.matsite-point-root')).opacity") == "1"
+    assert page.evaluate("document.querySelector('[data-matsite-player]')._matsitePlayer.getMap().getZoom()") == 7
+
+
 def test_frame_changes_change_counts_as_published(tab, points):
     srv, site = points
     entry = layer_entry(site)
