@@ -291,6 +291,15 @@ def tune(page, **options):
                          f" if (window.Matsite && Matsite.PointLayer) {{ {sets} }} }});")
 
 
+def open_at_zoom_6(page, srv, **options):
+    """The player with PointLayer options, at zoom 6 over the dense middle, drawn."""
+    tune(page, **options)
+    open_player(page, srv)
+    set_view(page, 46.0, 0.0, 6)
+    wait_level(page, 6)
+    page.wait_for_timeout(300)
+
+
 def test_a_new_level_is_made_a_few_elements_a_frame_and_moves_at_most_the_cap(tab, points):
     srv, site = points
     entry = layer_entry(site)
@@ -388,11 +397,7 @@ def test_a_zoom_while_a_level_is_being_made_leaves_one_whole_level(tab, points):
     srv, site = points
     entry = layer_entry(site)
     page = tab.page
-    tune(page, perFrame=1)
-    open_player(page, srv)
-    set_view(page, 46.0, 0.0, 6)
-    wait_level(page, 6)
-    page.wait_for_timeout(300)
+    open_at_zoom_6(page, srv, perFrame=1)
     # Zoom 7 starts being made (one element a frame), and zoom 8 comes three frames later.
     page.evaluate("""async () => {
         const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
@@ -448,6 +453,43 @@ def test_over_a_zoom_the_layer_is_hidden_by_its_root_and_takes_no_presses(tab, p
     assert page.evaluate("window.hiddenAt") == {"opacity": "0", "visibility": "visible"}
     assert page.evaluate("getComputedStyle(document.querySelector('.matsite-point-root')).opacity") == "1"
     assert page.evaluate("document.querySelector('[data-matsite-player]')._matsitePlayer.getMap().getZoom()") == 7
+
+
+def test_over_a_zoom_animation_the_level_shown_is_placed_for_the_new_zoom_before_the_draw(tab, points):
+    """While Leaflet's zoom animation runs (the layer hidden), the elements shown are put
+    where the new zoom puts them and those outside what the new zoom draws go: by the
+    zoom's end, before the draw, the old level stands at its new places."""
+    srv, site = points
+    entry = layer_entry(site)
+    page = tab.page
+    # One slice a frame for all of them: the zoom's end comes frames after its start.
+    open_at_zoom_6(page, srv, perFrame=1000)
+    before = page.evaluate("document.querySelectorAll('.leaflet-marker-pane [data-count]').length")
+    page.evaluate("""() => {
+        const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+        map.once('zoomend', () => {
+            // The layer's own zoomend listener came first and only asked for the draw.
+            window.atZoomEnd = [...document.querySelectorAll('.leaflet-marker-pane [data-count]')].map((e) => ({
+                zoom: +e.dataset.zoom, index: +e.dataset.index,
+                x: parseFloat(e.style.getPropertyValue('--x')), y: parseFloat(e.style.getPropertyValue('--y')),
+                at: map.layerPointToContainerPoint([parseFloat(e.style.getPropertyValue('--x')), parseFloat(e.style.getPropertyValue('--y'))])}));
+        });
+        map.setZoom(7);
+    }""")
+    wait_level(page, 7)
+    old = page.evaluate("window.atZoomEnd")
+    data = level(site, entry, 6)
+    size = page.evaluate("(() => { const s = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap().getSize(); return [s.x, s.y]; })()")
+    assert old and all(e["zoom"] == 6 for e in old), old[:3]
+    assert len(old) < before, (len(old), before)
+    own = page.evaluate(
+        """(pairs) => { const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+            return pairs.map(([a, o]) => { const p = map.latLngToLayerPoint([a, o]); return [p.x, p.y]; }); }""",
+        [[data["lat"][e["index"]], data["lon"][e["index"]]] for e in old])
+    labeled = 160 if entry.get("labeled") else 0
+    for e, (ox, oy) in zip(old, own):
+        assert (e["x"], e["y"]) == (ox, oy), (e, ox, oy)
+        assert -26 - labeled <= e["at"]["x"] <= size[0] + 26 and -26 <= e["at"]["y"] <= size[1] + 26, e
 
 
 def test_frame_changes_change_counts_as_published(tab, points):

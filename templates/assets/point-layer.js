@@ -72,6 +72,7 @@
 			this._leaving = [];     // elements merging away
 			this._timers = [];
 			this._drawn = 0;
+			this._prep = null;     // the slices of a zoom's animation under way (_onZoomAnim)
 		},
 
 		onAdd: function (map) {
@@ -92,6 +93,7 @@
 			L.DomEvent.on(this._root, 'mousedown touchstart dblclick contextmenu', this._onPress, this);
 			L.DomEvent.on(this._root, 'click', this._onClick, this);
 			map.on('zoomstart', this._onZoomStart, this);
+			map.on('zoomanim', this._onZoomAnim, this);
 			map.on('zoomend', this._onZoom, this);
 			map.on('moveend', this._onMove, this);
 			this._update(false);
@@ -99,6 +101,7 @@
 
 		onRemove: function (map) {
 			map.off('zoomstart', this._onZoomStart, this);
+			map.off('zoomanim', this._onZoomAnim, this);
 			map.off('zoomend', this._onZoom, this);
 			map.off('moveend', this._onMove, this);
 			this._timers.forEach(clearTimeout);
@@ -108,6 +111,7 @@
 			this._root = this._box = null;
 			this._regions = {};
 			this._queue = null;
+			this._prep = null;
 			this._level = null;
 		},
 
@@ -143,6 +147,44 @@
 
 		_onZoom: function () { this._update(true); },
 
+		// Leaflet's zoom animation (a transition the compositor runs) leaves the main thread
+		// free for a few frames while the layer is hidden: the elements shown are put where
+		// the new zoom puts them, and those outside what the new zoom draws go, a slice a
+		// frame. The draw after the zoom then finds them in place (placing one where it
+		// stands is nothing) or gone, where its own frame restyled and removed them all
+		// (the zoom-in 6 -> 7 at 4x CPU throttling: 160-210 elements restyled and 430
+		// removed in that one frame of 43-108 ms). A draw that comes first does the rest.
+		_onZoomAnim: function (e) {
+			var map = this._map;
+			var d = this._level === null ? null : this._levels.data(this._level);
+			this._prep = null;
+			if (!map || !d || this._queue || typeof map._getNewPixelOrigin !== 'function') { return; }
+			var zoom = e.zoom, origin = map._getNewPixelOrigin(e.center, zoom);
+			var c = map.project(e.center, zoom), size = map.getSize(), edge = this.options.edge;
+			// The bounds _draw draws in, at the new zoom, in pixels from its centre.
+			var x0 = -size.x / 2 - (this._def.labeled ? edge + 160 : edge), x1 = size.x / 2 + edge, y1 = size.y / 2 + edge;
+			var shown = this._shown, keys = Object.keys(shown), k = 0;
+			var self = this, prep = this._prep = {};
+			var step = function () {
+				if (self._prep !== prep || !self._map) { return; }
+				var end = Math.min(keys.length, k + self.options.perFrame * 2);
+				for (; k < end; k++) {
+					var el = shown[keys[k]];
+					if (!el) { continue; }
+					var p = map.project([d.lat[+keys[k]], d.lon[+keys[k]]], zoom)._round();
+					var dx = p.x - c.x, dy = p.y - c.y;
+					if (dx < x0 || dx > x1 || dy < -y1 || dy > y1) {
+						L.DomUtil.remove(el);
+						delete shown[keys[k]];
+					} else {
+						self._place(el, p._subtract(origin));
+					}
+				}
+				if (k < keys.length) { L.Util.requestAnimFrame(step); } else { self._prep = null; }
+			};
+			L.Util.requestAnimFrame(step);
+		},
+
 		_onMove: function () { this._update(false); },
 
 		// Draws the level of the map's zoom; `zoomed` after a zoom, when a change of level
@@ -167,6 +209,7 @@
 			var draw = function () {
 				if (ticket !== self._ticket || !self._map) { return; }
 				self._from = undefined;
+				self._prep = null;
 				L.DomUtil.removeClass(self._root, 'matsite-point-wait');
 				self._draw(z, from !== null && from !== z ? from : null);
 			};
