@@ -5,6 +5,7 @@ files (what the build wrote is the truth), not against numbers written here."""
 import json
 import math
 import random
+import re
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -209,21 +210,24 @@ def test_clusters_and_counts_match_the_published_data_at_three_zooms(tab, points
             assert f"({total} points)" in toggle, toggle
 
 
-def test_a_tiled_level_fetches_only_the_tiles_around_the_view(tab, points):
+def test_a_level_is_fetched_whole_or_only_the_tiles_around_the_view(tab, points):
+    """A level published as one file is one request; a tiled one, only the tiles near the view."""
     srv, site = points
     entry = layer_entry(site)
-    if not any("tiles" in l for l in entry["levels"]):
-        assert all(l["bytes"] <= 1 << 20 for l in entry["levels"])  # the default threshold
-        pytest.skip("this build publishes every level as one file")
     deep = [l for l in entry["levels"] if l["zoom"] == 8][0]
-    assert deep.get("tiles", 0) > 2, deep
     page = tab.page
     open_player(page, srv)
     set_view(page, 44.0, -5.0, 8)
     wait_level(page, 8)
     fetched = page.evaluate(
-        "() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /points\\/reports\\/z08-[0-9]+-[0-9]+-[0-9]+-/.test(n))")
-    assert 0 < len(fetched) < deep["tiles"], (len(fetched), deep["tiles"])
+        "() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /points\\/reports\\/z08-/.test(n))")
+    if "tiles" not in deep:
+        assert all(l["bytes"] <= 1 << 20 for l in entry["levels"])  # the default threshold
+        assert [u.rsplit("/", 1)[-1] for u in fetched] == [deep["url"].rsplit("/", 1)[-1]], fetched
+        return
+    assert deep.get("tiles", 0) > 2, deep
+    tiles = [u for u in fetched if re.search(r"z08-[0-9]+-[0-9]+-[0-9]+-", u)]
+    assert 0 < len(tiles) < deep["tiles"], (len(tiles), deep["tiles"])
 
 
 def test_a_zoom_in_sampled_mid_transition_shows_members_between_cluster_and_own_place(tab, points):
