@@ -15,6 +15,8 @@ groups, seeded), serves it from 127.0.0.1 and, in headless Debian chromium:
     holds is followed from its mutations (a MutationObserver), not queried every frame:
     the bench's own work in the frames it measures is a few sums per element added,
     removed or retagged,
+  - by place, each zoom-in's time to a whole level and when its gaps over 50 ms ended (the
+    zoom-in to 7 draws the most elements, and is where the slow ones were),
   - bytes published for the points.
 --cpu-throttle 4 runs it all with Chromium's CPU throttling (CDP
 Emulation.setCPUThrottlingRate), as a stand-in for a phone.
@@ -150,7 +152,12 @@ ZOOM = """async ([lat, lon, z, points, step, slack]) => {
     }
     // The probe's own account must match the pane's at the end.
     const drift = state.size !== n || state.size !== all.filter((e) => state.has(e)).length;
-    return {deltas, whole, shown: n, kept: all.filter((e) => before.has(e)).length, drift,
+    // When each gap over 50 ms ended (ms since the zoom began) and how long it was.
+    const gapAt = [];
+    for (let k = 1; k < frames.length; k++) {
+        if (deltas[k - 1] > 50) gapAt.push([Math.round(frames[k][0]), Math.round(deltas[k - 1])]);
+    }
+    return {deltas, whole, gapAt, shown: n, kept: all.filter((e) => before.has(e)).length, drift,
             longtasks: window.__bench.longtasks.filter(([s]) => s >= t0 && s <= t1).length};
 }"""
 
@@ -202,6 +209,7 @@ def measure(browser, url: str, places, throttle: float, slack: float, out: dict)
             raise SystemExit("the bench's probe lost count of the marker pane's elements")
         out["gaps"].append(sum(1 for d in r["deltas"] if d > 50))
         out["worst"].append(max(r["deltas"]) if r["deltas"] else 0)
+        out["gap_at"].append(r["gapAt"])
         out["longtasks"].append(r["longtasks"])
         out["shown"].append(r["shown"])
         out["kept"].append(r["kept"])
@@ -239,7 +247,7 @@ def main() -> int:
         sites.append(build_site(sub, CONFIG.format(templates=templates, tile_above=args.tile_above)))
     layer = read_manifest(str(sites[0]))["points"][0]
     servers = [SiteServer(str(site)) for site in sites]
-    keys = ["first", "gaps", "worst", "longtasks", "shown", "kept", "whole", "base_gaps", "base_worst", "out_gaps", "out_worst"]
+    keys = ["first", "gap_at", "gaps", "worst", "longtasks", "shown", "kept", "whole", "base_gaps", "base_worst", "out_gaps", "out_worst"]
     results = [{k: [] for k in keys} for _ in players]
     places = [(46.0, 0.0, 6), (44.5, -4.0, 8), (49.0, 5.0, 10)]
     slack = max(1.0, args.cpu_throttle / 2)
@@ -277,6 +285,15 @@ def main() -> int:
     row("zoom-in: long tasks (> 50 ms)", "longtasks")
     row("zoom-in: elements drawn after", "shown")
     row("zoom-in: elements kept (the same DOM node)", "kept")
+    # Each zoom-in by place: where the slowest and the gaps are.
+    for n, (_, _, z) in enumerate(places):
+        parts = []
+        for (name, _), r in zip(players, results):
+            mine = range(n, len(r["whole"]), len(places))
+            gaps = [g for k in mine for g in r["gap_at"][k]]
+            parts.append(f"{name}: whole {', '.join(str(round(r['whole'][k])) for k in mine)} ms; gaps over 50 ms "
+                         f"(ended at ms, lasting ms): {', '.join(f'{a}/{d}' for a, d in gaps) or 'none'}")
+        print(f"  zoom-in to {z + 1}: " + " | ".join(parts))
     row("zoom-out: frame gaps over 50 ms", "out_gaps")
     row("zoom-out: longest frame gap", "out_worst", " ms")
     row("baseline, the zoom-ins with the layer off: gaps over 50 ms", "base_gaps")

@@ -295,6 +295,15 @@ def tune(page, **options):
                          f" if (window.Matsite && Matsite.PointLayer) {{ {sets} }} }});")
 
 
+def open_at_zoom_6(page, srv, **options):
+    """The player with PointLayer options, at zoom 6 over the dense middle, drawn."""
+    tune(page, **options)
+    open_player(page, srv)
+    set_view(page, 46.0, 0.0, 6)
+    wait_level(page, 6)
+    page.wait_for_timeout(300)
+
+
 def test_a_new_level_is_made_a_few_elements_a_frame_and_moves_at_most_the_cap(tab, points):
     srv, site = points
     entry = layer_entry(site)
@@ -392,11 +401,7 @@ def test_a_zoom_while_a_level_is_being_made_leaves_one_whole_level(tab, points):
     srv, site = points
     entry = layer_entry(site)
     page = tab.page
-    tune(page, perFrame=1)
-    open_player(page, srv)
-    set_view(page, 46.0, 0.0, 6)
-    wait_level(page, 6)
-    page.wait_for_timeout(300)
+    open_at_zoom_6(page, srv, perFrame=1)
     # Zoom 7 starts being made (one element a frame), and zoom 8 comes three frames later.
     page.evaluate("""async () => {
         const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
@@ -422,6 +427,110 @@ def test_a_zoom_while_a_level_is_being_made_leaves_one_whole_level(tab, points):
     assert page.evaluate("() => [...document.querySelectorAll('.leaflet-marker-pane [data-count]')]"
                          ".filter((e) => getComputedStyle(e).opacity !== '1').length") == 0
     assert page.evaluate("() => document.querySelectorAll('.matsite-point-box > .matsite-point-box').length") == 1
+
+
+def test_over_a_zoom_the_layer_is_hidden_by_its_root_and_takes_no_presses(tab, points):
+    srv, _ = points
+    page = tab.page
+    open_player(page, srv)
+    set_view(page, 46.0, 0.0, 6)
+    wait_level(page, 6)
+    # At the zoom's start: what the root and a cluster look like, and a press on the cluster
+    # (which, taken, would zoom in to where it splits: past 7).
+    page.evaluate("""() => {
+        const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+        map.once('zoomstart', () => {
+            try {
+                const root = document.querySelector('.leaflet-marker-pane .matsite-point-root');
+                const el = root.querySelector('.matsite-cluster');
+                window.hiddenAt = {opacity: getComputedStyle(root).opacity, visibility: getComputedStyle(el).visibility};
+                el.click();
+            } catch (e) {  // thrown here, it would stop Leaflet's zoom
+                window.hiddenAt = String(e);
+            }
+        });
+        map.setZoom(7);
+    }""")
+    wait_level(page, 7)
+    page.wait_for_timeout(800)
+    # Hidden by the root's opacity alone (no style inherited by every element), and shown again.
+    assert page.evaluate("window.hiddenAt") == {"opacity": "0", "visibility": "visible"}
+    assert page.evaluate("getComputedStyle(document.querySelector('.matsite-point-root')).opacity") == "1"
+    assert page.evaluate("document.querySelector('[data-matsite-player]')._matsitePlayer.getMap().getZoom()") == 7
+
+
+def test_over_a_zoom_animation_the_level_shown_is_placed_for_the_new_zoom_before_the_draw(tab, points):
+    """While Leaflet's zoom animation runs (the layer hidden), the elements shown are put
+    where the new zoom puts them and those outside what the new zoom draws go: by the
+    zoom's end, before the draw, the old level stands at its new places."""
+    srv, site = points
+    entry = layer_entry(site)
+    page = tab.page
+    # One slice a frame for all of them: the zoom's end comes frames after its start.
+    open_at_zoom_6(page, srv, perFrame=1000)
+    before = page.evaluate("document.querySelectorAll('.leaflet-marker-pane [data-count]').length")
+    page.evaluate("""() => {
+        const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+        map.once('zoomend', () => {
+            // The layer's own zoomend listener came first and only asked for the draw.
+            window.atZoomEnd = [...document.querySelectorAll('.leaflet-marker-pane [data-count]')].map((e) => ({
+                zoom: +e.dataset.zoom, index: +e.dataset.index,
+                x: parseFloat(e.style.getPropertyValue('--x')), y: parseFloat(e.style.getPropertyValue('--y')),
+                at: map.layerPointToContainerPoint([parseFloat(e.style.getPropertyValue('--x')), parseFloat(e.style.getPropertyValue('--y'))])}));
+        });
+        map.setZoom(7);
+    }""")
+    wait_level(page, 7)
+    # The new level may be made already too (_predraw, when it was loaded): the old one's.
+    old = [e for e in page.evaluate("window.atZoomEnd") if e["zoom"] == 6]
+    data = level(site, entry, 6)
+    size = page.evaluate("(() => { const s = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap().getSize(); return [s.x, s.y]; })()")
+    assert old and len(old) < before, (len(old), before)
+    own = page.evaluate(
+        """(pairs) => { const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+            return pairs.map(([a, o]) => { const p = map.latLngToLayerPoint([a, o]); return [p.x, p.y]; }); }""",
+        [[data["lat"][e["index"]], data["lon"][e["index"]]] for e in old])
+    labeled = 160 if entry.get("labeled") else 0
+    for e, (ox, oy) in zip(old, own):
+        assert (e["x"], e["y"]) == (ox, oy), (e, ox, oy)
+        assert -26 - labeled <= e["at"]["x"] <= size[0] + 26 and -26 <= e["at"]["y"] <= size[1] + 26, e
+
+
+def test_over_a_zoom_animation_the_new_level_is_made_hidden_and_moves_after_the_zoom(tab, points):
+    """With its levels loaded, the new level is made while Leaflet's zoom animation runs,
+    under the old level and hidden with the layer; its moves start once the zoom has ended
+    and the layer is shown. A tiled level is not: its tiles are fetched for the view the
+    zoom ends at, after it."""
+    srv, site = points
+    entry = layer_entry(site)
+    page = tab.page
+    open_at_zoom_6(page, srv)
+    # Level 7 loaded (a zoom there and back), then the zoom-in's end held back 3 s: time
+    # enough, whatever the machine's load, for the frames the new level is made in.
+    for z in (7, 6):
+        set_view(page, 46.0, 0.0, z)
+        wait_level(page, z)
+    page.evaluate("""() => {
+        const map = document.querySelector('[data-matsite-player]')._matsitePlayer.getMap();
+        const end = map._onZoomTransitionEnd;
+        map._onZoomTransitionEnd = function () { setTimeout(() => end.call(map), 3000); };
+        map.once('zoomend', () => {
+            map._onZoomTransitionEnd = end;
+            const els = [...document.querySelectorAll('.leaflet-marker-pane [data-count]')];
+            window.atZoomEnd = {
+                hidden: document.querySelector('.matsite-point-root').classList.contains('matsite-point-wait'),
+                zooms: [...new Set(els.map((e) => e.dataset.zoom))].sort(),
+                moving: document.getAnimations().filter((a) => a.effect && a.effect.target && a.effect.target.matches('[data-count]')).length};
+        });
+        map.setZoom(7);
+    }""")
+    wait_level(page, 7)
+    tiled = "tiles" in [l for l in entry["levels"] if l["zoom"] == 7][0]
+    assert page.evaluate("window.atZoomEnd") == {"hidden": True, "zooms": ["6"] if tiled else ["6", "7"], "moving": 0}
+    page.wait_for_function("() => !document.querySelector('.matsite-point-leaving')", timeout=20000)
+    page.evaluate("() => document.getAnimations().forEach((a) => a.finish())")
+    assert_at_own_places(page, level(site, entry, 7), drawn(page))
+    assert page.evaluate("getComputedStyle(document.querySelector('.matsite-point-root')).opacity") == "1"
 
 
 def test_frame_changes_change_counts_as_published(tab, points):

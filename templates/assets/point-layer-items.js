@@ -13,8 +13,10 @@
 	function isNum(v) { return typeof v === 'number' && isFinite(v); }
 
 	M.PointLayer.include({
-		// The element of this layer an event happened in, if any.
+		// The element of this layer an event happened in, if any: none while the layer is
+		// hidden over a zoom (transparent, its elements would still take presses).
 		_item: function (e) {
+			if (this._root && L.DomUtil.hasClass(this._root, 'matsite-point-wait')) { return null; }
 			var t = e.target;
 			var el = t && t.closest ? t.closest('.matsite-point-item') : null;
 			return el && el._matsiteLayer === this ? el : null;

@@ -72,13 +72,17 @@
 			this._leaving = [];     // elements merging away
 			this._timers = [];
 			this._drawn = 0;
+			this._prep = null;     // the slices of a zoom's animation under way (_onZoomAnim)
+			this._pre = null;      // a draw made during a zoom's animation (_predraw)
 		},
 
 		onAdd: function (map) {
-			// The layer's elements live in one box inside one root in the marker pane.
-			// Leaflet hides the root, not each element, during its zoom animation: one style
-			// change instead of one per element.
-			this._root = L.DomUtil.create('div', 'matsite-point-box leaflet-zoom-hide', map.getPane('markerPane'));
+			// The layer's elements live in one box inside one root in the marker pane. The
+			// root is made transparent (matsite-point-wait) from a zoom's start until the new
+			// zoom is drawn: opacity is the root's alone, where Leaflet's leaflet-zoom-hide
+			// (visibility, which every element inherits) had Chromium restyle each element at
+			// the zoom's start (46 ms for 594 elements at 4x CPU throttling).
+			this._root = L.DomUtil.create('div', 'matsite-point-box matsite-point-root', map.getPane('markerPane'));
 			this._box = L.DomUtil.create('div', 'matsite-point-box', this._root);
 			this._regions = {};  // region key -> its box in this._box (point-layer-motion.js)
 			// Elements of the level shown before a zoom-in, kept over the new level's until
@@ -89,12 +93,16 @@
 			// a point or cluster is not the map's: no drag, no double-click zoom, no map click.
 			L.DomEvent.on(this._root, 'mousedown touchstart dblclick contextmenu', this._onPress, this);
 			L.DomEvent.on(this._root, 'click', this._onClick, this);
+			map.on('zoomstart', this._onZoomStart, this);
+			map.on('zoomanim', this._onZoomAnim, this);
 			map.on('zoomend', this._onZoom, this);
 			map.on('moveend', this._onMove, this);
 			this._update(false);
 		},
 
 		onRemove: function (map) {
+			map.off('zoomstart', this._onZoomStart, this);
+			map.off('zoomanim', this._onZoomAnim, this);
 			map.off('zoomend', this._onZoom, this);
 			map.off('moveend', this._onMove, this);
 			this._timers.forEach(clearTimeout);
@@ -104,6 +112,8 @@
 			this._root = this._box = null;
 			this._regions = {};
 			this._queue = null;
+			this._prep = null;
+			this._pre = null;
 			this._level = null;
 		},
 
@@ -135,7 +145,73 @@
 			return this._levels.load(zoom, this._map ? this._map.getBounds() : null);
 		},
 
+		_onZoomStart: function () { L.DomUtil.addClass(this._root, 'matsite-point-wait'); },
+
 		_onZoom: function () { this._update(true); },
+
+		// Leaflet's zoom animation (a transition the compositor runs) leaves the main thread
+		// free for a few frames while the layer is hidden: the elements shown are put where
+		// the new zoom puts them, and those outside what the new zoom draws go, a slice a
+		// frame. The draw after the zoom then finds them in place (placing one where it
+		// stands is nothing) or gone, where its own frame restyled and removed them all
+		// (the zoom-in 6 -> 7 at 4x CPU throttling: 160-210 elements restyled and 430
+		// removed in that one frame of 43-108 ms). A draw that comes first does the rest.
+		_onZoomAnim: function (e) {
+			var map = this._map;
+			var d = this._level === null ? null : this._levels.data(this._level);
+			this._prep = null;
+			if (!map || !d || this._queue || typeof map._getNewPixelOrigin !== 'function') { return; }
+			var zoom = e.zoom, origin = map._getNewPixelOrigin(e.center, zoom);
+			var c = map.project(e.center, zoom), size = map.getSize(), edge = this.options.edge;
+			// The bounds _draw draws in, at the new zoom, in pixels from its centre.
+			var x0 = -size.x / 2 - (this._def.labeled ? edge + 160 : edge), x1 = size.x / 2 + edge, y1 = size.y / 2 + edge;
+			var shown = this._shown, keys = Object.keys(shown), k = 0;
+			var self = this, prep = this._prep = {};
+			var step = function () {
+				if (self._prep !== prep || !self._map) { return; }
+				var end = Math.min(keys.length, k + self.options.perFrame * 2);
+				for (; k < end; k++) {
+					var el = shown[keys[k]];
+					if (!el) { continue; }
+					var p = map.project([d.lat[+keys[k]], d.lon[+keys[k]]], zoom)._round();
+					var dx = p.x - c.x, dy = p.y - c.y;
+					if (dx < x0 || dx > x1 || dy < -y1 || dy > y1) {
+						L.DomUtil.remove(el);
+						delete shown[keys[k]];
+					} else {
+						self._place(el, p._subtract(origin));
+					}
+				}
+				if (k < keys.length) {
+					L.Util.requestAnimFrame(step);
+				} else {
+					self._prep = null;
+					self._predraw(e, prep);
+				}
+			};
+			L.Util.requestAnimFrame(step);
+		},
+
+		// The new level drawn for the view the zoom ends at while its animation still runs,
+		// once the old level is placed (_onZoomAnim), its levels are loaded (not a tiled
+		// one: its tiles are fetched for the view) and nothing else was drawn since: its
+		// elements are made in the animation's frames, hidden, and its moves wait for the
+		// zoom's end (_update shows it). A zoom-in to 7 made 572 elements after the zoom, at
+		// most 80 a frame: 7-8 frames of 35-45 ms at 4x CPU throttling.
+		_predraw: function (e, prep) {
+			var map = this._map, from = this._level, zoom = e.zoom;
+			var z = this._levels.levelFor(zoom);
+			var entry = (this._def.levels || []).filter(function (l) { return l.zoom === z; })[0];
+			if (!map || from === null || z === from || !entry || entry.tiles !== undefined) { return; }
+			var self = this, drawn = this._drawnCount = (this._drawnCount || 0) + 1;
+			Promise.all(this._needs(z, from)).then(function () {
+				// Still the same zoom under way, and no draw since.
+				if (!self._map || !map._animatingZoom || self._drawnCount !== drawn || self._level !== from || self._queue) { return; }
+				var view = self._viewOf(e.center, zoom);
+				self._draw(z, from, view, true);
+				self._pre = {z: z, zoom: zoom, origin: view.origin, queue: self._queue};
+			}).catch(function () {});
+		},
 
 		_onMove: function () { this._update(false); },
 
@@ -148,20 +224,27 @@
 			// A zoom's moveend follows its zoomend: the change stays animated until drawn.
 			if (zoomed && this._from === undefined) { this._from = this._level; }
 			var from = this._from === undefined ? this._level : this._from;
-			var need = [this._load(z)];
-			var lo = Math.min(z, from === null ? z : from), hi = Math.max(z, from === null ? z : from);
-			for (var k = lo; k <= hi; k++) { need.push(this._load(k)); }
-			if (this._def.labeled || (this._def.popup && this._def.popup.length)) { need.push(this._levels.loadProperties()); }
+			var need = this._needs(z, from);
 			var self = this;
 			var ticket = this._ticket = (this._ticket || 0) + 1;
 			// After a zoom the elements shown stand where the old zoom put them: they stay
-			// hidden until drawn, and the draw waits for the next frame, leaving this one
-			// to Leaflet's end of the zoom.
+			// hidden (since the zoom's start) until drawn, and the draw waits for the next
+			// frame, leaving this one to Leaflet's end of the zoom.
 			if (zoomed) { L.DomUtil.addClass(this._root, 'matsite-point-wait'); }
 			var draw = function () {
 				if (ticket !== self._ticket || !self._map) { return; }
 				self._from = undefined;
+				self._prep = null;
+				var pre = self._pre;
+				self._pre = null;
 				L.DomUtil.removeClass(self._root, 'matsite-point-wait');
+				// Drawn already during the zoom's animation, for the view the zoom ended at:
+				// shown now, its moves free to start.
+				if (pre && pre.z === z && pre.queue === self._queue && map.getZoom() === pre.zoom &&
+					map.getPixelOrigin().equals(pre.origin)) {
+					self._release(pre.queue);
+					return;
+				}
 				self._draw(z, from !== null && from !== z ? from : null);
 			};
 			Promise.all(need).then(function (all) {
@@ -173,27 +256,57 @@
 			});
 		},
 
+		// What drawing level z after level `from` needs loaded: both levels, those between
+		// (for ancestors), and the labels and popups.
+		_needs: function (z, from) {
+			var need = [this._load(z)];
+			var lo = Math.min(z, from === null ? z : from), hi = Math.max(z, from === null ? z : from);
+			for (var k = lo; k <= hi; k++) { need.push(this._load(k)); }
+			if (this._def.labeled || (this._def.popup && this._def.popup.length)) { need.push(this._levels.loadProperties()); }
+			return need;
+		},
+
+		// What a draw needs of the map's view: the map's own, or the one a zoom under way
+		// ends at (center, zoom; Leaflet's own zoom animation works it out the same way).
+		_viewOf: function (center, zoom) {
+			var map = this._map, size = map.getSize();
+			if (!center) {
+				return {
+					size: size, center: map.getCenter(),
+					toLayer: function (ll) { return map.latLngToLayerPoint(ll); },
+					toLatLng: function (p) { return map.containerPointToLatLng(p); }
+				};
+			}
+			var origin = map._getNewPixelOrigin(center, zoom), corner = map.project(center, zoom).subtract(size.divideBy(2));
+			return {
+				size: size, center: L.latLng(center), origin: origin,
+				toLayer: function (ll) { return map.project(ll, zoom)._round()._subtract(origin); },
+				toLatLng: function (p) { return map.unproject(L.point(p).add(corner), zoom); }
+			};
+		},
+
 		// Draws level z; `from` is the level drawn before when the change is animated.
 		// Elements already shown are updated at once; new elements, and moves, go in
 		// a few at a time over the next frames, nearest the view's centre first: making
 		// and styling a thousand elements, or starting a thousand moves, in one frame
 		// would freeze the page for a tenth of a second on a fast machine.
-		_draw: function (z, from) {
-			var map = this._map;
+		// `at`: the view drawn for (_viewOf), the map's by default; `held`: the moves wait
+		// for _release (a draw made while the zoom's animation runs).
+		_draw: function (z, from, at, held) {
+			var v = at || this._viewOf(null);
+			this._drawnCount = (this._drawnCount || 0) + 1;
 			var d = this._levels.data(z);
 			var move = from !== null && !this.options.reducedMotion;
-			var view = map.getBounds();
 			// Only items whose element can be seen, in the view or within the largest
 			// element's half (plus its shadow) of its edge; those beyond come in with a
 			// pan. Every element on the page is work for each frame that adds more. A
 			// point's label reaches to its right: on the left, single points of a labeled
 			// layer further off (clusters have no label).
-			var size = map.getSize(), edge = this.options.edge;
+			var size = v.size, edge = this.options.edge;
 			var left = this._def.labeled ? edge + 160 : edge;
-			var bounds = L.latLngBounds(map.containerPointToLatLng([-left, size.y + edge]),
-				map.containerPointToLatLng([size.x + edge, -edge]));
+			var bounds = L.latLngBounds(v.toLatLng([-left, size.y + edge]), v.toLatLng([size.x + edge, -edge]));
 			var south = bounds.getSouth(), north = bounds.getNorth(), west = bounds.getWest(), east = bounds.getEast();
-			var near = map.containerPointToLatLng([-edge, 0]).lng;
+			var near = v.toLatLng([-edge, 0]).lng;
 			this._switch();
 			this._finishLeaving();
 			var old = this._shown, oldLevel = this._level, oldData = oldLevel === null ? null : this._levels.data(oldLevel);
@@ -231,7 +344,7 @@
 			var jobs = [];
 			var src = move && from < z ? this._levels.data(from) : null;
 			// Only what stands in the view moves; an element at its edge just appears.
-			var lo = map.latLngToLayerPoint(view.getNorthWest()), hi = map.latLngToLayerPoint(view.getSouthEast());
+			var lo = v.toLayer(v.toLatLng([0, 0])), hi = v.toLayer(v.toLatLng([size.x, size.y]));
 			var seen = function (p) { return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y; };
 			var drawn = 0;
 			this._eachIn(d, south, north, west, east, function (i) {
@@ -240,7 +353,7 @@
 				drawn++;
 				var was = oldLevel === z ? i : kept[i];
 				var el = was === undefined ? null : old[was];
-				var target = map.latLngToLayerPoint([d.lat[i], d.lon[i]]);
+				var target = v.toLayer([d.lat[i], d.lon[i]]);
 				if (el) {
 					delete old[was];
 					if (oldLevel !== z) { self._retag(el, z, i); }
@@ -253,21 +366,21 @@
 				if (src) {
 					// Splitting: from where the ancestor stood.
 					var a = levels.ancestor(z, i, from);
-					var start = a >= 0 ? map.latLngToLayerPoint([src.lat[a], src.lon[a]]) : null;
+					var start = a >= 0 ? v.toLayer([src.lat[a], src.lon[a]]) : null;
 					if (start && (seen(start) || seen(target))) { job.start = start; }
 				}
 				jobs.push(job);
 			});
 			// What the new level no longer shows: merged into its ancestor, or simply gone.
 			// The merges nearest the centre move (as many as may); the others go now.
-			var centre = map.latLngToLayerPoint(map.getCenter());
+			var centre = v.toLayer(v.center);
 			var far = function (p) { return Math.abs(p.x - centre.x) + Math.abs(p.y - centre.y); };
 			var merging = [];
 			Object.keys(old).forEach(function (key) {
 				var gone = old[key];
 				if (under && oldData) {
 					// Shown where it stands at the new zoom until the new level replaces it.
-					var at = map.latLngToLayerPoint([oldData.lat[+key], oldData.lon[+key]]);
+					var at = v.toLayer([oldData.lat[+key], oldData.lon[+key]]);
 					if (seen(at)) {
 						self._place(gone, at);
 						gone.setAttribute('aria-hidden', 'true');
@@ -278,8 +391,8 @@
 				}
 				if (move && from > z && oldData) {
 					var a = self._levels.ancestor(from, +key, z);
-					var start = map.latLngToLayerPoint([oldData.lat[+key], oldData.lon[+key]]);
-					var end = a >= 0 ? map.latLngToLayerPoint([d.lat[a], d.lon[a]]) : null;
+					var start = v.toLayer([oldData.lat[+key], oldData.lon[+key]]);
+					var end = a >= 0 ? v.toLayer([d.lat[a], d.lon[a]]) : null;
 					if (end && (seen(start) || seen(end))) {
 						merging.push({el: gone, at: end, start: start, far: far(start)});
 						return;
@@ -304,7 +417,7 @@
 			jobs.forEach(function (j) { j.far = far(j.at); });
 			jobs.sort(function (p, q) { return p.far - q.far; });
 			jobs = merging.slice(0, this.options.merges).concat(jobs);
-			this._run(jobs, d, z, under);
+			this._run(jobs, d, z, under, held);
 		},
 
 		// Calls fn(i) for each item of level data d inside the bounds.
