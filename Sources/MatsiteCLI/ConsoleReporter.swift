@@ -37,6 +37,9 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
             frameDone(animation: animation, index: index, reused: reused)
         case .warning(let warning):
             logger.warning("\(warning)")
+        case .alert(let alert):
+            // The lines a cron log exists for: said even under --quiet.
+            log("warning: \(alert)")
         case .levelsPublished(let report):
             say(Wording.levels(report))
         case .exported(let report):

@@ -57,6 +57,10 @@ public struct MatsiteCommand: AsyncParsableCommand {
 
 /// Shared exit-code mapping: each error says its class (`ClassifiedError`), a usage error is 2.
 enum Exit {
+    /// 3: the site was published, but some animations kept their last version (or, never
+    /// published, stayed out): each is said on stderr, and in status.json.
+    static let partial: Int32 = 3
+
     static func code(for error: any Error) -> Int32 {
         error is ValidationError ? 2 : ExitClass.of(error).rawValue
     }
@@ -84,6 +88,18 @@ extension MatsiteCommand {
                 Frames whose input tiles did not change are kept, not stitched again; files whose \
                 bytes did not change are linked, not rewritten; a build that changes nothing \
                 leaves the output untouched.
+
+                Each animation stands on its own: one whose feed, index or points fail keeps its \
+                published version while the others publish (exit 3, the cause said once per \
+                animation with its age, even under --quiet). Timed frames already published \
+                from the same URLs are carried forward without a request once settle: (default \
+                PT5M) old (--recheck asks again); a frame inside the window whose tiles fail \
+                keeps its published version, or is left out if it never had one. status.json in \
+                the output says, per animation, the last good build, the newest time and what \
+                fails it.
+
+                Exit codes: 0 built; 1 failed, nothing published; 2 bad config or usage; 3 \
+                published, but some animations kept their last version.
 
                 Tiles are cached in cache: (default .matsite-cache) and used without a request \
                 while their server says they are fresh (Cache-Control, Expires), revalidated \
@@ -113,6 +129,14 @@ extension MatsiteCommand {
         @Flag(name: .customLong("no-cache"), help: "Ignore the tile cache: fetch everything and store nothing.")
         var noCache = false
 
+        @Flag(
+            name: .customLong("recheck"),
+            help: ArgumentHelp(
+                "Ask the feed again for every frame, even those already published and settled.",
+                discussion:
+                    "By default a timed frame published from the same URLs is carried forward unasked once it is settle: (default PT5M) old."))
+        var recheck = false
+
         @Option(help: "Build as if it were TIME (ISO 8601 date and time, e.g. 2026-11-21T12:00Z; no zone: UTC): where rolling windows end.")
         var at: String?
 
@@ -141,6 +165,7 @@ extension MatsiteCommand {
             var options = BuildOptions()
             options.output = output
             options.useCache = !noCache
+            options.recheck = recheck
             let atTime = try AtOption.parse(at)
             options.at = atTime?.date
             options.only = onlyIds
@@ -149,6 +174,14 @@ extension MatsiteCommand {
                 reporter.finish()
                 reporter.say(Wording.summary(summary))
                 if let note = atTime?.utcNote { reporter.say(note) }
+                // Published, but some loops kept their last version: said even under --quiet.
+                if !summary.staleLoops.isEmpty {
+                    fflush(nil)
+                    for loop in summary.staleLoops {
+                        FileHandle.standardError.write(Data("error: \(Wording.stale(loop, now: options.at ?? Date()))\n".utf8))
+                    }
+                    throw ExitCode(Exit.partial)
+                }
             } catch {
                 let code = Exit.fail(error, reporter: reporter)
                 // Said only where it is news: --verbose has just listed them.

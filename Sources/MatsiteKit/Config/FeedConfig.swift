@@ -15,6 +15,10 @@ public struct FeedConfig: Sendable {
     public var timeFormat = TimeFormat.isoPattern
     /// What a missing tile becomes.
     public var missing = MissingPolicy.fail
+    /// A frame published at least this long after its time is carried forward by later
+    /// builds without asking the feed again (while its URLs and settings stay the same);
+    /// a younger one is asked again, as feeds correct their newest frames.
+    public var settle = ISODuration(milliseconds: 300_000)
     /// Attribution (may hold http(s) links).
     public var attribution = ""
     /// Published tiles for the player's zoom fallback.

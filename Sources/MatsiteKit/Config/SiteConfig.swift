@@ -277,6 +277,14 @@ public enum FramesConfig: Sendable {
     /// Times (and template fields) read from a JSON index document.
     case index(FrameIndexConfig)
 
+    /// True for frames that move on with time: a live feed's, or a service's newest N.
+    public var isLive: Bool {
+        switch self {
+        case .rolling, .index, .latest: true
+        default: false
+        }
+    }
+
     /// True for frames that follow a live feed (a rolling window or an index): the newest
     /// of them may not be published yet when a build runs.
     public var followsLiveFeed: Bool {

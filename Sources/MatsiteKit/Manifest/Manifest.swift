@@ -202,6 +202,9 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         public var missingTiles: [MissingTile]?
         /// Hash of everything the frame was made from: equal means the frame can be reused.
         public var inputHash: String
+        /// Hash of where the frame's tiles come from (their URLs) and how it is made:
+        /// equal, and the frame settled, means a later build carries it forward unasked.
+        public var sourceHash: String? = nil
         /// Hash of the frame's fallback tiles (when published): equal means they can be kept.
         public var fallbackHash: String? = nil
         /// The frame's level tiles, `{z}/{x}/{y}` filled per tile, relative to the manifest
@@ -267,7 +270,7 @@ extension AnimationManifest {
 
 extension AnimationManifest.Frame {
     private enum CodingKeys: String, CodingKey {
-        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, fallbackHash, tiles, layers
+        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, sourceHash, fallbackHash, tiles, layers
     }
 
     /// Reads a frame; a timeline entry (with `layers`) may lack the file's keys.
@@ -289,6 +292,7 @@ extension AnimationManifest.Frame {
             inputHash = try c.decodeIfPresent(String.self, forKey: .inputHash) ?? ""
         }
         missingTiles = try c.decodeIfPresent([AnimationManifest.MissingTile].self, forKey: .missingTiles)
+        sourceHash = try c.decodeIfPresent(String.self, forKey: .sourceHash)
         fallbackHash = try c.decodeIfPresent(String.self, forKey: .fallbackHash)
         tiles = try c.decodeIfPresent(String.self, forKey: .tiles)
     }
@@ -308,6 +312,7 @@ extension AnimationManifest.Frame {
             try c.encode(inputHash, forKey: .inputHash)
         }
         try c.encodeIfPresent(missingTiles, forKey: .missingTiles)
+        try c.encodeIfPresent(sourceHash, forKey: .sourceHash)
         try c.encodeIfPresent(fallbackHash, forKey: .fallbackHash)
         try c.encodeIfPresent(tiles, forKey: .tiles)
     }

@@ -7,13 +7,15 @@ extension Builder {
     /// and its own products (fallback tiles, levels, legend image); then the timeline's
     /// entries, each naming the layer frame it shows, and the whole animation's products:
     /// the poster composed of its layers, the exports, points and the manifest.
-    func renderLayers(_ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter) async throws -> Rendered {
+    func renderLayers(
+        _ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter, now: Date
+    ) async throws -> Rendered {
         var failures: [FailedTile] = []
         var reused = 0
         var layers: [AnimationManifest.Layer] = []
         var files: [[PublishedFrame]] = []
         for layerPlan in plan.layers {
-            let outcomes = try await renderFrames(layerPlan.plan, loader: loader, writer: writer, poster: false)
+            let outcomes = try await renderFrames(layerPlan.plan, loader: loader, writer: writer, poster: false, now: now)
             failures += outcomes.flatMap(\.failures)
             guard failures.isEmpty else { continue }
             reused += outcomes.filter(\.reused).count

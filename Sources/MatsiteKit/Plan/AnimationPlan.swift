@@ -145,3 +145,35 @@ extension AnimationPlan {
         }
     }
 }
+
+extension AnimationPlan {
+    /// The plan without the frames at `indices` (each of which failed inside the window and
+    /// was never published), the others renumbered in order, the left-out ones in `skipped`.
+    func leavingOut(_ indices: Set<Int>, skipped left: [SkippedFrame]) -> AnimationPlan {
+        let kept = frames.filter { !indices.contains($0.index) }
+        let renumbered = kept.enumerated().map { position, frame in
+            FramePlan(index: position, time: frame.time, durationMs: frame.durationMs, tiles: frame.tiles, sourceTemplate: frame.sourceTemplate)
+        }
+        // The locator closure is by source position: map the new positions back to it.
+        let original = kept.map(\.index)
+        let locate = self.locate
+        var plan = AnimationPlan(
+            config: config, layout: layout, sourceZoom: sourceZoom, frames: renumbered,
+            locate: { index, z, x, y in locate(original[index], z, x, y) }, sourceMaxZoom: sourceMaxZoom)
+        plan.skipped = (skipped + left).sorted { $0.time < $1.time }
+        plan.layers = layers
+        return plan
+    }
+}
+
+/// The newest frame of a loop failed, inside the window the site publishes, and no build
+/// published it: with nothing newer to end the loop on, the loop keeps its published version.
+struct FrameLeftOutLast: Swift.Error, CustomStringConvertible {
+    let animation: String
+    let skipped: [SkippedFrame]
+
+    var description: String {
+        let frames = skipped.map { "\($0.time): \($0.reason)" }.joined(separator: "; ")
+        return "animation \(animation): its newest frame could not be made and was never published (\(frames))"
+    }
+}

@@ -54,6 +54,15 @@ struct FrameStitcher: Sendable {
                 + "t\(layout.tileSize) z\(compressionLevel) m\(missing.rawValue) f\(frameFormat.tag)", tiles)
     }
 
+    /// Where a frame's tiles come from, with these settings, hashed: equal hashes mean a
+    /// frame made again would be asked of the same URLs and made alike.
+    func sourceHash(_ tiles: [TileLocator]) -> String {
+        var hash = SHA256()
+        hash.update(Array(inputHash([]).utf8))
+        for tile in tiles { hash.update(Array((tile.description + "\n").utf8)) }
+        return hash.hexDigest()
+    }
+
     /// Header checks (sizes, damaged headers) and the frame's pixel format. Tiles with a
     /// bad header are emptied and returned with why.
     func checkHeaders(_ tiles: inout [TileContent]) async throws -> (format: PixelFormat, bad: [(index: Int, problem: TileProblem)]) {

@@ -116,6 +116,7 @@ final class RecordingReporter: BuildReporter, @unchecked Sendable {
     var pointLayers: [PointLayerReport] { events.compactMap { if case .pointLayerPublished(let report) = $0 { report } else { nil } } }
     var levels: [LevelsReport] { events.compactMap { if case .levelsPublished(let report) = $0 { report } else { nil } } }
     var exports: [ExportReport] { events.compactMap { if case .exported(let report) = $0 { report } else { nil } } }
+    var alerts: [LoopAlert] { events.compactMap { if case .alert(let alert) = $0 { alert } else { nil } } }
 
     func report(_ event: BuildEvent) { recorded.withLock { $0.append(event) } }
 }
