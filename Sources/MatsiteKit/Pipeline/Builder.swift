@@ -161,8 +161,9 @@ extension Builder {
                 manifests = kept.manifests
                 failed.markUnpublished(kept.unpublished)
             }
+            let previousStatus = SiteStatus.read(output: current.output)
             let status = SiteStatus.next(
-                after: SiteStatus.read(output: current.output), config: config, built: rendered.compactMap(\.manifest), kept: manifests,
+                after: previousStatus, config: config, built: rendered.compactMap(\.manifest), kept: manifests,
                 failed: failed, alerts: loopAlerts, now: clock.now, isShard: isShard)
             // Pages and manifests.
             try await step(.pages) {
@@ -173,7 +174,7 @@ extension Builder {
             let unchanged = TreeComparison.equal(staging.url, staged, output, current.files.filter { $0.key != SiteStatus.file })
             if unchanged {
                 staging.discard()
-                try await step(.publish) { try status.write(into: output) }
+                if !status.sameApartFromClocks(previousStatus) { try await step(.publish) { try status.write(into: output) } }
             } else {
                 try await step(.publish) {
                     try status.write(into: staging.url)

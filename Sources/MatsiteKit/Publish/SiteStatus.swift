@@ -4,11 +4,11 @@ import MatsiteCapabilities
 /// `status.json` at the top of the output: per animation, what the builds did to it, for a
 /// monitoring check to read (docs/operations.md has a Prometheus textfile example).
 ///
-/// It is written with every build that publishes (inside the swapped-in site) and by a
-/// build that found nothing to change (replaced in place, atomically); a build that
-/// publishes nothing at all leaves the site, this file included, as it was, so an old
-/// `built` is itself the alarm. It is not compared when a build decides whether the site
-/// changed.
+/// It is written with every build that publishes (inside the swapped-in site). A build
+/// that finds nothing to change leaves it as it is, unless something in it besides the
+/// clocks changed (then it is replaced in place, atomically): an unchanged rebuild touches
+/// nothing. A build that publishes nothing at all leaves the site, this file included, as
+/// it was. It is not compared when a build decides whether the site changed.
 public struct SiteStatus: Codable, Sendable, Equatable {
     /// Its name in the output.
     public static let file = "status.json"
@@ -86,6 +86,20 @@ public struct SiteStatus: Codable, Sendable, Equatable {
             return loop
         }
         return SiteStatus(built: clock, animations: loops)
+    }
+
+    /// True when `other` says the same but for the clocks of builds that published (`built`,
+    /// and `last_good_build` of loops this build published): an unchanged rebuild need not
+    /// rewrite it.
+    func sameApartFromClocks(_ other: SiteStatus?) -> Bool {
+        guard let other else { return false }
+        func plain(_ status: SiteStatus) -> SiteStatus {
+            var status = status
+            status.built = ""
+            for i in status.animations.indices where status.animations[i].state == .ok { status.animations[i].lastGoodBuild = nil }
+            return status
+        }
+        return plain(self) == plain(other)
     }
 
     /// The status file of the site in `output`, if it has a readable one.
