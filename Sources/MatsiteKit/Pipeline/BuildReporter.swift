@@ -127,11 +127,14 @@ public enum LoopAlert: Sendable, Equatable, CustomStringConvertible {
     /// A live feed's newest frame is older than its cadence allows: it has published no
     /// new time for `age` (its times come every `step`; `delay` is the lag configured).
     case feedStalled(animation: String, newest: TimeInstant, age: Duration, step: Duration)
+    /// A part of a loop (a point layer) could not be made: it is kept as last published
+    /// while the rest of the loop moves on.
+    case partKept(animation: String, part: String, cause: String)
 
     /// The animation it is about.
     public var animation: String {
         switch self {
-        case .olderWindow(let id, _, _), .feedStalled(let id, _, _, _): id
+        case .olderWindow(let id, _, _), .feedStalled(let id, _, _, _), .partKept(let id, _, _): id
         }
     }
 
@@ -142,6 +145,8 @@ public enum LoopAlert: Sendable, Equatable, CustomStringConvertible {
             "\(id): this build's newest frame (\(newest.manifestText)) is older than the published site's (\(published.manifestText)): the feed or the clock went back, and the loop moves back with it"
         case .feedStalled(let id, let newest, let age, let step):
             "\(id): the feed has published no new time since \(newest.manifestText) (\(Self.words(age)) ago; its times come every \(Self.words(step))): the loop stays on its old frames"
+        case .partKept(let id, let part, let cause):
+            "\(id): \(part) kept as last published (the rest of the loop moves on): \(cause)"
         }
     }
 

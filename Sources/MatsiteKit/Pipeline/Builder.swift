@@ -108,10 +108,10 @@ extension Builder {
         // Plan: which tiles make which frame.
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
         let clock = PlanningClock(now: options.at ?? started, fromAt: options.at != nil)
-        let (plans, prefetched, loopAlerts) = try await plan(
+        var (plans, prefetched, loopAlerts) = try await plan(
             fetcher: fetcher, loader: tileLoader, output: output, clock: clock, failed: &failed)
         let previous = PreviousSite(output: output)
-        try await fetchInputs(of: plans, into: &inputs, fetcher: fetcher, previous: previous, failed: &failed)
+        try await fetchInputs(of: plans, into: &inputs, fetcher: fetcher, previous: previous, failed: &failed, alerts: &loopAlerts)
 
         let staging = try await step(.publish) { try Staging.create(beside: output) }
         do {
@@ -201,7 +201,7 @@ extension Builder {
     /// point layers.
     func fetchInputs(
         of plans: [AnimationPlan], into inputs: inout [String: AnimationInputs], fetcher: HTTPFetcher?, previous: PreviousSite,
-        failed: inout LoopFailures
+        failed: inout LoopFailures, alerts: inout [String: [String]]
     ) async throws {
         for plan in plans {
             let animation = plan.config
@@ -211,8 +211,14 @@ extension Builder {
                         try await ExportBackgroundTiles.fetch(template, layout: plan.layout, zoom: animation.zoom, fetcher: fetcher)
                     }
                 }
-                inputs[animation.id]?.points = try await step(.plan) {
+                let points = try await step(.plan) {
                     try await PointLoader(config: config, fetcher: fetcher).load(animation, frameTimes: plan.frames.map(\.time), previous: previous)
+                }
+                inputs[animation.id]?.points = points
+                for case .kept(let entry, let cause) in points {
+                    let alert = LoopAlert.partKept(animation: animation.id, part: "points \(entry.id)", cause: String(describing: cause))
+                    reporter.report(.alert(alert))
+                    alerts[animation.id, default: []].append(alert.description)
                 }
             }
         }
