@@ -65,6 +65,9 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
     /// `base_url` is not a whole URL: the embed code and the link-preview tags work on this
     /// site only. Where it is set (file, line), or the file when it is the default.
     case relativeBaseURL(String, file: String, line: Int?)
+    /// Requests to a host failed for good (`cause`: the first one's problem) and the cache
+    /// answered `count` of them with its copy, possibly out of date (stale-if-error).
+    case servedFromCache(host: String, count: Int, cause: TileProblem)
     /// A warning in words (planning's frames left out until the next build).
     case other(String)
 
@@ -85,6 +88,8 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
             "\(r.animation): \(r.frames - r.framesWrittenLossy) of \(r.frames) frame(s) stitched from \(r.tiles) written as PNG, as most of their tiles came; format: webp would write them lossy, smaller"
         case .relativeBaseURL(let value, let file, let line):
             "\(file)\(line.map { " line \($0)" } ?? ""): base_url \"\(value)\" is relative\(line == nil ? " (the default)" : ""), so the index page's embed code and the pages' og:image and og:url work on this site only: set base_url to the address the site is served at, e.g. https://example.org/maps/"
+        case .servedFromCache(let host, let count, let cause):
+            "\(host): \(count == 1 ? "1 tile (or document)" : "\(count) tiles (or documents)") served from the cache, possibly out of date, after the server failed (\(cause))"
         case .other(let words):
             words
         }
