@@ -112,7 +112,7 @@ extension TileProblem: CustomStringConvertible {
                 + (excerpt.isEmpty ? "" : ": \"\(excerpt)\"")
         case .sameAnswer(let status, let excerpt):
             "HTTP \(status)" + (excerpt.isEmpty ? "" : ": \"\(excerpt)\"")
-                + " (the same answer for each of these tiles, so not retried)"
+                + " (the host repeats this answer: not retried)"
         case .hostFailing(let host, let port, let failures, let last):
             "not asked for: \(Self.address(host, port)) had failed \(failures) requests in a row (the last: \(last))"
         case .stalled(let host, let port, let seconds, .connect):

@@ -131,7 +131,7 @@ struct HostHealthTests {
             #expect(server.requestCount(prefix: "/cog/") == 10)
             let excerpt = TileProblem.excerpt(Array(missing.utf8))
             #expect(problems == Array(repeating: .sameAnswer(status: 500, excerpt: excerpt), count: 9))
-            #expect(problems.first?.description == "HTTP 500: \"\(excerpt)\" (the same answer for each of these tiles, so not retried)")
+            #expect(problems.first?.description == "HTTP 500: \"\(excerpt)\" (the host repeats this answer: not retried)")
             #expect(flaky.status == 200 && flaky.attempts == 2)
         }
     }
@@ -221,7 +221,7 @@ struct HostHealthTests {
             let words = error?.description ?? ""
             #expect(
                 words.contains(
-                    "loop: 8 tiles in 2 frames: HTTP 500: \"{\"detail\": \"/data/cog.tif: No such file or directory\"}\" (the same answer for each of these tiles, so not retried)"
+                    "loop: 8 tiles in 2 frames: HTTP 500: \"{\"detail\": \"/data/cog.tif: No such file or directory\"}\" (the host repeats this answer: not retried)"
                 ), "\(words)")
             // 8 tiles, not 8 x 5 requests: one tile per concurrent first wave may ask twice.
             #expect(server.requestCount(prefix: "/cog/") <= 8 + 6)

@@ -80,7 +80,7 @@ struct TileProblemTests {
         Case(problem: .unreadable("cannot read the file"), words: "cannot read the file", hint: "permissions", toleratedHint: "permissions"),
         Case(
             problem: .sameAnswer(status: 500, excerpt: "No such file or directory"),
-            words: "HTTP 500: \"No such file or directory\" (the same answer for each of these tiles, so not retried)",
+            words: "HTTP 500: \"No such file or directory\" (the host repeats this answer: not retried)",
             hint: "taken as permanent", toleratedHint: "taken as permanent"),
         Case(
             problem: .hostFailing(host: "tiles.example.org", port: 443, failures: 8, last: .refused(status: 502, excerpt: "Bad Gateway")),
