@@ -86,8 +86,9 @@ public struct HTTPOptions: Sendable, Equatable {
     public var timeoutSeconds: Double = 30
     /// Retries after the first attempt, for transient failures only.
     public var retries = 4
-    /// Retries a host may cost a build in all (beyond each request's first try): a host
-    /// failing everywhere is not asked `retries` more times for each of its tiles.
+    /// Retries a host may cost a build in all (beyond each request's first try), plus one
+    /// per ten requests it answered: a host failing everywhere is not asked `retries` more
+    /// times for each of its tiles.
     public var retryBudget = 20
     /// Failed requests in a row after which a host is not asked again this build.
     public var maxFailuresInARow = 8

@@ -52,9 +52,13 @@ final class HostHealth: Sendable {
         return reason
     }
 
-    /// The host answered (any status that is not a failure): its run of failures ends.
+    /// The host answered (any status that is not a failure): its run of failures ends, and
+    /// every tenth answer earns it one more retry.
     func answered() {
-        state.withLock { $0.failuresInARow = 0 }
+        state.withLock { state in
+            state.failuresInARow = 0
+            state.answers += 1
+        }
     }
 
     /// A request failed with `problem`; true when that makes the host's run of failures
@@ -70,10 +74,12 @@ final class HostHealth: Sendable {
         return reached
     }
 
-    /// Takes one retry from the host's budget; false when it is spent.
+    /// Takes one retry from the host's budget (`http.retry_budget`, plus one per ten answers
+    /// it gave: a large build against a mostly healthy host keeps retrying its hiccups);
+    /// false when it is spent.
     func takeRetry() -> Bool {
         state.withLock { state in
-            guard state.retriesSpent < limits.retryBudget else { return false }
+            guard state.retriesSpent < limits.retryBudget + state.answers / 10 else { return false }
             state.retriesSpent += 1
             return true
         }
@@ -84,8 +90,8 @@ final class HostHealth: Sendable {
     func repeats(status: Int, body: [UInt8]) -> Bool {
         let key = "\(status) \(SHA256.hex(of: body))"
         return state.withLock { state in
-            state.answers[key, default: 0] += 1
-            return state.answers[key, default: 0] > 1
+            state.errorBodies[key, default: 0] += 1
+            return state.errorBodies[key, default: 0] > 1
         }
     }
 
@@ -131,7 +137,9 @@ private extension HostHealth {
         var failuresInARow = 0
         var retriesSpent = 0
         /// Times each error status and body (its hash) came.
-        var answers: [String: Int] = [:]
+        var errorBodies: [String: Int] = [:]
+        /// Requests it answered (not failures).
+        var answers = 0
         var requests: [Int: Request] = [:]
         var nextID = 0
         /// Since when the host has sent nothing while a request waited: reset by every byte

@@ -109,6 +109,22 @@ struct HostHealthTests {
         }
     }
 
+    @Test("every ten answers earn a host one more retry beyond http.retry_budget")
+    func answersEarnRetries() async throws {
+        try await withTestServer { server in
+            server.route(prefix: "/f/", .failFirst(1, with: .status(503), then: .ok(Self.png, contentType: "image/png")))
+            server.route(prefix: "/ok/", .ok(Self.png, contentType: "image/png"))
+            let fetcher = HTTPFetcher(options: Self.options(retries: 4, concurrency: 1, budget: 0))
+            await #expect(throws: FetchFailure.self) { try await fetcher.get(server.url("/f/0.png"), accept: "image/png") }
+            for i in 0..<10 { _ = try await fetcher.get(server.url("/ok/\(i).png"), accept: "image/png") }
+            let earned = try await fetcher.get(server.url("/f/1.png"), accept: "image/png")
+            await #expect(throws: FetchFailure.self) { try await fetcher.get(server.url("/f/2.png"), accept: "image/png") }
+            await fetcher.shutdown()
+            #expect(earned.status == 200 && earned.attempts == 2)
+            #expect(server.requestCount("/f/0.png") == 1 && server.requestCount("/f/2.png") == 1)
+        }
+    }
+
     @Test("the same 500 body on many tiles: the first tile is asked twice, the others once, and a different body is still retried")
     func sameAnswerIsNotRetried() async throws {
         try await withTestServer { server in
