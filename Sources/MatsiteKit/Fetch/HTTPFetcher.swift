@@ -187,7 +187,9 @@ final class HTTPFetcher: Sendable {
                     && host.repeats(status: response.status, body: response.body)
                 let problem: TileProblem =
                     permanent ? .sameAnswer(status: response.status, excerpt: excerpt) : .refused(status: response.status, excerpt: excerpt)
-                if !host.failed(problem), !permanent, attempt <= options.retries, host.takeRetry() {
+                // A repeated answer is not the host failing: it answers, for these tiles. It
+                // must not give up a host whose source lacks one frame (the others exist).
+                if !permanent, !host.failed(problem), attempt <= options.retries, host.takeRetry() {
                     await pause(attempt: attempt, retryAfter: response.headers.first(name: "Retry-After"))
                     continue
                 }
