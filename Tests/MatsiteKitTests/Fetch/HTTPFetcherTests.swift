@@ -14,6 +14,7 @@ struct HTTPFetcherTests {
         options.retryDelayMilliseconds = 10
         // Long enough that a loaded machine never turns a slow answer into a retry.
         options.timeoutSeconds = Double(TestSite.patientTimeout)
+        options.stallSeconds = options.timeoutSeconds
         options.headers = headers
         return options
     }

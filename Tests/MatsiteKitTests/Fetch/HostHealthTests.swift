@@ -206,6 +206,38 @@ struct HostHealthTests {
         }
     }
 
+    @Test("when the host then hangs, its cached tiles are served after http.stall_s, the requests in flight given up with it")
+    func staleAfterStall() async throws {
+        try await withTestServer { server in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-stall-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let cache = HTTPCache(directory: folder, maxSize: 1 << 30, varyHeaders: [:])
+            server.route(prefix: "/s/", .ok(Self.png, contentType: "image/png", cacheControl: "no-cache"))
+            let urls = (0..<4).map { server.url("/s/\($0).png") }
+            var options = Self.options(concurrency: 2)
+            #expect(await Self.getAll(urls, options, cache: cache).allSatisfy { $0 == nil })
+            options.stallSeconds = 1
+
+            server.route(prefix: "/s/", .noResponse)
+            let reporter = RecordingReporter()
+            let fetcher = HTTPFetcher(options: options, cache: cache, reporter: reporter)
+            let bodies = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                for url in urls { group.addTask { try await fetcher.get(url, accept: "image/png").body } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            await fetcher.shutdown()
+            #expect(bodies == Array(repeating: Self.png, count: 4))
+            // The first two hung; the two queued behind them were not asked.
+            #expect(server.requestCount(prefix: "/s/") == 4 + 2)
+            let port = Self.port(server)
+            #expect(
+                reporter.warnings == [
+                    "127.0.0.1:\(port): 4 tiles (or documents) served from the cache, possibly out of date, after the server failed "
+                        + "(no answer from 127.0.0.1:\(port) within 1 s (http.stall_s): the server accepted the connection and sent nothing)"
+                ])
+        }
+    }
+
     @Test("a build whose server then answers 500 publishes from the cache, unchanged, with the warning")
     func staleIfErrorBuild() async throws {
         try await withTestServer { server in

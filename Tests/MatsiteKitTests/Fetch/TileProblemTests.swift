@@ -130,6 +130,7 @@ struct TileProblemTests {
         var options = SiteConfig().http
         options.retryDelayMilliseconds = 10
         options.timeoutSeconds = Double(TestSite.patientTimeout)
+        options.stallSeconds = options.timeoutSeconds
         let fetcher = HTTPFetcher(options: options)
         return (TileSourceLoader(fetcher: fetcher), fetcher)
     }
