@@ -86,6 +86,16 @@ public struct HTTPOptions: Sendable, Equatable {
     public var timeoutSeconds: Double = 30
     /// Retries after the first attempt, for transient failures only.
     public var retries = 4
+    /// Retries a host may cost a build in all (beyond each request's first try), plus one
+    /// per ten requests it answered: a host failing everywhere is not asked `retries` more
+    /// times for each of its tiles.
+    public var retryBudget = 20
+    /// Failed requests in a row after which a host is not asked again this build.
+    public var maxFailuresInARow = 8
+    /// Seconds a host may keep a request waiting without sending a byte (while nothing else
+    /// comes from it) before all its requests fail at once: a hung server costs this, not
+    /// retries times `timeoutSeconds`.
+    public var stallSeconds: Double = 20
     /// Base delay of the exponential backoff, in milliseconds.
     public var retryDelayMilliseconds = 500
     /// Longest `Retry-After` honoured, in seconds.

@@ -72,6 +72,9 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
     /// A frame inside the window whose tiles could not all be had and that no build
     /// published: left out of this one.
     case frameLeftOut(FrameFailure)
+    /// Requests to a host failed for good (`cause`: the first one's problem) and the cache
+    /// answered `count` of them with its copy, possibly out of date (stale-if-error).
+    case servedFromCache(host: String, count: Int, cause: TileProblem)
     /// A warning in words (planning's frames left out until the next build).
     case other(String)
 
@@ -94,6 +97,8 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
             "\(f.animation): frame \(f.time.manifestText): \(f.failed) of \(f.tiles) tile(s) could not be had (\(f.problem)); its published version is kept"
         case .frameLeftOut(let f):
             "\(f.animation): frame \(f.time.manifestText) left out: \(f.reason)"
+        case .servedFromCache(let host, let count, let cause):
+            "\(host): \(count == 1 ? "1 tile (or document)" : "\(count) tiles (or documents)") served from the cache, possibly out of date, after the server failed (\(cause))"
         case .other(let words):
             words
         }

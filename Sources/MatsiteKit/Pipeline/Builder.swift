@@ -72,7 +72,7 @@ extension Builder {
         let lock = isShard ? nil : try await step(.publish) { try await OutputLock.acquire(for: output, wait: options.lockWait) }
         if !isShard { Staging.recover(output: output) }
         let cache = self.cache()
-        let fetcher = config.needsNetwork ? HTTPFetcher(options: config.http, cache: cache) : nil
+        let fetcher = config.needsNetwork ? HTTPFetcher(options: config.http, cache: cache, reporter: reporter) : nil
         do {
             let summary = try await build(output: output, fetcher: fetcher, started: started)
             await fetcher?.shutdown()
