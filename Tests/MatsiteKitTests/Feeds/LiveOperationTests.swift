@@ -117,8 +117,10 @@ struct LiveOperationTests {
             try LiveFeedTests.expectFrames(site, ["11:35", "11:40", "11:45", "11:50", "11:55", "12:00"])
             let published1150 = try site.frames("radar")[3]["sha256"] as? String
 
-            // 11:50 (published) and 12:05 (new, but not the newest at 12:10) break.
+            // 11:50 (published) and 12:05 (new, but not the newest at 12:10) break, and the
+            // tile cache is lost (with it, the cache would answer for 11:50: stale-if-error).
             broken.withLock { $0 = ["202611211150", "202611211205"] }
+            try FileManager.default.removeItem(at: site.root.appendingPathComponent("cache"))
             let reporter = RecordingReporter()
             let summary = try await LiveFeedTests.build(site, yaml, at: "2026-11-21T12:10:00Z", feed: feed, reporter: reporter)
             #expect(summary.staleLoops.isEmpty)
