@@ -173,3 +173,35 @@ extension HTTPCacheEvictionTests {
         #expect(bench.tileRequests.allSatisfy { $0.path.hasPrefix(CacheBench.tilePrefix(0)) })
     }
 }
+
+extension HTTPCacheEvictionTests {
+    @Test("two matsite processes building into one cache folder at once lose nothing: every tile indexed once, a third build asks for nothing")
+    func twoProcessesShareTheCache() async throws {
+        // Answers held back 20 ms, so the two builds' fetches and index writes overlap.
+        let bench = try await CacheBench.start(cacheControl: "max-age=600", delay: .milliseconds(20))
+        defer { bench.close() }
+        let times = Array(stride(from: 0, to: 120, by: 10))
+        let config = bench.site.root.appendingPathComponent("matsite.yml")
+        try Data(bench.yaml(times: times).utf8).write(to: config)
+        let builds = try ["one", "two"].map { name in
+            try CLI.Background(
+                ["build", "--quiet", "--config", config.path, "--output", bench.site.root.appendingPathComponent(name).path], in: bench.site.root)
+        }
+        for build in builds {
+            build.wait()
+            #expect(build.status == 0, "\(build.err)")
+        }
+        let tiles = times.count * CacheBench.tilesPerFrame
+        #expect(bench.cacheEntries().count == tiles)
+        let queue = try DatabaseQueue(path: bench.cacheFolder.path + "/index.sqlite")
+        let (rows, indexed) = try await queue.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM entry") ?? 0, try Int.fetchOne(db, sql: "SELECT count(sha256) FROM entry") ?? 0)
+        }
+        try queue.close()
+        #expect(rows == tiles)
+        #expect(indexed == tiles)
+        bench.server.resetCounts()
+        try await bench.build(times: times)
+        #expect(bench.tileRequests.isEmpty)
+    }
+}
