@@ -104,8 +104,9 @@ extension MatsiteCommand {
                 Tiles are cached in cache: (default .matsite-cache) and used without a request \
                 while their server says they are fresh (Cache-Control, Expires), revalidated \
                 (If-None-Match, If-Modified-Since) once stale. 404 and 204 answers are kept too, \
-                fresh for their own lifetime or http.missing_ttl_s (default 120 s). --no-cache \
-                ignores the cache.
+                fresh for their own lifetime or http.missing_ttl_s (default 120 s). A whole \
+                build (not --only) that succeeds deletes the cached tiles no build used for an \
+                hour; cache.max_size (default 2GB) caps the folder. --no-cache ignores the cache.
 
                 Large frames (config pyramid:) are also published as multi-level tiles; \
                 a line per animation says how many level tiles were written and linked.
@@ -145,7 +146,7 @@ extension MatsiteCommand {
             help: ArgumentHelp(
                 "Build only these animations (ids, comma-separated): a shard.",
                 discussion:
-                    "The others' published files are kept as they are and the site index lists every published animation. Shards take the output's lock only to publish, so several can run at once against one output and one tile cache.",
+                    "The others' published files are kept as they are and the site index lists every published animation. Shards take the output's lock only to publish, so several can run at once against one output and one tile cache (a shard evicts nothing from it).",
                 valueName: "ID[,ID...]"))
         var only: String?
 

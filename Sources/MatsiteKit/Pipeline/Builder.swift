@@ -76,7 +76,8 @@ extension Builder {
         do {
             let summary = try await build(output: output, fetcher: fetcher, started: started)
             await fetcher?.shutdown()
-            cache?.finish()
+            // A whole build used every tile its windows need: the rest may go (a shard's may not).
+            cache?.finish(evictUnusedOlderThan: isShard ? nil : HTTPCache.evictionGrace)
             withExtendedLifetime(lock) {}
             return summary
         } catch {
