@@ -424,7 +424,12 @@ extension Builder {
 
     func cache() -> HTTPCache? {
         guard config.cache.enabled, options.useCache else { return nil }
-        return HTTPCache(directory: config.resolve(config.cache.path), maxSize: config.cache.maxSize, varyHeaders: config.http.headers)
+        // Uses and eviction follow the build's clock: a run of --at builds (a backfill, a
+        // simulated day) ages the cache as the builds' times say.
+        let at = options.at
+        return HTTPCache(
+            directory: config.resolve(config.cache.path), maxSize: config.cache.maxSize, varyHeaders: config.http.headers,
+            clock: { at ?? Date() })
     }
 
     /// The embed code is for other sites: it cannot work there without a whole `base_url`.
