@@ -87,6 +87,12 @@ private extension Checker {
     ) async throws {
         let planned = try await planning.plan(animation)
         let plan = planned.plan
+        // A layered animation: its timeline first, then the animation's own parts, then
+        // each layer in order, as a one-source animation is checked, each line saying
+        // which layer it is about.
+        if !plan.layers.isEmpty, let first = plan.frames.first?.time, let last = plan.frames.last?.time {
+            report(.fact("timeline: \(plan.frames.count) times, \(first.manifestText) .. \(last.manifestText)"))
+        }
         for skipped in plan.skipped { report(.fact("left out: \(skipped.time): \(skipped.reason)")) }
         if let image = try LegendImage.read(animation, config: config) { report(.fact("legend image: \(image.bytes.count) bytes")) }
         // Point data is read and checked as a build would, so a bad row shows here first.
@@ -106,16 +112,12 @@ private extension Checker {
         }
         let prefetched = PrefetchedTiles(base: loader, loaded: planned.prefetched)
         guard !plan.layers.isEmpty else { return await probe(plan, loader: prefetched, report: report) }
-        // A layered animation: its timeline, then each layer as a one-source animation is
-        // checked, each line saying which layer it is about.
-        if let first = plan.frames.first?.time, let last = plan.frames.last?.time {
-            report(.fact("timeline: \(plan.frames.count) times, \(first.manifestText) .. \(last.manifestText)"))
-        }
         for layer in plan.layers {
             func say(_ line: Line) { report(line.about("layer \(layer.layer.id)")) }
             for skipped in layer.plan.skipped { say(.fact("left out: \(skipped.time): \(skipped.reason)")) }
             if let image = try LegendImage.read(layer.plan.config, config: config) { say(.fact("legend image: \(image.bytes.count) bytes")) }
             describe(layer.plan, report: say(_:))
+            for note in layer.notes { say(.fact(note)) }
             let shown = layer.mapping.filter { $0 != nil }.count
             let age = layer.maxAge.map { "max_age \($0)" } ?? "no max_age"
             say(.fact("shown at \(shown) of \(layer.mapping.count) timeline times (\(age))"))

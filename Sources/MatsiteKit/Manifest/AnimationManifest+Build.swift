@@ -67,7 +67,8 @@ extension AnimationManifest.Layer {
                 // The site's own tiles are in the layer's folder; the source's URLs stay as they are.
                 if fallback.published == true { fallback.templates = fallback.templates.map { folder + $0 } }
                 return fallback
-            }, skipped: built.plan.skipped.isEmpty ? nil : built.plan.skipped)
+            }, skipped: built.plan.skipped.isEmpty ? nil : built.plan.skipped,
+            width: built.plan.layout.width, height: built.plan.layout.height, tileSize: built.plan.layout.tileSize)
     }
 }
 

@@ -94,6 +94,12 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         public var fallback: Fallback?
         /// Its newest times left out of this build (not published yet).
         public var skipped: [SkippedFrame]?
+        /// Its frames' pixels across and down, and its source's tile size: a layer of
+        /// 512-pixel tiles makes frames twice the size of one of 256 (absent in manifests
+        /// written before layers said their size).
+        public var width: Int? = nil
+        public var height: Int? = nil
+        public var tileSize: Int? = nil
     }
 
     /// Point layers drawn over the frames, clustered at build time.

@@ -57,6 +57,8 @@ struct LayerPlan: Sendable {
     let mapping: [Int?]
     /// The age limit the mapping used (nil: none).
     let maxAge: ISODuration?
+    /// What resolving its source found (layer, tile matrix set, time extent), for `check`.
+    var notes: [String] = []
 }
 
 /// A frame of a source before its tiles are planned: its index, time and time text.
