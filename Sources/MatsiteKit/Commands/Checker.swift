@@ -48,7 +48,7 @@ public struct Checker: Sendable {
         var noCache = config
         noCache.cache.enabled = false
         let fetcher = HTTPFetcher(options: config.http)
-        let loader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
+        let loader = TileSourceLoader(fetcher: fetcher, exceptions: OGCSources.exceptions)
         let planning = AnimationPlanning(
             config: noCache, fetcher: fetcher, loader: loader, clock: PlanningClock(now: at ?? Date(), fromAt: at != nil))
         var worst: ExitClass?
@@ -150,13 +150,16 @@ private extension Checker {
         }
         var ok = 0
         var bad: [FailedTile] = []
+        var blank: [String] = []
         for (frame, outcome) in zip(plan.frames, outcomes) {
             let locator = frame.tiles[centre]
             var problem: TileProblem?
             switch outcome {
             case .tile(let bytes, _):
                 switch Self.probe(bytes, tileSize: layout.tileSize) {
-                case .good(let facts): if ok == 0 { report(.fact("probe: \(locator) -> \(facts)")) }
+                case .good(let facts):
+                    if ok == 0 { report(.fact("probe: \(locator) -> \(facts)")) }
+                    if TileDecoder().isFullyTransparent(bytes) { blank.append(frame.time?.manifestText ?? "frame \(frame.index)") }
                 case .bad(let found): problem = found
                 }
             case .problem(let found): problem = found
@@ -169,6 +172,11 @@ private extension Checker {
             }
         }
         report(.fact("probed \(plan.frames.count) tile(s), one per frame: \(ok) ok"))
+        if !blank.isEmpty {
+            // A source may answer a time it has no data for with empty tiles (MapServer does):
+            // a frame of such tiles is published blank (the build says so too).
+            report(.note("\(blank.count) of \(plan.frames.count) probed tile(s) blank (every pixel transparent): \(BlankFramesReport.list(blank))"))
+        }
         // As a build: missing: transparent draws such tiles empty and publishes, unless not
         // one tile of any frame can be had (the build then refuses to publish an empty
         // loop). When no probe found one, the other tiles decide, as they would in a build.

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 /// What went wrong with one tile, or with `matsite check`'s probe of one: a value with its
 /// facts (status, host and port, sizes), made where the problem is met and worded only
@@ -14,8 +15,9 @@ public enum TileProblem: Sendable, Hashable {
     case wrongSize(width: Int, height: Int, expected: Int)
     /// The bytes are not a PNG, JPEG or WebP image.
     case notAnImage(NotAnImage)
-    /// A WMS/WMTS exception document came instead of an image: the service's words.
-    case serviceException(String)
+    /// A WMS/WMTS exception document came instead of an image: the service's exceptions
+    /// (code, locator, words).
+    case serviceException([ServiceException])
     /// The image is damaged: the decoder's words.
     case undecodable(String)
     /// Nothing accepts connections at the host and port.
@@ -102,7 +104,9 @@ extension TileProblem: CustomStringConvertible {
                 + (excerpt.isEmpty ? "" : ": \"\(excerpt)\"")
         case .wrongSize(let width, let height, let expected): "tile is \(width)x\(height) pixels, expected \(expected)x\(expected)"
         case .notAnImage(let found): found.description
-        case .serviceException(let text): "service exception: \(text)"
+        case .serviceException(let exceptions):
+            "service exception: "
+                + (exceptions.isEmpty ? "the server reported an exception without a message" : exceptions.map(\.description).joined(separator: "; "))
         case .undecodable(let words): words
         case .connectionRefused(let host, let port): "connection refused by \(Self.address(host, port))"
         case .unknownHost(let host): "the host name \(host) does not resolve"
@@ -176,6 +180,17 @@ extension TileProblem: CustomStringConvertible {
     var isNotFound: Bool {
         if case .notFound = self { return true }
         return false
+    }
+
+    /// True when the answer may mean "not published yet" for the newest time of a live
+    /// window: no tile there (404/204, no file), or an OGC exception saying the service has
+    /// nothing for that time (`ServiceException.saysNoDataForTime`).
+    var mayBeUnpublished: Bool {
+        switch self {
+        case .notFound: true
+        case .serviceException(let exceptions): !exceptions.isEmpty && exceptions.allSatisfy(\.saysNoDataForTime)
+        default: false
+        }
     }
 
     /// The problem without the details that differ from tile to tile (a body's excerpt,

@@ -41,7 +41,8 @@ extension AnimationManifest.Frame {
         self.init(
             index: frame.index, url: frame.file, time: frame.time?.wholeSeconds, durationMs: frame.durationMs, bytes: frame.bytes,
             sha256: frame.sha256, missingTiles: frame.missingTiles.isEmpty ? nil : frame.missingTiles.map { .init($0.tile, reason: $0.reason) },
-            inputHash: frame.inputHash, fallbackHash: frame.fallbackHash, tiles: frame.levelTiles, layers: frame.layers)
+            inputHash: frame.inputHash, fallbackHash: frame.fallbackHash, tiles: frame.levelTiles, layers: frame.layers,
+            blank: frame.blank ? true : nil)
     }
 }
 

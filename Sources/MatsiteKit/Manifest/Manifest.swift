@@ -217,6 +217,9 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         /// shown, or nil. Such an entry has no file: `url`, `bytes`, `sha256` and
         /// `input_hash` are left out of the JSON (and empty here).
         public var layers: [Int?]? = nil
+        /// True when every pixel of the frame is fully transparent (a source that answered
+        /// this time with empty tiles); absent otherwise.
+        public var blank: Bool? = nil
     }
 
     /// A tile the frame lacks.
@@ -273,7 +276,7 @@ extension AnimationManifest {
 
 extension AnimationManifest.Frame {
     private enum CodingKeys: String, CodingKey {
-        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, fallbackHash, tiles, layers
+        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, fallbackHash, tiles, layers, blank
     }
 
     /// Reads a frame; a timeline entry (with `layers`) may lack the file's keys.
@@ -297,6 +300,7 @@ extension AnimationManifest.Frame {
         missingTiles = try c.decodeIfPresent([AnimationManifest.MissingTile].self, forKey: .missingTiles)
         fallbackHash = try c.decodeIfPresent(String.self, forKey: .fallbackHash)
         tiles = try c.decodeIfPresent(String.self, forKey: .tiles)
+        blank = try c.decodeIfPresent(Bool.self, forKey: .blank)
     }
 
     /// Writes a frame as the synthesized coding would; a timeline entry without the file's keys.
@@ -316,6 +320,7 @@ extension AnimationManifest.Frame {
         try c.encodeIfPresent(missingTiles, forKey: .missingTiles)
         try c.encodeIfPresent(fallbackHash, forKey: .fallbackHash)
         try c.encodeIfPresent(tiles, forKey: .tiles)
+        try c.encodeIfPresent(blank, forKey: .blank)
     }
 }
 

@@ -98,7 +98,7 @@ extension Builder {
             }
         }
         // Plan: which tiles make which frame.
-        let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
+        let tileLoader = TileSourceLoader(fetcher: fetcher, exceptions: OGCSources.exceptions)
         let (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
         let previous = PreviousSite(output: output)
         try await fetchInputs(of: plans, into: &inputs, fetcher: fetcher, previous: previous)
@@ -230,9 +230,9 @@ extension Builder {
         for animation in selected {
             let planned = try await planning.plan(animation)
             prefetched.merge(planned.prefetched) { new, _ in new }
-            // A live feed's newest frames not published yet are left out.
-            for skipped in planned.plan.skipped {
-                reporter.warning("\(animation.id): \(skipped.time) left out of this build: \(skipped.reason); the next build picks it up")
+            // A live feed's newest frames not published yet are left out (a layer's too).
+            for (id, skipped) in planned.plan.leftOut {
+                reporter.warning("\(id): \(skipped.time) left out of this build: \(skipped.reason); the next build picks it up")
             }
             warnIfOlder(planned.plan, output: output)
             reporter.planned(animation: animation.id, frames: planned.plan.frameCount, tiles: planned.plan.tileCount)
