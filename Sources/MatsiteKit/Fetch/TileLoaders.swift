@@ -74,6 +74,13 @@ private extension TileSourceLoader {
         case 204, 404:
             return .problem(.notFound(.http(status: response.status)))
         case let status:
+            // WMTS servers send their exception report with a 400 (MapProxy's and GeoServer's
+            // TileOutOfRange, InvalidDimensionValue): its words say more than the status.
+            if (400..<500).contains(status), status != 429, !TileProblem.accessStatuses.contains(status),
+                let exceptions = exceptions?(response.body)
+            {
+                return .problem(.serviceException(exceptions))
+            }
             let problem = TileProblem.refused(status: status, excerpt: TileProblem.excerpt(response.body))
             // The server does not allow this client: the host's other tiles fail at once.
             if TileProblem.accessStatuses.contains(status) { refusingHosts.refuse(host, problem) }

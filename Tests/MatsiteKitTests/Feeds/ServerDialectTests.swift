@@ -89,6 +89,46 @@ struct ServerDialectTests {
         }
     }
 
+    @Test("TiTiler: a COG whose newest time is all nodata gives fully transparent tiles: that frame is left out as blank, the rest published")
+    func tiTilerNodata() async throws {
+        try await withTestServer { server in
+            // /cog/tiles/WebMercatorQuad/{z}/{x}/{y}.png?url=s3://radar/<yyyyMMddHHmm>.tif
+            server.route(
+                prefix: "/cog/tiles/",
+                .dynamic { request in
+                    let url = OGCSourcesTests.query(request.query ?? "")["URL"] ?? ""
+                    guard let stamp = url.split(separator: "/").last?.split(separator: ".").first, let time = FeedServer.instant(compact: String(stamp))
+                    else { return .status(400) }
+                    let minutes = Int(time.millisecondsSinceEpoch / 60_000 % 60)
+                    return .ok(minutes == 0 ? Self.transparentPNG() : Self.solidPNG(red: minutes), contentType: "image/png")
+                })
+            let project = try Self.project(
+                "titiler-nodata",
+                animation: """
+                      - id: cog
+                        bbox: [-10.0, 40.0, 10.0, 52.0]
+                        zoom: 4
+                        fallback: { levels: 0 }
+                        source: { url: "\(server.url("/cog/tiles/WebMercatorQuad/{z}/{x}/{y}.png?url=s3://radar/{time}.tif"))" }
+                        time_format: "%Y%m%d%H%M"
+                        frames: { last: PT20M, step: PT10M }
+                    """)
+            defer { try? FileManager.default.removeItem(at: project) }
+            let result = try CLI.run(["build", "--at", "2026-11-21T12:01:00Z"], in: project)
+            #expect(result.status == 0, "stderr: \(result.err)")
+            #expect(
+                result.err.contains(
+                    "cog: 2026-11-21T12:00:00Z left out of this build: not published yet: all 4 tiles blank (fully transparent; blank: keep publishes such frames); the next build picks it up"
+                ), "stderr: \(result.err)")
+            #expect(!result.err.contains("frame(s) blank"), "the published frames are not blank: \(result.err)")
+            let manifest = try Self.manifest(project, "cog")
+            #expect(Self.times(manifest) == ["2026-11-21T11:40:00Z", "2026-11-21T11:50:00Z"])
+            let skipped = try #require(manifest["skipped"] as? [[String: String]])
+            #expect(skipped.map { $0["time"] } == ["2026-11-21T12:00:00Z"])
+            #expect(Self.blankFlags(manifest) == [false, false])
+        }
+    }
+
     @Test("a window whose every frame is blank is what the source shows (a clear sky): published whole, and said")
     func allBlank() async throws {
         try await withTestServer { server in
@@ -106,9 +146,9 @@ struct ServerDialectTests {
     }
 
     @Test(
-        "MapProxy in a layer: a 200 TileOutOfRange report for the layer's newest time is left out in its skipped; each layer says its size; check prints the timeline first"
-    )
-    func mapProxyLayer() async throws {
+        "MapProxy in a layer: a TileOutOfRange report (with 200, or WMTS's 400) for the layer's newest time is left out in its skipped; each layer says its size; check prints the timeline first",
+        arguments: [200, 400])
+    func mapProxyLayer(status: Int) async throws {
         try await withTestServer { server in
             let base = String(server.url("/x").dropLast(2))
             server.route("/wmts/caps.xml", .ok(Array(OGCSourcesTests.wmtsCapabilities(base: base, tileSize: 512).utf8), contentType: "application/xml"))
@@ -119,7 +159,7 @@ struct ServerDialectTests {
                     let parts = request.path.split(separator: "/").map(String.init)
                     let time = parts[2].removingPercentEncoding ?? parts[2]
                     guard time != "2026-11-21T11:00:00Z" else {
-                        return .ok(Array(Self.tileOutOfRange(row: parts[5]).utf8), contentType: "application/vnd.ogc.se_xml")
+                        return .status(status, body: Self.tileOutOfRange(row: parts[5]), headers: [("Content-Type", "application/vnd.ogc.se_xml")])
                     }
                     return .ok(Self.solidPNG(red: OGCSourcesTests.minutesAfterTen(time), size: 512), contentType: "image/png")
                 })
