@@ -8,36 +8,67 @@ struct TransparencyScan {
     /// Per byte value: true when a pixel of that value is fully transparent. Indexed
     /// pixels: the palette entries whose alpha is 0; RGBA: unused (alpha is read).
     private let clearIndex: [Bool]?
+    /// The palette's one transparent entry, when it has exactly one.
+    private let onlyClearIndex: UInt8?
     /// True once a pixel with some opacity was seen.
     private(set) var sawVisible = false
 
     /// A scan of pixels in `format`.
     init(format: PixelFormat) {
-        switch format {
-        case .indexed(let palette): clearIndex = Self.clearEntries(palette)
-        case .rgba: clearIndex = nil
-        }
+        let table: [Bool]? =
+            switch format {
+            case .indexed(let palette): Self.clearEntries(palette)
+            case .rgba: nil
+            }
+        clearIndex = table
+        let clear = table.map { entries in entries.indices.filter { entries[$0] } } ?? []
+        onlyClearIndex = clear.count == 1 ? UInt8(clear[0]) : nil
         // A palette without a transparent entry shows something on every pixel.
-        if let clearIndex, !clearIndex.contains(true) { sawVisible = true }
+        if table != nil, clear.isEmpty { sawVisible = true }
     }
 
     /// Looks at `count` rows of `width` pixels, `stride` bytes apart, until something shows.
     mutating func look(rows: UnsafeRawPointer, count: Int, stride: Int, width: Int) {
         guard !sawVisible else { return }
         for y in 0..<count {
-            let row = UnsafeRawBufferPointer(start: rows + y * stride, count: width * (clearIndex == nil ? 4 : 1))
-            if let clearIndex {
-                for byte in row where !clearIndex[Int(byte)] {
-                    sawVisible = true
-                    return
-                }
-            } else {
-                for x in 0..<width where row[x * 4 + 3] != 0 {
-                    sawVisible = true
-                    return
-                }
+            let row = rows + y * stride
+            let clear = clearIndex == nil ? Self.alphaIsZero(row, pixels: width) : indicesAreClear(row, pixels: width)
+            guard clear else {
+                sawVisible = true
+                return
             }
         }
+    }
+
+    /// True when every RGBA pixel's alpha is 0: two pixels' alphas tested per 8-byte word.
+    static func alphaIsZero(_ row: UnsafeRawPointer, pixels: Int) -> Bool {
+        let alphas: UInt64 = 0xFF00_0000_FF00_0000
+        var x = 0
+        while x + 2 <= pixels {
+            // Little- or big-endian, the mask covers bytes 3 and 7 read as one word.
+            if row.loadUnaligned(fromByteOffset: x * 4, as: UInt64.self) & alphas.littleEndian != 0 { return false }
+            x += 2
+        }
+        return x == pixels || row.load(fromByteOffset: x * 4 + 3, as: UInt8.self) == 0
+    }
+
+    /// True when every index is a transparent entry: eight at a time when the palette has
+    /// one such entry (the usual case), else one by one through the table.
+    func indicesAreClear(_ row: UnsafeRawPointer, pixels: Int) -> Bool {
+        guard let clearIndex else { return false }
+        var x = 0
+        if let only = onlyClearIndex {
+            let eight = UInt64(only) &* 0x0101_0101_0101_0101
+            while x + 8 <= pixels {
+                if row.loadUnaligned(fromByteOffset: x, as: UInt64.self) != eight { return false }
+                x += 8
+            }
+        }
+        while x < pixels {
+            if !clearIndex[Int(row.load(fromByteOffset: x, as: UInt8.self))] { return false }
+            x += 1
+        }
+        return true
     }
 
     /// Per index 0...255, whether the palette entry is fully transparent (indices past the
