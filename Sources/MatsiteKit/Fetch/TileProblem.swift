@@ -202,6 +202,10 @@ extension TileProblem: CustomStringConvertible {
         case .notAnImage(var found):
             found.excerpt = ""
             return .notAnImage(found)
+        case .serviceException(let exceptions):
+            // A coded exception's words often name the tile (MapProxy's "No tile at row 5"):
+            // the code and locator are the cause. Words without a code are all there is.
+            return .serviceException(exceptions.map { ServiceException(code: $0.code, locator: $0.locator, text: $0.code == nil ? $0.text : "") })
         default:
             return self
         }
