@@ -48,6 +48,8 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
             detail(Wording.frameTimes(times))
         case .mixedTilesWrittenLossy(let report):
             detail(Wording.mixedTiles(report))
+        case .blankFrames(let report):
+            say(Wording.blankFrames(report))
         case .tileFailed(let tile):
             detail("failed: \(tile)")
         case .tileDrawnTransparent(let tile):

@@ -77,6 +77,11 @@ enum Wording {
         "\(r.animation): \(r.frames) frame(s) stitched from \(r.tiles) written lossy, as most of their tiles came (format: auto); format: png keeps them lossless"
     }
 
+    /// Frames published with nothing on them, said whatever `--verbose` says.
+    static func blankFrames(_ r: BlankFramesReport) -> String {
+        "note: \(r.animation): \(r.times.count) of \(r.frames) frame(s) blank (every pixel transparent): \(BlankFramesReport.list(r.times))"
+    }
+
     /// Fallback tiles published and kept (`--verbose`).
     static func fallback(_ r: FallbackReport) -> String {
         "\(r.animation): published \(r.tiles) fallback tiles (zoom \(r.zooms.lowerBound)-\(r.zooms.upperBound)), \(r.kept) of them kept"

@@ -132,6 +132,17 @@ public enum MissingPolicy: String, Sendable, Equatable {
     case transparent
 }
 
+/// What a blank frame (every tile fully transparent) at the newest end of a live window
+/// becomes.
+public enum BlankPolicy: String, Sendable, Equatable {
+    /// Left out as not published yet, as a frame of 404s is: servers such as MapServer
+    /// answer a time they advertise but have no data for yet with transparent tiles. A
+    /// window with nothing but blank frames keeps them (nothing there is late).
+    case skipNewest = "skip_newest"
+    /// Published like any frame: an empty frame is real (a clear sky on a radar layer).
+    case keep
+}
+
 /// Tile row numbering.
 public enum TileScheme: String, Sendable, Equatable {
     /// Row 0 at the top (Google/OSM).

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 
 /// What went wrong with one tile, or with `matsite check`'s probe of one: a value with its
 /// facts (status, host and port, sizes), made where the problem is met and worded only
@@ -24,8 +25,9 @@ public indirect enum TileProblem: Sendable, Hashable {
     case wrongSize(width: Int, height: Int, expected: Int)
     /// The bytes are not a PNG, JPEG or WebP image.
     case notAnImage(NotAnImage)
-    /// A WMS/WMTS exception document came instead of an image: the service's words.
-    case serviceException(String)
+    /// A WMS/WMTS exception document came instead of an image: the service's exceptions
+    /// (code, locator, words).
+    case serviceException([ServiceException])
     /// The image is damaged: the decoder's words.
     case undecodable(String)
     /// Nothing accepts connections at the host and port.
@@ -123,7 +125,9 @@ extension TileProblem: CustomStringConvertible {
             "no answer from \(Self.address(host, port)) within \(Self.seconds(seconds)) s (http.stall_s): the server stopped sending in the middle of a body"
         case .wrongSize(let width, let height, let expected): "tile is \(width)x\(height) pixels, expected \(expected)x\(expected)"
         case .notAnImage(let found): found.description
-        case .serviceException(let text): "service exception: \(text)"
+        case .serviceException(let exceptions):
+            "service exception: "
+                + (exceptions.isEmpty ? "the server reported an exception without a message" : exceptions.map(\.description).joined(separator: "; "))
         case .undecodable(let words): words
         case .connectionRefused(let host, let port): "connection refused by \(Self.address(host, port))"
         case .unknownHost(let host): "the host name \(host) does not resolve"
@@ -216,6 +220,17 @@ extension TileProblem: CustomStringConvertible {
         return false
     }
 
+    /// True when the answer may mean "not published yet" for the newest time of a live
+    /// window: no tile there (404/204, no file), or an OGC exception saying the service has
+    /// nothing for that time (`ServiceException.saysNoDataForTime`).
+    var mayBeUnpublished: Bool {
+        switch self {
+        case .notFound: true
+        case .serviceException(let exceptions): !exceptions.isEmpty && exceptions.allSatisfy(\.saysNoDataForTime)
+        default: false
+        }
+    }
+
     /// The problem without the details that differ from tile to tile (a body's excerpt,
     /// which often names the tile): tiles with equal keys are one cause.
     var groupKey: TileProblem {
@@ -229,6 +244,10 @@ extension TileProblem: CustomStringConvertible {
         case .notAnImage(var found):
             found.excerpt = ""
             return .notAnImage(found)
+        case .serviceException(let exceptions):
+            // A coded exception's words often name the tile (MapProxy's "No tile at row 5"):
+            // the code and locator are the cause. Words without a code are all there is.
+            return .serviceException(exceptions.map { ServiceException(code: $0.code, locator: $0.locator, text: $0.code == nil ? $0.text : "") })
         default:
             return self
         }

@@ -26,6 +26,8 @@ public enum BuildEvent: Sendable {
     /// Frames stitched from lossy and lossless tiles together were all written lossy, as
     /// most of their tiles came (`format: auto`). When some stayed PNG, a warning says so.
     case mixedTilesWrittenLossy(MixedTilesReport)
+    /// Frames published blank: every pixel fully transparent (`BlankFramesStep`).
+    case blankFrames(BlankFramesReport)
     /// A tile that failed the build (each one; the error groups them by cause).
     case tileFailed(FailedTile)
     /// A tile drawn transparent (`missing: transparent`; the warnings group them by cause).
@@ -180,6 +182,22 @@ public struct MixedTilesReport: Sendable, Equatable {
 
     /// The tiles in words.
     public var tiles: String { "\(lossyTiles) JPEG or lossy WebP tiles and \(losslessTiles) PNG or lossless WebP" }
+}
+
+/// An animation's (or a layer's) frames whose every pixel is fully transparent: a source
+/// that answers a time it has no data for with empty tiles, or a picture with nothing on it.
+public struct BlankFramesReport: Sendable, Equatable {
+    /// The animation's id (`<animation>/<layer>` for a layer).
+    public var animation: String
+    /// Frames in the loop.
+    public var frames: Int
+    /// The blank frames' times (or `frame N` for frames without one), oldest first.
+    public var times: [String]
+
+    /// Times in one line: the first five and "..." past six.
+    public static func list(_ times: [String]) -> String {
+        times.count > 6 ? times.prefix(5).joined(separator: ", ") + ", ..." : times.joined(separator: ", ")
+    }
 }
 
 /// What waiting for tiles and stitching took for one animation's frames.

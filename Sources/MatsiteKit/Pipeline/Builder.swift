@@ -107,7 +107,7 @@ extension Builder {
             }
         }
         // Plan: which tiles make which frame.
-        let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
+        let tileLoader = TileSourceLoader(fetcher: fetcher, exceptions: OGCSources.exceptions)
         let clock = PlanningClock(now: options.at ?? started, fromAt: options.at != nil)
         var (plans, prefetched, loopAlerts) = try await plan(
             fetcher: fetcher, loader: tileLoader, output: output, clock: clock, failed: &failed)
@@ -290,9 +290,9 @@ extension Builder {
             try await failed.run(animation.id) {
                 let planned = try await step(.plan) { try await planning.plan(animation) }
                 prefetched.merge(planned.prefetched) { new, _ in new }
-                // A live feed's newest frames not published yet are left out.
-                for skipped in planned.plan.skipped {
-                    reporter.warning("\(animation.id): \(skipped.time) left out of this build: \(skipped.reason); the next build picks it up")
+                // A live feed's newest frames not published yet are left out (a layer's too).
+                for (id, skipped) in planned.plan.leftOut {
+                    reporter.warning("\(id): \(skipped.time) left out of this build: \(skipped.reason); the next build picks it up")
                 }
                 for alert in alerts(for: planned.plan, output: output, now: clock.now) {
                     reporter.report(.alert(alert))

@@ -106,7 +106,8 @@ private extension FramePipeline {
             reporter.report(.frameDone(animation: animation, index: frame.index, reused: false))
             let published = PublishedFrame(
                 index: frame.index, time: frame.time, durationMs: frame.durationMs, file: "frames/\(stitched.name)",
-                bytes: stitched.bytes, sha256: stitched.sha256, inputHash: inputHash, sourceHash: sourceHash, missingTiles: missing)
+                bytes: stitched.bytes, sha256: stitched.sha256, inputHash: inputHash, sourceHash: sourceHash, missingTiles: missing,
+                blank: stitched.blank)
             // missing: transparent is never silent: the builder warns once per cause.
             return Outcome(
                 index: frame.index, frame: published, transparent: drawnTransparent(frame, problems + stitched.drawnTransparent),

@@ -35,4 +35,6 @@ struct PublishedFrame: Sendable, Equatable {
     /// A layered animation's timeline entry (which has no file of its own): per layer, the
     /// position of the layer frame shown, or nil.
     var layers: [Int?]? = nil
+    /// Every pixel fully transparent: the source sent empty tiles for this time.
+    var blank = false
 }

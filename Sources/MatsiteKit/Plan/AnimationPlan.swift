@@ -40,6 +40,12 @@ struct AnimationPlan: Sendable {
     /// The frames this plan makes: its own, or its layers'.
     var frameCount: Int { layers.isEmpty ? frames.count : layers.reduce(0) { $0 + $1.plan.frames.count } }
 
+    /// Every time left out of this build, its own and its layers', each with the id of the
+    /// animation or layer (`<animation>/<layer>`) it was left out of.
+    var leftOut: [(id: String, frame: SkippedFrame)] {
+        skipped.map { (config.id, $0) } + layers.flatMap { layer in layer.plan.skipped.map { (layer.plan.config.id, $0) } }
+    }
+
     /// The tiles this plan asks for: its frames', or its layers'.
     var tileCount: Int { layers.isEmpty ? frames.count * layout.tileCount : layers.reduce(0) { $0 + $1.plan.tileCount } }
 
@@ -57,6 +63,8 @@ struct LayerPlan: Sendable {
     let mapping: [Int?]
     /// The age limit the mapping used (nil: none).
     let maxAge: ISODuration?
+    /// What resolving its source found (layer, tile matrix set, time extent), for `check`.
+    var notes: [String] = []
 }
 
 /// A frame of a source before its tiles are planned: its index, time and time text.

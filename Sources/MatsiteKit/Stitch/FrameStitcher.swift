@@ -37,6 +37,8 @@ struct FrameStitcher: Sendable {
         var drawnTransparent: [(index: Int, problem: TileProblem)]
         /// The poster, when asked for.
         var poster: [UInt8]?
+        /// Every pixel fully transparent.
+        var blank = false
     }
 
     /// What stitching gave: the frame, or the tiles that fail a full decode (with
@@ -116,7 +118,8 @@ struct FrameStitcher: Sendable {
         let (sha, size) = try FileHash.sha256(of: temporary)
         let name = FrameName.file(sha256: sha, extension: written.fileExtension)
         try Self.place(temporary, at: folder.appendingPathComponent(name))
-        return .stitched(Frame(name: name, format: written, sha256: sha, bytes: size, drawnTransparent: drawn, poster: sample))
+        return .stitched(
+            Frame(name: name, format: written, sha256: sha, bytes: size, drawnTransparent: drawn, poster: sample, blank: report.blank))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import Testing
 
 @testable import MatsiteKit
@@ -48,7 +49,8 @@ struct TileProblemTests {
             problem: .notAnImage(TileProblem.NotAnImage(kind: .empty, contentType: nil, excerpt: "")), words: "empty body (0 bytes)",
             hint: "the server sent nothing", toleratedHint: "the server sent nothing"),
         Case(
-            problem: .serviceException("LayerNotDefined: radar"), words: "service exception: LayerNotDefined: radar", hint: nil,
+            problem: .serviceException([ServiceException(code: "LayerNotDefined", locator: nil, text: "radar")]),
+            words: "service exception: LayerNotDefined: radar", hint: nil,
             toleratedHint: nil),
         Case(problem: .undecodable("IDAT: CRC error"), words: "IDAT: CRC error", hint: "set missing: transparent", toleratedHint: nil),
         Case(
