@@ -38,10 +38,21 @@ extension Builder {
             plan: plan, site: config, inputs: inputs, loader: loader, writer: writer, reporter: reporter, frames: timeline, poster: nil)
         context.layers = layers
         context.layerFrames = files
-        context.poster = try await step(.stitch) {
-            let stack = LayerStack(plan: plan, frames: files, folder: writer.root.appendingPathComponent(plan.config.id))
-            let (width, height) = (plan.layout.width, plan.layout.height)
-            return try await CPUPool.shared.run { Poster.made(try stack.poster(at: timeline.count - 1, frameWidth: width, frameHeight: height)) }
+        // The last entry shows the same layer frames, at the same opacities, as the published
+        // one: its poster is kept, not composed and encoded again.
+        let shown = layers.map { layer in LayerStack.PosterKey.Part(id: layer.id, opacity: layer.opacity) }
+        let key = LayerStack.PosterKey(parts: shown, frames: timeline.last?.layers ?? [], files: layers.map(\.frames))
+        if let published = writer.previous.manifest(animation: plan.config.id), let old = LayerStack.PosterKey(published), old == key,
+            writer.previous.hasPoster(animation: plan.config.id)
+        {
+            context.poster = .previous
+        }
+        if context.poster == nil {
+            context.poster = try await step(.stitch) {
+                let stack = LayerStack(plan: plan, frames: files, folder: writer.root.appendingPathComponent(plan.config.id))
+                let (width, height) = (plan.layout.width, plan.layout.height)
+                return try await CPUPool.shared.run { Poster.made(try stack.poster(at: timeline.count - 1, frameWidth: width, frameHeight: height)) }
+            }
         }
         for product in AnimationSteps.layeredProducts {
             try await step(product.stage) { try await product.run(&context) }
