@@ -534,6 +534,11 @@ class FaultProxy:
             except OSError:
                 return
             with self.lock:
+                if self.mode == "close":
+                    # Came in as the port closed: refused.
+                    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    client.close()
+                    continue
                 self.sockets.append(client)
                 if self.mode != "pass":
                     continue  # frozen: held, never answered
@@ -591,14 +596,21 @@ class FaultProxy:
             self.fault_at = time.monotonic()
             sockets = list(self.sockets)
         if fault == "close":
+            try:
+                # Wakes the accept() under way (a close alone would leave the port listening).
+                self.listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             self.listener.close()
             for s in sockets:
                 try:
-                    # A reset, as from a host whose server died.
+                    # A reset, as from a host whose server died: shutdown wakes the pumps
+                    # blocked in recv (a close alone would wait for them), the close resets.
                     s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                    s.close()
+                    s.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
+                s.close()
         self.faulted.set()
 
     def stop(self) -> None:

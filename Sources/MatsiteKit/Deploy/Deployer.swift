@@ -210,19 +210,20 @@ extension Deployer {
             throw failure("listing the target", listing)
         }
         if let size = names[DeployLedger.name] {
-            let read = try rclone.run(RcloneArguments.read(DeployTarget.join(deploy.target, DeployLedger.name)) + rclone.flags, line: noteLine)
-            guard read.status == 0 else { throw failure("reading the target's \(DeployLedger.name)", read) }
-            let base = DeployLedger.decode(read.output)
-            let bytes = try readEntries(LedgerJournal.toRead(base: base, listed: entries), rclone: rclone)
+            // The base and its journal's entries, in one call.
+            let (read, bytes) = try fetch([DeployLedger.name] + entries.keys.sorted(), rclone: rclone)
+            guard read.status == 0 else { throw failure("reading the target's ledger (\(DeployLedger.name), \(LedgerJournal.folder)/)", read) }
+            let base = bytes[DeployLedger.name].flatMap(DeployLedger.decode)
             found.journal = LedgerJournal(base: base, baseBytes: size, listed: entries, read: bytes)
             found.hasLedger = base != nil
             return found
         }
-        // The old name, read by name: some servers (nginx's WebDAV) leave dot-files out of
-        // their listings. One request, made only where there is no ledger under the new name.
-        let old = try rclone.run(RcloneArguments.read(DeployTarget.join(deploy.target, DeployLedger.legacyName)) + rclone.flags)
+        // The old name, fetched by name: some servers (nginx's WebDAV) leave dot-files out of
+        // their listings (and so out of `rclone cat`'s). One call, made only where there is
+        // no ledger under the new name; none there is no error.
+        let (old, fetched) = try fetch([DeployLedger.legacyName], rclone: rclone)
         if old.lostConnection != nil { throw failure("reading the target's \(DeployLedger.legacyName)", old) }
-        if old.status == 0, let ledger = DeployLedger.decode(old.output) {
+        if let data = fetched[DeployLedger.legacyName], let ledger = DeployLedger.decode(data) {
             found.journal = LedgerJournal(base: ledger, baseBytes: 0, listed: entries, read: [:])
             found.journal.baseID = nil
             found.hasLedger = true
@@ -233,23 +234,22 @@ extension Deployer {
         return found
     }
 
-    /// The journal's entries' bytes, fetched in one rclone call (path to bytes; an entry
-    /// that did not come is missing).
-    func readEntries(_ paths: [String], rclone: Rclone) throws -> [String: Data] {
-        guard !paths.isEmpty else { return [:] }
+    /// Files below the target fetched by name in one rclone call (no listing, so a file a
+    /// server leaves out of its listings comes too): rclone's result, and path to bytes of
+    /// those that came.
+    func fetch(_ paths: [String], rclone: Rclone) throws -> (Rclone.Result, [String: Data]) {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-ledger-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let list = scratch.appendingPathComponent("entries.txt")
+        let list = scratch.appendingPathComponent("files.txt")
         try Data(paths.map { $0 + "\n" }.joined().utf8).write(to: list)
-        let into = scratch.appendingPathComponent("entries")
+        let into = scratch.appendingPathComponent("files")
         let result = try rclone.run(RcloneArguments.fetch(deploy.target, list: list.path, to: into.path) + rclone.flags, line: noteLine)
-        guard result.status == 0 else { throw failure("reading the target's ledger journal (\(LedgerJournal.folder)/)", result) }
         var found: [String: Data] = [:]
         for path in paths {
             if let data = FileManager.default.contents(atPath: into.appendingPathComponent(path).path) { found[path] = data }
         }
-        return found
+        return (result, found)
     }
 
     /// What the target's backend can do.
@@ -343,7 +343,7 @@ extension Deployer {
             let tidy = try rclone.run(RcloneArguments.removeEmptyFolders(DeployTarget.join(deploy.target, staging), keepRoot: false) + rclone.flags)
             if tidy.status != 0 { reporter.say("note: the staging folder \(staging) could not be removed: \(tidy.errors.last ?? "")") }
         }
-        if plan.ledgerChanged || legacyLedger { try ledger.record(plan.finalLedger, deployer: self, rclone: rclone) }
+        if plan.ledgerChanged || legacyLedger { try ledger.record(plan.finalLedger, asBase: legacyLedger, deployer: self, rclone: rclone) }
         if legacyLedger {
             // Written under its new name: the old one would otherwise be read by an older matsite.
             let old = try rclone.run(RcloneArguments.deleteFile(DeployTarget.join(deploy.target, DeployLedger.legacyName)) + rclone.flags)
@@ -527,8 +527,9 @@ extension Deployer {
             return "the WebDAV server failed the request (500 Internal Server Error), as nginx does when it may not write the "
                 + "target folder: let the web server's user write there (or see the server's error log) and deploy again"
         }
-        if text.contains("404 Not Found") {
-            return "the WebDAV server answered an upload with 404 Not Found, as a read-only server does (rclone serve webdav "
+        if text.contains("404 Not Found") || text.contains("409 Conflict") {
+            let status = text.contains("404 Not Found") ? "404 Not Found" : "409 Conflict"
+            return "the WebDAV server answered an upload with \(status), as a read-only server does (rclone serve webdav "
                 + "--read-only): serve the folder writable, or point deploy.target at a server that takes uploads"
         }
         if text.contains("403 Forbidden") {

@@ -85,12 +85,6 @@ struct LedgerJournal: Sendable, Equatable {
         }
     }
 
-    /// The entries' paths a deploy reads: every one named after `base`'s id.
-    static func toRead(base: DeployLedger?, listed: [String: Int]) -> [String] {
-        guard let id = base?.id else { return [] }
-        return listed.keys.filter { parseEntry($0)?.base == id }.sorted()
-    }
-
     /// What to write to bring the target's ledger to `new`.
     enum Write: Equatable {
         /// Nothing changed.
@@ -103,8 +97,10 @@ struct LedgerJournal: Sendable, Equatable {
 
     /// The write that records `new`: an entry of the change, or a whole base when there is
     /// none yet or the entries would outweigh it.
-    func write(_ new: DeployLedger, newID: () -> String = LedgerJournal.newID) -> Write {
-        guard new != ledger else { return .none }
+    /// `asBase`: a whole base even when nothing changed, where the target has none (a
+    /// ledger read under its old name, written under the new).
+    func write(_ new: DeployLedger, asBase: Bool = false, newID: () -> String = LedgerJournal.newID) -> Write {
+        guard new != ledger || (asBase && baseID == nil) else { return .none }
         guard let baseID else {
             var base = new
             let id = newID()
@@ -236,8 +232,8 @@ struct LedgerWriter {
     }
 
     /// Records `ledger` on the target: an entry of the change, or a new base.
-    mutating func record(_ ledger: DeployLedger, deployer: Deployer, rclone: Rclone) throws {
-        let write = journal.write(ledger)
+    mutating func record(_ ledger: DeployLedger, asBase: Bool = false, deployer: Deployer, rclone: Rclone) throws {
+        let write = journal.write(ledger, asBase: asBase)
         count += 1
         let file = scratch.appendingPathComponent("ledger-\(count).json")
         switch write {

@@ -40,11 +40,6 @@ enum RcloneArguments {
         ["lsjson", "--max-depth=1", "--no-mimetype", "--no-modtime"] + probe + [DeployTarget.folder(target)]
     }
 
-    /// A file's bytes to stdout.
-    static func read(_ file: String) -> [String] {
-        ["cat"] + transfer + [file]
-    }
-
     /// The listed files below the target fetched into a local folder.
     static func fetch(_ target: String, list: String, to folder: String) -> [String] {
         ["copy", DeployTarget.folder(target), folder, "--files-from-raw", list, "--no-traverse", "--no-check-dest"] + transfer
