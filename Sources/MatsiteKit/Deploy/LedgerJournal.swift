@@ -10,13 +10,14 @@ import Foundation
 /// - Entries named after another base (one an older matsite rewrote, or one replaced by a
 ///   compaction) are stale: never applied, deleted when seen.
 /// - Compaction: once the entries together outweigh the base (or number more than
-///   ``maxEntries``), the next write is a new base under a new id, and the entries go. A
-///   deploy's writes so cost about twice its change, amortised, whatever the site's size.
+///   ``maxEntries``: every deploy reads them all), the next write is a new base under a new
+///   id, and the entries go. A move's writes so cost its change, plus the base amortised
+///   over the moves between compactions (at most ``maxEntries`` / 2: two entries a move).
 struct LedgerJournal: Sendable, Equatable {
     /// The folder the entries live in, at the target's root.
     static let folder = "matsite-deploy"
     /// Entries kept before a compaction at the latest (each costs a read per deploy).
-    static let maxEntries = 64
+    static let maxEntries = 32
 
     /// The ledger as the base and its entries make it.
     var ledger: DeployLedger
