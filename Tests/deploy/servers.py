@@ -341,6 +341,7 @@ class NginxDAV(WebDAVServer):
     kind = "webdav-nginx"
 
     def __init__(self, folder: Path):
+        self.refuse_flag = folder / "refuse-ledger-base"
         self.root = folder / "served"
         self.site_root.mkdir(parents=True)
         temp = folder / "nginx-temp"
@@ -369,6 +370,13 @@ http {{
     listen 127.0.0.1:{self.port};
     root {self.root};
     client_max_body_size 0;
+    # refuse_ledger_base(): the ledger base's upload (to a staging folder) answered 507,
+    # as a full disk would, while every other write goes through.
+    set $refuse "";
+    if (-f {self.refuse_flag}) {{ set $refuse "Y"; }}
+    if ($request_method != PUT) {{ set $refuse ""; }}
+    if ($uri !~ "/matsite-deploy\\.json$") {{ set $refuse ""; }}
+    if ($refuse = "Y") {{ return 507; }}
     location / {{
       dav_methods PUT DELETE MKCOL COPY MOVE;
       dav_ext_methods PROPFIND OPTIONS;
@@ -383,6 +391,14 @@ http {{
                                         stdout=self.stderr, stderr=self.stderr)
         self.log = open(access, "ab")
         wait_port(self.port, self.process, "nginx")
+
+    def refuse_ledger_base(self, refuse: bool = True) -> None:
+        """While on, every PUT of a `matsite-deploy.json` (the ledger's base, wherever it is
+        uploaded) is answered 507 Insufficient Storage."""
+        if refuse:
+            self.refuse_flag.touch()
+        else:
+            self.refuse_flag.unlink(missing_ok=True)
 
     def stop(self) -> None:
         super().stop()

@@ -809,3 +809,35 @@ def test_moves_write_a_journal_not_the_ledger(server, tmp_path):
     again = project.run_deploy()
     assert again["uploaded"] == 0 and again["ledger_writes"] == 0, again["stderr"]
     assert cold["ledger_writes"] >= 1
+
+
+def test_failed_ledger_write_keeps_the_live_ledger(nginx_dav, tmp_path):
+    """On nginx WebDAV, where rclone deletes a file whose upload failed: moves until the
+    journal is compacted into a new base, whose upload the server refuses (507). The live
+    base stays as it was (no DELETE of it), and once the server takes writes again the
+    rerun sends at most that move's files, not the site."""
+    server = nginx_dav
+    project = Project(tmp_path, server)
+    project.build(T0)
+    project.run_deploy()
+    live = server.site_root / LEDGER
+    server.refuse_ledger_base()
+    failed = None
+    for at in ["2026-11-21T12:10:00Z", "2026-11-21T12:20:00Z", "2026-11-21T12:30:00Z", "2026-11-21T12:40:00Z", T5]:
+        project.build(at)
+        before = live.read_bytes()
+        mark = server.mark()
+        result = subprocess.run([BIN, "deploy", "-c", "matsite.yml"], cwd=tmp_path, env=server.env(), capture_output=True, text=True)
+        if result.returncode != 0:
+            failed = (result, before, mark)
+            break
+    assert failed, "no move compacted the journal into a new base"
+    result, before, mark = failed
+    assert result.returncode == 1 and "matsite-deploy.json" in result.stderr and "507" in result.stderr, result.stderr
+    assert live.read_bytes() == before, "the live ledger is untouched"
+    deletes = [line for line in server.log_lines()[mark:] if line.startswith("DELETE") and f"/{LEDGER}" in line and "staging" not in line]
+    assert not deletes, deletes
+    server.refuse_ledger_base(False)
+    rerun = project.run_deploy()
+    assert rerun["uploaded"] <= 12 and rerun["unchanged"] > 50, rerun["stderr"]
+    assert live.read_bytes() != before
