@@ -15,7 +15,9 @@ struct ServerDialectTests {
     /// (`OGCSourcesTests.advertised`), so a `last: PT40M` window is 10:20 to 11:00.
     static let at = "2026-11-21T11:05:00Z"
 
-    @Test("MapServer: a 200 InvalidDimensionValue report for the newest time is left out with its words; inside the window the published frame is kept, said with the words")
+    @Test(
+        "MapServer: a 200 InvalidDimensionValue report for the newest time is left out with its words; inside the window the published frame is kept, said with the words"
+    )
     func mapServerException() async throws {
         try await withTestServer { server in
             let failing = LockedBox(Set(["2026-11-21T11:00:00Z"]))
