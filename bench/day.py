@@ -3,7 +3,8 @@
 
     python3 bench/day.py [--builds 288] [--bin .build/release/matsite] [--work /tmp/matsite-day]
 
-Starts bench/day_feed.py (a 5-minute radar feed on 127.0.0.1 whose tiles say max-age=300),
+Starts bench/day_feed.py (a 5-minute radar feed on 127.0.0.1 whose tiles go stale between two
+builds, as max-age=300 on a 5-minute cron),
 then runs `matsite build --at T` 288 times with T moved on 5 minutes each time, as a
 5-minute cron would over a day, on one animation: a rolling window of two hours
 (`last: PT2H, step: PT5M`, 25 frames) at zoom 6 over the eastern US. For every build it

@@ -3,8 +3,10 @@
 
 The feed's clock is the ISO time in the file named by --clock (the benchmark moves it with
 each build's --at). A time the clock has not reached answers 404; a published one answers a
-small PNG drawn from the time and the tile (deterministic), with Cache-Control: max-age=300
-and an ETag, and 304 to a matching If-None-Match. Every request is counted by kind in
+small PNG drawn from the time and the tile (deterministic), with an ETag, and 304 to a
+matching If-None-Match. Its lifetime is the feed's max-age=300 as a 5-minute cron meets it:
+the benchmark runs the builds back to back, so the feed says `max-age=0`, which makes a
+stored tile stale at the next build exactly as 300 s make it 300 s later. Every request is counted by kind in
 --counts (a JSON file rewritten after each request), so the benchmark can read what a build
 asked for. Stops on SIGTERM.
 """
@@ -72,20 +74,20 @@ def main():
         def do_GET(self):
             parts = self.path.split("?")[0].strip("/").split("/")
             if len(parts) != 5 or parts[0] != "radar":
-                return self.answer(404, headers=[("Cache-Control", "max-age=300")])
+                return self.answer(404, headers=[("Cache-Control", "max-age=0")])
             stamp, z, x, y = parts[1], int(parts[2]), int(parts[3]), int(parts[4].split(".")[0])
             now = open(args.clock).read().strip()
             published = datetime.datetime.strptime(stamp, "%Y%m%d%H%M").replace(tzinfo=datetime.timezone.utc)
             clock = datetime.datetime.fromisoformat(now.replace("Z", "+00:00"))
             if published > clock:
-                return self.answer(404, headers=[("Cache-Control", "max-age=60")])
+                return self.answer(404, headers=[("Cache-Control", "max-age=0")])
             etag = '"%s-%d-%d-%d"' % (stamp, z, x, y)
             if self.headers.get("If-None-Match") == etag:
-                return self.answer(304, headers=[("ETag", etag), ("Cache-Control", "max-age=300")])
+                return self.answer(304, headers=[("ETag", etag), ("Cache-Control", "max-age=0")])
             key = (stamp, z, x, y)
             body = cache.get(key) or tile(stamp, z, x, y)
             cache[key] = body
-            self.answer(200, body, [("Content-Type", "image/png"), ("ETag", etag), ("Cache-Control", "max-age=300")])
+            self.answer(200, body, [("Content-Type", "image/png"), ("ETag", etag), ("Cache-Control", "max-age=0")])
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.serve_forever()

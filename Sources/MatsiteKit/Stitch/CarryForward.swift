@@ -7,9 +7,11 @@ import MatsiteCapabilities
 ///
 /// A frame is carried forward when the previous site has a frame made from the same URLs
 /// with the same settings (`FrameStitcher.sourceHash`) and the frame is settled: its time
-/// is at least `settle:` before now (feeds do correct their newest frames). Only frames
-/// with a time whose tiles come over HTTP are carried so; files, archives and the demo are
-/// read as before (they cost no request).
+/// is at least `settle:` before now (feeds do correct their newest frames). Only the
+/// frames of a live loop (a rolling window, an index, a service's newest times) with a time
+/// whose tiles come over HTTP are carried so; a fixed list of times follows the HTTP cache's
+/// rules at every build as before, and files, archives and the demo are read as before
+/// (they cost no request).
 ///
 /// In a live loop (a rolling window, an index, a service's newest times), a frame inside the
 /// window (any but the newest, or one at or before the newest time published) whose tiles
@@ -38,9 +40,10 @@ struct CarryForward: Sendable {
         now: TimeInstant(millisecondsSinceEpoch: 0), settle: ISODuration(), recheck: true, publishedNewest: nil, live: false,
         newestIndex: 0, mayLeaveOut: false)
 
-    /// True when `frame` is one this mechanism may carry: timed, its tiles over HTTP.
+    /// True when `frame` is one this mechanism may carry: a live loop's, timed, its tiles
+    /// over HTTP.
     func applies(to frame: FramePlan) -> Bool {
-        guard frame.time != nil, !frame.tiles.isEmpty else { return false }
+        guard live, frame.time != nil, !frame.tiles.isEmpty else { return false }
         return frame.tiles.allSatisfy { if case .http = $0 { true } else { false } }
     }
 
