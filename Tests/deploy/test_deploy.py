@@ -256,6 +256,7 @@ def test_killed_deploy_converges(server, tmp_path):
     reader = Reader(server, tiles=project.tiles())
     reader.start()
     try:
+        mark = server.mark()
         proc = subprocess.Popen([BIN, "deploy", "-c", "matsite.yml"], cwd=tmp_path, env=server.env(),
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         seen = []
@@ -263,7 +264,11 @@ def test_killed_deploy_converges(server, tmp_path):
             seen.append(line)
             if line.startswith("uploading "):
                 break
-        time.sleep(1)
+        # Killed mid-upload: once the server has written a first file of this deploy (an
+        # event, not a second that a loaded machine may spend before the first byte).
+        while not server.writes(mark) and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the deploy ended before it could be killed:\n" + "".join(seen)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(30)
         assert any(line.startswith("uploading ") for line in seen), "".join(seen)
