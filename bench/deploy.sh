@@ -8,6 +8,15 @@
 #   bench/deploy.sh                       # .build/debug/matsite, the rclone it finds
 #   MATSITE_BIN=/path/matsite RCLONE=/usr/bin/rclone bench/deploy.sh   # another binary, rclone
 #   TARGETS="sftp s3" bench/deploy.sh     # some targets only
+#   MOVES=10 JOBS="fallback anchor" bench/deploy.sh   # moves per job (10), jobs (fallback)
+#
+# Per target and job: a cold deploy, an unchanged one, then MOVES one-frame window moves
+# with the default grace, each beside `rclone sync` of the same site to a second server of
+# the same kind: the change (site files whose bytes at their path changed), what matsite
+# uploaded (site files, ledger bytes), the bytes each sent on the wire (a counting proxy,
+# Tests/deploy/servers.py's FaultProxy) and the requests each server logged. The anchor
+# job's feed has 24 frames, so its moves past the first bring back frames still on the
+# target (in their grace period): the fallback job, a new frame every move, is the default.
 #
 # The anchor job (bbox W-95.5 S29 E-74.5 N43.5, zoom 7, 8x8 tiles of bench/corpus.py's
 # palette corpus) as a local feed: feed/YYYYMMDDHHMM/{z}/{x}/{y}.png, a new time every
@@ -25,18 +34,20 @@ repo=$(cd "$here/.." && pwd)
 work=${BENCH_DIR:-/tmp/matsite-deploy-bench}
 bin=${MATSITE_BIN:-$repo/.build/debug/matsite}
 mkdir -p "$work"
-python3 -c 'import numpy' 2>/dev/null || pip install -q numpy
-if [ ! -f "$work/tiles/pal/frames/23/7/37/53.png" ]; then
-    python3 "$here/corpus.py" --out "$work/tiles" >&2
+if [[ " ${JOBS:-fallback} " == *" anchor "* ]]; then
+    python3 -c 'import numpy' 2>/dev/null || pip install -q numpy
+    if [ ! -f "$work/tiles/pal/frames/23/7/37/53.png" ]; then
+        python3 "$here/corpus.py" --out "$work/tiles" >&2
+    fi
+    stamp() { date -u -d "2026-11-21T10:00:00Z + $(($1 * 5)) minutes" +%Y%m%d%H%M; }
+    rm -rf "$work/feed"; mkdir -p "$work/feed"
+    for i in $(seq 0 $((27 + ${MOVES:-10}))); do ln -s "$work/tiles/pal/frames/$((i % 24))" "$work/feed/$(stamp "$i")"; done
 fi
-stamp() { date -u -d "2026-11-21T10:00:00Z + $(($1 * 5)) minutes" +%Y%m%d%H%M; }
-rm -rf "$work/feed"; mkdir -p "$work/feed"
-for i in $(seq 0 27); do ln -s "$work/tiles/pal/frames/$((i % 24))" "$work/feed/$(stamp "$i")"; done
-REPO="$repo" MATSITE_BIN="$bin" BENCH_WORK="$work" RCLONE="${RCLONE:-}" TARGETS="${TARGETS:-sftp webdav-nginx webdav-rclone s3}" python3 - <<'PY'
+REPO="$repo" MATSITE_BIN="$bin" BENCH_WORK="$work" RCLONE="${RCLONE:-}" TARGETS="${TARGETS:-sftp webdav-nginx webdav-rclone s3}" MOVES="${MOVES:-10}" JOBS="${JOBS:-fallback}" python3 - <<'PY'
 import json, os, re, subprocess, sys, time
 from pathlib import Path
 sys.path.insert(0, os.path.join(os.environ["REPO"], "Tests", "deploy"))
-from servers import KINDS, rclone_binary
+from servers import KINDS, FaultProxy, rclone_binary
 from test_deploy import write_feed
 
 work = Path(os.environ["BENCH_WORK"])
@@ -65,8 +76,11 @@ JOBS = {
 """, 600, 11),
 }
 
-if not (work / "feed-fallback").exists():
-    write_feed(work, first=1795255200, count=13, name="feed-fallback")
+# Times enough for the cold window and every move, each its own colours (a new frame per move).
+count = 12 + int(os.environ.get("MOVES", "10")) + 1
+if not (work / "feed-fallback" / time.strftime("%Y%m%d%H%M", time.gmtime(1795255200 + (count - 1) * 600))).exists():
+    write_feed(work, first=1795255200, count=count, name="feed-fallback")
+JOBS = {name: JOBS[name] for name in os.environ.get("JOBS", "fallback").split()}
 
 def config(target, animation):
     (work / "matsite.yml").write_text(f"""\
@@ -84,41 +98,105 @@ def build(i, step):
     at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1795255200 + i * step))
     subprocess.run([binary, "build", "--quiet", "--at", at], cwd=work, check=True)
 
-def deploy(server):
-    mark = server.mark()
+LEDGER = ("matsite-deploy.json", ".matsite-deploy.json")
+
+
+def ledger_files(tree):
+    return {p: b for p, b in tree.items() if p in LEDGER or p.startswith("matsite-deploy/")}
+
+
+def deploy(server, proxy):
+    """One deploy through `proxy`: files and bytes of the site uploaded, ledger bytes
+    written (its files new or changed on the target), bytes sent to the server on the
+    wire, requests the server logged (reads of the test aside: there are none here), wall s."""
+    before = ledger_files(server.tree())
+    mark, sent = server.mark(), proxy.sent
     started = time.monotonic()
-    proc = subprocess.run([binary, "deploy"], cwd=work, env=server.env(), capture_output=True, text=True)
+    proc = subprocess.run([binary, "deploy"], cwd=work, env=proxy.env(server), capture_output=True, text=True)
     wall = time.monotonic() - started
     if proc.returncode != 0:
         sys.exit(proc.stderr)
-    m = re.search(r"uploaded (\d+) files, ([^;:]+).*?(?:; copied (\d+) on the target)?; \d+ unchanged", proc.stderr)
-    writes = server.writes(mark)
-    ledger = sum(1 for w in writes if w.path in ("matsite-deploy.json", ".matsite-deploy.json"))
-    return m[1], m[2].strip(), m[3] or "0", len(writes) - ledger, ledger, server.requests(mark), wall
+    m = re.search(r"uploaded (\d+) files, ([\d.]+) (B|KB|MB|GB)", proc.stderr)
+    uploaded = float(m[2]) * 1000 ** ["B", "KB", "MB", "GB"].index(m[3])
+    after = ledger_files(server.tree())
+    # Every ledger write, where the server logs its size (sftp-server, nginx); elsewhere
+    # the ledger files new or changed (a file written twice counts once).
+    sized = [w.bytes for w in server.writes(mark) if w.path and (w.path in LEDGER or w.path.startswith("matsite-deploy/")) and w.bytes]
+    ledger = sum(sized) if sized else sum(len(b) for p, b in after.items() if before.get(p) != b)
+    return int(m[1]), uploaded, ledger, proxy.sent - sent, server.requests(mark), wall
 
+
+def rclone_sync(server, proxy, target):
+    """`rclone sync` of the same site to a server of its own, as people do instead."""
+    mark, sent = server.mark(), proxy.sent
+    started = time.monotonic()
+    proc = subprocess.run([rclone, "sync", str(work / "site"), target, "--exclude", ".*", "--exclude", ".*/**"],
+                          env=proxy.env(server), capture_output=True, text=True)
+    wall = time.monotonic() - started
+    if proc.returncode != 0:
+        sys.exit(proc.stderr)
+    return proxy.sent - sent, server.requests(mark), wall
+
+
+def site_files():
+    root = work / "site"
+    return {str(p.relative_to(root)): p.stat().st_size for p in root.rglob("*")
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)}
+
+
+def site_bytes():
+    root = work / "site"
+    return {path: (root / path).read_bytes() for path in site_files()}
+
+
+MOVES = int(os.environ.get("MOVES", "10"))
 version = subprocess.run([rclone, "version"], capture_output=True, text=True).stdout.split()[1]
 matsite = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.split()[-1]
 print(f"\nmatsite {matsite} ({binary}), rclone {version}, {os.cpu_count()} cores; the anchor job: 23 frames of 1912 x 1646; "
-      "the fallback job: 12 frames of 16 64-px tiles at zoom 4, with their zoom-5 fallback tiles\n")
-print("| target | job | deploy | files uploaded | bytes uploaded | copied on the server | files the server wrote (+ ledger) | requests logged | wall s |")
-print("|---|---|---|---|---|---|---|---|---|")
+      f"the fallback job: 12 frames of 16 64-px tiles at zoom 4, with their zoom-5 fallback tiles; {MOVES} one-frame moves, "
+      "default grace (PT24H)\n")
+print("change: the site files whose bytes at their path changed (new frames and tiles, rewritten manifests, pages, poster); "
+      "matsite: site files uploaded + ledger bytes written; wire: bytes sent to the server through a counting proxy; "
+      "requests: the server's own log\n")
+print("| target | job | deploy | change | matsite: files uploaded + ledger written | (files + ledger) / change | matsite wire | "
+      "matsite requests | rclone sync wire | rclone sync requests |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 folder = work / "servers"
 subprocess.run(["rm", "-rf", str(folder)])
+
+
+def kb(n):
+    return f"{n / 1000:.1f} KB"
+
+
 for kind in os.environ["TARGETS"].split():
     for number, (job, (animation, step, first)) in enumerate(JOBS.items()):
-        # Each job on a server of its own, empty at first.
+        # Each job on a server of its own for matsite and one for rclone sync, empty at first.
         (folder / f"{kind}-{number}").mkdir(parents=True)
+        (folder / f"{kind}-{number}-sync").mkdir(parents=True)
         server = KINDS[kind](folder / f"{kind}-{number}")
+        other = KINDS[kind](folder / f"{kind}-{number}-sync")
+        proxy, other_proxy = FaultProxy(server.port), FaultProxy(other.port)
         try:
             config(server.target(), animation)
             subprocess.run(["rm", "-rf", str(work / "site"), str(work / "cache")])
             build(first, step)
-            for label, at in (("cold", None), ("unchanged redeploy", None), ("window moved one frame", first + 1)):
-                if at is not None:
-                    build(at, step)
-                files, size, copied, written, ledger, requests, wall = deploy(server)
-                print(f"| {kind} | {job} | {label} | {files} | {size} | {copied} | {written} (+{ledger}) | {requests} | {wall:.2f} |",
-                      flush=True)
+            previous = {}
+            for move in range(MOVES + 2):
+                label = "cold" if move == 0 else "unchanged" if move == 1 else f"move {move - 1}"
+                if move >= 2:
+                    build(first + move - 1, step)
+                files = site_bytes()
+                change = sum(len(b) for p, b in files.items() if previous.get(p) != b) if move != 1 else 0
+                previous = files
+                files_up, uploaded, ledger, wire, requests, wall = deploy(server, proxy)
+                sync_wire, sync_requests, _ = rclone_sync(other, other_proxy, other.target())
+                ratio = f"{(uploaded + ledger) / change:.2f}" if change else "-"
+                print(f"| {kind} | {job} | {label} | {kb(change)} | {files_up} files {kb(uploaded)} + {kb(ledger)} | {ratio} | "
+                      f"{kb(wire)} | {requests} | {kb(sync_wire)} | {sync_requests} |", flush=True)
         finally:
+            proxy.stop()
+            other_proxy.stop()
             server.stop()
+            other.stop()
 PY

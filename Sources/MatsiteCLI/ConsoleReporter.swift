@@ -37,6 +37,9 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
             frameDone(animation: animation, index: index, reused: reused)
         case .warning(let warning):
             logger.warning("\(warning)")
+        case .alert(let alert):
+            // The lines a cron log exists for: said even under --quiet.
+            log("warning: \(alert)")
         case .levelsPublished(let report):
             say(Wording.levels(report))
         case .exported(let report):
@@ -45,6 +48,8 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
             detail(Wording.frameTimes(times))
         case .mixedTilesWrittenLossy(let report):
             detail(Wording.mixedTiles(report))
+        case .blankFrames(let report):
+            say(Wording.blankFrames(report))
         case .tileFailed(let tile):
             detail("failed: \(tile)")
         case .tileDrawnTransparent(let tile):

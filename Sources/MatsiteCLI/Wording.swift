@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteKit
 
 /// How the command line words what MatsiteKit reports: the summary a build ends with and
@@ -12,6 +13,22 @@ enum Wording {
         let state = s.unchanged ? "unchanged, nothing replaced" : "published"
         return "built \(s.animations) animation(s): \(s.frames) frames\(reused), \(s.tiles) tiles\(fetched)\(revalidated); "
             + "\(ByteCount.text(Int(s.outputBytes))) in \(s.output) (\(state)) in \(String(format: "%.2f", s.seconds)) s"
+    }
+
+    /// An animation this build could not make while the others were published: what failed
+    /// it, and what the site shows instead, with its age at `now` (the build's clock).
+    static func stale(_ loop: StaleLoop, now: Date) -> String {
+        let cause = String(describing: loop.error).replacingOccurrences(of: "\n", with: "\n  ")
+        guard loop.kept else {
+            return "\(loop.id): not built, and never published, so not in the site index: \(cause)"
+        }
+        var kept = "the site keeps its last version"
+        if let text = loop.lastGoodBuild, let built = try? TimeInstant.parse(text) {
+            let age = Duration.milliseconds(Int64((now.timeIntervalSince1970 * 1000).rounded()) - built.millisecondsSinceEpoch)
+            kept += ", built \(text) (\(LoopAlert.words(age)) ago)"
+        }
+        if loop.failedBuilds > 1 { kept += "; \(loop.failedBuilds) builds in a row failed it" }
+        return "\(loop.id): not updated (\(kept)): \(cause)"
     }
 
     /// Levels, tiles written and linked, bytes, per level.
@@ -58,6 +75,11 @@ enum Wording {
     /// Frames of lossy and lossless tiles written lossy (`--verbose`).
     static func mixedTiles(_ r: MixedTilesReport) -> String {
         "\(r.animation): \(r.frames) frame(s) stitched from \(r.tiles) written lossy, as most of their tiles came (format: auto); format: png keeps them lossless"
+    }
+
+    /// Frames published with nothing on them, said whatever `--verbose` says.
+    static func blankFrames(_ r: BlankFramesReport) -> String {
+        "note: \(r.animation): \(r.times.count) of \(r.frames) frame(s) blank (every pixel transparent): \(BlankFramesReport.list(r.times))"
     }
 
     /// Fallback tiles published and kept (`--verbose`).

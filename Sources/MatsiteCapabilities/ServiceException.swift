@@ -1,7 +1,7 @@
 /// An OGC service exception: what a WMS/WMTS server sends back (often with status 200) instead
 /// of an image when a request is wrong. Covers WMS `ServiceExceptionReport` (1.1.1 and 1.3.0)
 /// and OWS `ExceptionReport` (WMTS).
-public struct ServiceException: Sendable, Equatable, CustomStringConvertible {
+public struct ServiceException: Sendable, Hashable, CustomStringConvertible {
     /// `code` / `exceptionCode`, e.g. `InvalidDimensionValue`.
     public let code: String?
     /// `locator`, e.g. `TIME`.
@@ -22,6 +22,19 @@ public struct ServiceException: Sendable, Equatable, CustomStringConvertible {
         if let locator { prefix += prefix.isEmpty ? "(\(locator))" : " (\(locator))" }
         if prefix.isEmpty { return text.isEmpty ? "unspecified exception" : text }
         return text.isEmpty ? prefix : "\(prefix): \(text)"
+    }
+
+    /// True when the exception says the service has nothing for the time asked yet: an
+    /// `InvalidDimensionValue` (the time is not, or not yet, a value of the dimension), a
+    /// `TileOutOfRange` (MapProxy's and others' answer for a tile of a time without data),
+    /// an exception whose locator is the time, or one whose words say there is no data.
+    /// At the newest end of a live window that is a time not published yet, like a 404.
+    public var saysNoDataForTime: Bool {
+        let code = (code ?? "").lowercased(), locator = (locator ?? "").lowercased()
+        if code == "invaliddimensionvalue" || code == "tileoutofrange" { return true }
+        if locator == "time" || locator == "dim_time" { return true }
+        let words = text.lowercased()
+        return words.contains("no data") || words.contains("nodata")
     }
 
     /// The exceptions in `body` when it is an exception report, nil when it is not one

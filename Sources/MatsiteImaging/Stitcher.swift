@@ -43,6 +43,8 @@ public struct StitchReport: Sendable {
     public var failedTiles: [TileFailure] = []
     /// The format the frame was written in.
     public var format: PixelFormat
+    /// True when every pixel of the frame is fully transparent (nothing drawn at all).
+    public var blank = false
 }
 
 /// Stitches one frame from source tiles, one band of tiles at a time, straight into a
@@ -150,6 +152,8 @@ public struct Stitcher: Sendable {
         var table = framePalette.map(ColorTable.init(palette:))
         let unknownIndex = framePalette?.transparentIndex ?? 0
         var scratch = [UInt8](repeating: 0, count: framePalette == nil ? 0 : ts * ts * 4)
+        // Whether anything shows, read from the rows as they are written.
+        var scan = TransparencyScan(format: format)
 
         for (rowIndex, row) in layout.rows.enumerated() {
             try band.withUnsafeMutableBytes { bandBytes in
@@ -199,6 +203,7 @@ public struct Stitcher: Sendable {
             try band.withUnsafeBytes { bandBytes in
                 if layout.shift == 0 {
                     let start = (firstY - sourceTop) * bandStride + (layout.originX - firstColumnPixel) * bpp
+                    scan.look(rows: bandBytes.baseAddress! + start, count: endY - firstY, stride: bandStride, width: layout.width)
                     try writer.write(rows: bandBytes.baseAddress! + start, count: endY - firstY, stride: bandStride)
                     if let sampler {
                         for y in firstY..<endY {
@@ -219,12 +224,14 @@ public struct Stitcher: Sendable {
                         lastSourceRow = sourceRow
                     }
                     try scaled.withUnsafeBytes { rowBytes in
+                        scan.look(rows: rowBytes.baseAddress!, count: 1, stride: rowBytes.count, width: layout.width)
                         try writer.write(rows: rowBytes.baseAddress!, count: 1, stride: rowBytes.count)
                         sampler?.take(row: y - layout.originY, pixels: rowBytes.baseAddress!)
                     }
                 }
             }
         }
+        report.blank = !scan.sawVisible
         return report
     }
 }

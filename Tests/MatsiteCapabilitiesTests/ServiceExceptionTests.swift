@@ -63,4 +63,19 @@ struct ServiceExceptionTests {
     func empty() {
         #expect(ServiceException.message(in: "<ServiceExceptionReport/>".bytes) == "the server reported an exception without a message")
     }
+
+    @Test(
+        "an exception says there is no data for the time when its code is InvalidDimensionValue or TileOutOfRange, its locator the time, or its words say no data",
+        arguments: [
+            (ServiceException(code: "InvalidDimensionValue", locator: "time", text: "Time 2030-01-01 is out of range"), true),
+            (ServiceException(code: "TileOutOfRange", locator: "TILEROW", text: "TileRow 99 is out of range"), true),
+            (ServiceException(code: "InvalidParameterValue", locator: "TIME", text: "bad"), true),
+            (ServiceException(code: nil, locator: nil, text: "msWMSDraw(): No data for this time"), true),
+            (ServiceException(code: "LayerNotDefined", locator: "layers", text: "radar"), false),
+            (ServiceException(code: "InvalidParameterValue", locator: "request", text: "Unknown request"), false),
+            (ServiceException(code: nil, locator: nil, text: "msWMSLoadGetMapParams(): WMS server error."), false),
+        ])
+    func noDataForTime(exception: ServiceException, says: Bool) {
+        #expect(exception.saysNoDataForTime == says)
+    }
 }

@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import socket
+import struct
 import subprocess
 import time
 import urllib.error
@@ -340,6 +341,7 @@ class NginxDAV(WebDAVServer):
     kind = "webdav-nginx"
 
     def __init__(self, folder: Path):
+        self.refuse_flag = folder / "refuse-ledger-base"
         self.root = folder / "served"
         self.site_root.mkdir(parents=True)
         temp = folder / "nginx-temp"
@@ -368,6 +370,13 @@ http {{
     listen 127.0.0.1:{self.port};
     root {self.root};
     client_max_body_size 0;
+    # refuse_ledger_base(): the ledger base's upload (to a staging folder) answered 507,
+    # as a full disk would, while every other write goes through.
+    set $refuse "";
+    if (-f {self.refuse_flag}) {{ set $refuse "Y"; }}
+    if ($request_method != PUT) {{ set $refuse ""; }}
+    if ($uri !~ "/matsite-deploy\\.json$") {{ set $refuse ""; }}
+    if ($refuse = "Y") {{ return 507; }}
     location / {{
       dav_methods PUT DELETE MKCOL COPY MOVE;
       dav_ext_methods PROPFIND OPTIONS;
@@ -382,6 +391,14 @@ http {{
                                         stdout=self.stderr, stderr=self.stderr)
         self.log = open(access, "ab")
         wait_port(self.port, self.process, "nginx")
+
+    def refuse_ledger_base(self, refuse: bool = True) -> None:
+        """While on, every PUT of a `matsite-deploy.json` (the ledger's base, wherever it is
+        uploaded) is answered 507 Insufficient Storage."""
+        if refuse:
+            self.refuse_flag.touch()
+        else:
+            self.refuse_flag.unlink(missing_ok=True)
 
     def stop(self) -> None:
         super().stop()
@@ -419,6 +436,8 @@ class RcloneDAV(WebDAVServer):
 
     kind = "webdav-rclone"
     tears = True
+    #: More flags for `rclone serve webdav` (`--read-only`).
+    flags: tuple[str, ...] = ()
 
     def __init__(self, folder: Path):
         self.root = folder / "served"
@@ -426,7 +445,7 @@ class RcloneDAV(WebDAVServer):
         self.port = free_port()
         self.log = open(folder / "rclone-serve.log", "wb")
         self.process = subprocess.Popen(
-            [rclone_binary(), "serve", "webdav", str(self.root), "--addr", f"127.0.0.1:{self.port}", "-v"],
+            [rclone_binary(), "serve", "webdav", str(self.root), "--addr", f"127.0.0.1:{self.port}", "-v", *self.flags],
             stdout=self.log, stderr=self.log, env=base_env())
         wait_port(self.port, self.process, "rclone serve webdav")
 
@@ -493,3 +512,147 @@ def missing(kind: str) -> str | None:
     if kind == "webdav-nginx" and (NGINX is None or not os.path.exists(NGINX_DAV_MODULE)):
         return "nginx and its WebDAV module are not installed (apt-get install nginx libnginx-mod-http-dav-ext)"
     return None
+
+
+class FaultProxy:
+    """A TCP proxy on 127.0.0.1 in front of a test server, forwarding both ways until a
+    fault is injected, so a test can make a server go away in the middle of a deploy:
+
+    - `freeze`: every connection stays open and nothing more passes either way; new
+      connections are accepted and never answered (a server that hangs);
+    - `close`: the port refuses connections and every open one is reset (a server that died).
+
+    `arm(fault, after=N)` injects it once N more bytes have gone to the server (0: at once);
+    `fault_at` is the time.monotonic() it came, and `faulted` an Event set then."""
+
+    def __init__(self, upstream_port: int):
+        import threading
+        self.upstream = upstream_port
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(128)
+        self.port = self.listener.getsockname()[1]
+        self.lock = threading.Lock()
+        self.sockets: list[socket.socket] = []
+        self.mode = "pass"
+        self.armed: tuple[str, int] | None = None
+        self.sent = 0
+        self.fault_at: float | None = None
+        self.faulted = threading.Event()
+        self.stopped = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import threading
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            with self.lock:
+                if self.mode == "close":
+                    # Came in as the port closed: refused.
+                    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    client.close()
+                    continue
+                self.sockets.append(client)
+                if self.mode != "pass":
+                    continue  # frozen: held, never answered
+            try:
+                server = socket.create_connection(("127.0.0.1", self.upstream))
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.sockets.append(server)
+            threading.Thread(target=self._pump, args=(client, server, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, False), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, upstream: bool) -> None:
+        while True:
+            try:
+                data = source.recv(65536)
+            except OSError:
+                return
+            if not data:
+                try:
+                    sink.shutdown(socket.SHUT_WR)
+                except OSError:
+                    pass
+                return
+            if upstream:
+                self._count(len(data))
+            if self.mode != "pass":
+                self.stopped.wait()  # frozen: hold the bytes until the test ends
+                return
+            try:
+                sink.sendall(data)
+            except OSError:
+                return
+
+    def _count(self, n: int) -> None:
+        with self.lock:
+            self.sent += n
+            armed = self.armed
+        if armed and self.sent >= armed[1]:
+            self.inject(armed[0])
+
+    def arm(self, fault: str, after: int = 0) -> None:
+        with self.lock:
+            self.armed = (fault, self.sent + after)
+        if after == 0:
+            self.inject(fault)
+
+    def inject(self, fault: str) -> None:
+        with self.lock:
+            if self.mode != "pass":
+                return
+            self.mode = fault
+            self.armed = None
+            self.fault_at = time.monotonic()
+            sockets = list(self.sockets)
+        if fault == "close":
+            try:
+                # Wakes the accept() under way (a close alone would leave the port listening).
+                self.listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self.listener.close()
+            for s in sockets:
+                try:
+                    # A reset, as from a host whose server died: shutdown wakes the pumps
+                    # blocked in recv (a close alone would wait for them), the close resets.
+                    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                s.close()
+        self.faulted.set()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        try:
+            self.listener.close()
+        except OSError:
+            pass
+        with self.lock:
+            for s in self.sockets:
+                try:
+                    s.close()
+                except OSError:
+                    pass
+
+    def env(self, server) -> dict:
+        """`server`'s rclone environment, reaching it through this proxy."""
+        env = server.env()
+        for key, value in list(env.items()):
+            if key.startswith("RCLONE_CONFIG_") and isinstance(value, str):
+                env[key] = value.replace(f"127.0.0.1:{server.port}", f"127.0.0.1:{self.port}")
+        if server.kind == "sftp":
+            p = f"RCLONE_CONFIG_{server.remote}_"
+            env[p + "PORT"] = str(self.port)
+            known = server.known_hosts.with_name(f"known_hosts.{self.port}")
+            key = server.known_hosts.read_text().split(" ", 1)[1]
+            known.write_text(f"[127.0.0.1]:{self.port} {key}")
+            env[p + "KNOWN_HOSTS_FILE"] = str(known)
+        return env

@@ -21,11 +21,19 @@ import zlib
 from pathlib import Path
 
 from reader import Reader
-from servers import PARTIAL, STAGING, DeadHost, S3Server, base_env, rclone_binary
+import pytest
+
+from servers import PARTIAL, STAGING, DeadHost, FaultProxy, S3Server, base_env, rclone_binary
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = os.environ.get("MATSITE_BIN", str(REPO / ".build" / "debug" / "matsite"))
 LEDGER = "matsite-deploy.json"
+JOURNAL = "matsite-deploy/"
+
+
+def is_ledger(path: str | None) -> bool:
+    """The ledger's base or one of its journal entries."""
+    return path is not None and (path == LEDGER or path.startswith(JOURNAL))
 
 CONFIG = """\
 title: Deploy test
@@ -129,7 +137,8 @@ class Project:
         writes = self.server.writes(mark)
         result.update({"uploaded": int(m[2]), "copied": int(m[3] or 0), "unchanged": int(m[4]), "deleted": int(m[5]),
                        "held": int(m[6] or 0), "pending": int(m[7]), "waves": waves,
-                       "writes": [w for w in writes if w.path != LEDGER], "ledger_writes": len([w for w in writes if w.path == LEDGER]),
+                       "writes": [w for w in writes if not is_ledger(w.path)], "ledger_writes": len([w for w in writes if is_ledger(w.path)]),
+                       "ledger_bytes": sum(w.bytes or 0 for w in writes if is_ledger(w.path)),
                        "requests": self.server.requests(mark, reads=False)})
         return result
 
@@ -172,7 +181,7 @@ def fallback_folder(site: Path, frame: str) -> str:
 
 
 def without_ledger(tree: dict[str, bytes]) -> dict[str, bytes]:
-    return {k: v for k, v in tree.items() if k != LEDGER}
+    return {k: v for k, v in tree.items() if not is_ledger(k)}
 
 
 def assert_writes_are(result: dict, server, paths: set[str], site: dict[str, bytes]) -> None:
@@ -521,3 +530,322 @@ def test_build_during_deploy(s3, tmp_path):
     project.run_deploy()
     tree, site1 = s3.tree(), project.site_tree()
     assert {p: tree.get(p) for p in site1} == site1
+
+
+SECRET = "tok-9f8e7d6c5b4a-SECRET"
+
+
+def leaks(secret: str, *texts) -> list[str]:
+    """Where `secret` shows: in any of `texts` (strings, or trees path -> bytes)."""
+    found = []
+    for i, text in enumerate(texts):
+        if isinstance(text, dict):
+            found += [f"file {p}" for p, b in text.items() if secret.encode() in b or secret in p]
+        elif secret in text:
+            found.append(f"text {i}: ...{text[max(0, text.index(secret) - 200):text.index(secret) + 50]}...")
+    return found
+
+
+def deploy_capturing(project: Project, env: dict | None = None) -> subprocess.CompletedProcess:
+    project.write()
+    return subprocess.run([BIN, "deploy", "-c", "matsite.yml"], cwd=project.folder, env=env or project.server.env(),
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_secret_flags_in_every_spelling(nginx_dav, tmp_path):
+    """A secret given to rclone in any spelling (a flag and its value as two list items, a
+    header flag, --webdav-headers, a headers= parameter inside the target, with rclone at
+    -vv printing its arguments and the headers it found) shows nowhere: not in stdout or
+    stderr, not on the server, not in the site. Harmless values (--transfers 8) are taken
+    as two items and stay visible."""
+    server = nginx_dav
+    project = Project(tmp_path, server)
+    project.build(T0)
+    inline = f":webdav,url='http://127.0.0.1:{server.port}/',vendor=other"
+    spellings = {
+        "header as two items": {"rclone_flags": ["-vv", "--header", f"Authorization: Bearer {SECRET}", "--transfers", "8"]},
+        "header-upload in one": {"rclone_flags": ["-vv", f"--header-upload=Cookie: session={SECRET}"]},
+        "webdav-headers as two items": {"rclone_flags": ["-vv", "--webdav-headers", f"Authorization,Bearer {SECRET}"]},
+        "webdav-headers in one": {"rclone_flags": ["-vv", f"--webdav-headers=X-Api-Key,{SECRET}"]},
+        "secret flag as two items": {"rclone_flags": ["-vv", "--webdav-pass", SECRET]},
+        "headers= in the target": {"target": f"{inline},headers='Authorization,Bearer {SECRET}':www", "rclone_flags": ["-vv"]},
+    }
+    closed = DeadHost()
+    closed_port = closed.port
+    closed.close()
+    times = ["2026-11-21T12:10:00Z", "2026-11-21T12:20:00Z", "2026-11-21T12:30:00Z", "2026-11-21T12:40:00Z", "2026-11-21T12:50:00Z"]
+    for number, (label, changes) in enumerate(spellings.items()):
+        # Each deploy has something to send: rclone runs its uploads at -vv.
+        if number:
+            project.build(times[number - 1])
+        project.deploy = {"target": server.target(), **changes}
+        if label == "secret flag as two items":
+            # rclone takes a WebDAV password obscured: that is the value given, and what must not show.
+            obscured = subprocess.run([rclone_binary(), "obscure", SECRET], capture_output=True, text=True, check=True).stdout.strip()
+            project.deploy["rclone_flags"] = ["-vv", "--webdav-pass", obscured]
+            secret = obscured
+        else:
+            secret = SECRET
+        proc = deploy_capturing(project)
+        assert proc.returncode == 0, f"{label}: {proc.stderr[-3000:]}"
+        assert "DEBUG" in proc.stderr, "rclone ran at -vv"
+        found = leaks(secret, proc.stdout, proc.stderr, server.tree(), project.site_tree())
+        assert not found, f"{label}: {found}"
+        if label == "header as two items":
+            assert "--transfers" in proc.stderr and '"8"' in proc.stderr, "a harmless value stays visible"
+        if label == "headers= in the target":
+            assert "headers='Authorization,***'" in proc.stderr, proc.stderr[:2000]
+        # And failing: rclone's last lines (at -vv) in the error, the server gone.
+        project.deploy["target"] = project.deploy["target"].replace(f"127.0.0.1:{server.port}", f"127.0.0.1:{closed_port}")
+        env = server.env()
+        env["RCLONE_CONFIG_W_URL"] = f"http://127.0.0.1:{closed_port}/"
+        failed = deploy_capturing(project, env=env)
+        assert failed.returncode == 1, failed.stderr
+        assert not leaks(secret, failed.stdout, failed.stderr), f"{label}: {leaks(secret, failed.stdout, failed.stderr)}"
+        print(f"{label}: deployed and failed, the secret nowhere")
+
+
+def test_rclone_flags_refused_without_echo(sftp, tmp_path):
+    """rclone_flags written as a string, or with an item that is neither a flag nor a flag's
+    value: a config error (exit 2) naming the key and line, never showing what was written."""
+    project = Project(tmp_path, sftp)
+    project.build(T0)
+    for flags in (f"--s3-secret-access-key {SECRET}", [SECRET, "--transfers=8"], ["--bwlimit=1M", SECRET]):
+        project.write(rclone_flags=flags)
+        proc = deploy_capturing(project)
+        assert proc.returncode == 2, proc.stderr
+        assert "deploy.rclone_flags" in proc.stderr and "matsite.yml:" in proc.stderr, proc.stderr
+        assert not leaks(SECRET, proc.stdout, proc.stderr), proc.stderr
+
+
+def test_two_item_flags_and_unknown_remote(sftp, tmp_path):
+    """`["--transfers", "8"]` is taken as docs/deploy.md shows it; a remote rclone does not
+    know is a config error (exit 2) saying how to define it."""
+    project = Project(tmp_path, sftp, rclone_flags=["--transfers", "8", "--checkers", "4"])
+    project.build(T0)
+    assert project.run_deploy()["uploaded"] == len(project.site_tree())
+    project.write(target="nosuchremote:www", rclone_flags=None)
+    err = project.run_deploy(expect=2)["stderr"]
+    assert "deploy.target" in err and 'no remote named "nosuchremote"' in err and "RCLONE_CONFIG_NOSUCHREMOTE_TYPE" in err, err
+
+
+FAULTS = {
+    # Stops answering at the first upload: connections held open, nothing passes.
+    "hangs at the first upload": ("freeze", 0),
+    # The port closes (open connections reset) at the first upload, and after some uploads.
+    "closes at the first upload": ("close", 0),
+    "closes after some uploads": ("close", 6000),
+}
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+@pytest.mark.parametrize("kind", ["sftp", "webdav-nginx", "s3"])
+def test_server_gone_mid_deploy(kind, fault, tmp_path):
+    """A live site; the server goes away in the middle of a moved window's deploy (through
+    a proxy the test freezes or closes): the deploy stops at rclone's first failed
+    connection, exit 1, saying so; readers (reading the server directly) see the old site
+    whole throughout; once the server is back, a plain rerun converges."""
+    from conftest import start
+    server = start(kind, tmp_path)
+    proxy = None
+    try:
+        project = Project(tmp_path, server)
+        project.build(T0)
+        project.run_deploy()
+        project.build(T1)
+        site1 = project.site_tree()
+        proxy = FaultProxy(server.port)
+        project.write(rclone_flags=["--bwlimit=40k", "--transfers=1"])
+        reader = Reader(server, tiles=project.tiles())
+        reader.start()
+        try:
+            proc = subprocess.Popen([BIN, "deploy", "-c", "matsite.yml"], cwd=tmp_path, env=proxy.env(server),
+                                    stderr=subprocess.PIPE, text=True)
+            seen = []
+            for line in proc.stderr:
+                seen.append(line)
+                if line.startswith("uploading "):
+                    break
+            mode, after = FAULTS[fault]
+            proxy.arm(mode, after=after)
+            _, rest = proc.communicate(timeout=600)
+            ended = time.monotonic()
+        finally:
+            reader.finish()
+        err = "".join(seen) + rest
+        assert proxy.faulted.is_set(), f"the deploy ended before the fault came:\n{err}"
+        print(f"{kind}, {fault}: exit {proc.returncode} {ended - proxy.fault_at:.1f} s after the fault; reader {reader.summary()}")
+        assert proc.returncode == 1, err
+        assert "the server refused, dropped or stopped answering a connection" in err, err
+        assert not reader.verdict(server)
+        proxy.stop()
+        project.deploy.pop("rclone_flags")
+        rerun = project.run_deploy()
+        assert rerun["uploaded"] >= 1
+        tree = without_ledger(server.tree())
+        assert {p: tree.get(p) for p in site1} == site1
+    finally:
+        if proxy:
+            proxy.stop()
+        server.stop()
+
+
+class Mount:
+    """A small tmpfs mounted at `folder` (root only), unmounted by close(): a disk that
+    fills up, or (`read_only()`) a folder no server may write."""
+
+    def __init__(self, folder: Path, size: str):
+        folder.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            pytest.fail(f"this test mounts a small tmpfs (a full disk, a read-only folder) and needs root: {proc.stderr}")
+        self.folder = folder
+
+    def read_only(self) -> None:
+        subprocess.run(["mount", "-o", "remount,ro", str(self.folder)], check=True)
+
+    def close(self) -> None:
+        subprocess.run(["umount", "-l", str(self.folder)], check=False)
+
+
+def test_refusals_named(sftp, nginx_dav, tmp_path):
+    """Errors that name what the server refused and the fix: an SFTP server whose disk is
+    full (SSH_FX_FAILURE), nginx WebDAV over a read-only folder (500, its status line kept),
+    `rclone serve webdav --read-only` (409 or 404)."""
+    from servers import RcloneDAV
+
+    full = Mount(sftp.root / "full", "48k")
+    try:
+        (tmp_path / "p-sftp").mkdir()
+        project = Project(tmp_path / "p-sftp", sftp, target=f"{sftp.remote}:{sftp.root}/full")
+        project.build(T0)
+        err = project.run_deploy(expect=1)["stderr"]
+        assert "SSH_FX_FAILURE" in err and "disk is full" in err and "free space on the server" in err, err
+    finally:
+        full.close()
+
+    ro = Mount(nginx_dav.root / "ro", "1m")
+    try:
+        ro.read_only()
+        (tmp_path / "p-nginx").mkdir()
+        project = Project(tmp_path / "p-nginx", nginx_dav, target=f"{nginx_dav.remote}:ro")
+        project.build(T0)
+        err = project.run_deploy(expect=1)["stderr"]
+        assert "500 Internal Server Error" in err and "may not write the target folder" in err, err
+    finally:
+        ro.close()
+
+    class ReadOnlyDAV(RcloneDAV):
+        flags = ("--read-only",)
+
+    (tmp_path / "ro-dav").mkdir()
+    server = ReadOnlyDAV(tmp_path / "ro-dav")
+    try:
+        (tmp_path / "p-rclone").mkdir()
+        project = Project(tmp_path / "p-rclone", server)
+        project.build(T0)
+        err = project.run_deploy(expect=1)["stderr"]
+        # rclone 1.75's read-only server answers a PUT 409 (the issue saw 404 from an older one).
+        assert ("404 Not Found" in err or "409 Conflict" in err) and "--read-only" in err and "serve the folder writable" in err, err
+    finally:
+        server.stop()
+
+
+def test_old_ledger_read_by_name_on_nginx(nginx_dav, tmp_path):
+    """A target an older matsite deployed keeps its ledger as .matsite-deploy.json, which
+    nginx's WebDAV leaves out of its listings: it is read by name (nothing sent again),
+    written under the new name, and the old one deleted."""
+    project = Project(tmp_path, nginx_dav)
+    project.build(T0)
+    project.run_deploy()
+    root = nginx_dav.site_root
+    journal = root / "matsite-deploy"
+    assert not journal.exists() or not any(journal.iterdir()), "a cold deploy writes a base only"
+    (root / LEDGER).rename(root / ".matsite-deploy.json")
+    again = project.run_deploy()
+    assert again["uploaded"] == 0 and again["unchanged"] == len(project.site_tree()), again["stderr"]
+    assert (root / LEDGER).exists() and not (root / ".matsite-deploy.json").exists()
+    assert project.run_deploy()["ledger_writes"] == 0
+
+
+def test_late_failure_keeps_what_landed(s3, tmp_path):
+    """A cold deploy whose server goes away after the content-hashed files landed: the
+    rerun does not send them again (what landed was recorded as it landed)."""
+    # 9 frames: more content-hashed files than deploy sends before recording them (100).
+    project = Project(tmp_path, s3, minutes=80)
+    project.build(T5)
+    site = project.site_tree()
+    hashed = [p for p in site if "/frames/" in p or "/tiles/" in p or p.startswith("assets/")]
+    proxy = FaultProxy(s3.port)
+    try:
+        project.write(rclone_flags=["--bwlimit=200k"])
+        proc = subprocess.Popen([BIN, "deploy", "-c", "matsite.yml"], cwd=tmp_path, env=proxy.env(s3), stderr=subprocess.PIPE, text=True)
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if line.startswith("uploading manifests"):
+                break
+        proxy.arm("close")
+        _, rest = proc.communicate(timeout=600)
+        assert proc.returncode == 1, "".join(seen) + rest
+    finally:
+        proxy.stop()
+    project.deploy.pop("rclone_flags")
+    rerun = project.run_deploy()
+    assert rerun["waves"].get(1, (0,))[0] == 0, rerun["stderr"]
+    assert rerun["uploaded"] < len(site) - len(hashed) + 1, rerun["stderr"]
+    assert without_ledger(s3.tree()) == site
+
+
+def test_moves_write_a_journal_not_the_ledger(server, tmp_path):
+    """Moved windows write the ledger's change (a journal entry or two of a few KB), not the
+    whole ledger, and the next deploy reads it back: an unchanged redeploy sends nothing."""
+    project = Project(tmp_path, server)
+    project.build(T0)
+    cold = project.run_deploy()
+    base = len(server.tree()[LEDGER])
+    times = ["2026-11-21T12:10:00Z", "2026-11-21T12:20:00Z", "2026-11-21T12:30:00Z"]
+    for at in times:
+        project.build(at)
+        moved = project.run_deploy()
+        changed = sum(len(project.site_tree()[w.path]) for w in moved["writes"] if w.path in project.site_tree())
+        print(f"{server.kind} move to {at}: {moved['uploaded']} files, {changed} bytes; ledger: {moved['ledger_writes']} writes, "
+              f"{moved['ledger_bytes']} bytes (base {base} bytes)")
+        assert moved["ledger_writes"] <= 3, moved["stderr"]
+        if moved["ledger_bytes"]:
+            assert moved["ledger_bytes"] < base / 2
+    again = project.run_deploy()
+    assert again["uploaded"] == 0 and again["ledger_writes"] == 0, again["stderr"]
+    assert cold["ledger_writes"] >= 1
+
+
+def test_failed_ledger_write_keeps_the_live_ledger(nginx_dav, tmp_path):
+    """On nginx WebDAV, where rclone deletes a file whose upload failed: moves until the
+    journal is compacted into a new base, whose upload the server refuses (507). The live
+    base stays as it was (no DELETE of it), and once the server takes writes again the
+    rerun sends at most that move's files, not the site."""
+    server = nginx_dav
+    project = Project(tmp_path, server)
+    project.build(T0)
+    project.run_deploy()
+    live = server.site_root / LEDGER
+    server.refuse_ledger_base()
+    failed = None
+    for at in ["2026-11-21T12:10:00Z", "2026-11-21T12:20:00Z", "2026-11-21T12:30:00Z", "2026-11-21T12:40:00Z", T5]:
+        project.build(at)
+        before = live.read_bytes()
+        mark = server.mark()
+        result = subprocess.run([BIN, "deploy", "-c", "matsite.yml"], cwd=tmp_path, env=server.env(), capture_output=True, text=True)
+        if result.returncode != 0:
+            failed = (result, before, mark)
+            break
+    assert failed, "no move compacted the journal into a new base"
+    result, before, mark = failed
+    assert result.returncode == 1 and "matsite-deploy.json" in result.stderr and "507" in result.stderr, result.stderr
+    assert live.read_bytes() == before, "the live ledger is untouched"
+    deletes = [line for line in server.log_lines()[mark:] if line.startswith("DELETE") and f"/{LEDGER}" in line and "staging" not in line]
+    assert not deletes, deletes
+    server.refuse_ledger_base(False)
+    rerun = project.run_deploy()
+    assert rerun["uploaded"] <= 12 and rerun["unchanged"] > 50, rerun["stderr"]
+    assert live.read_bytes() != before

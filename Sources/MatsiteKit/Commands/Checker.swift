@@ -48,7 +48,7 @@ public struct Checker: Sendable {
         var noCache = config
         noCache.cache.enabled = false
         let fetcher = HTTPFetcher(options: config.http)
-        let loader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
+        let loader = TileSourceLoader(fetcher: fetcher, exceptions: OGCSources.exceptions)
         let planning = AnimationPlanning(
             config: noCache, fetcher: fetcher, loader: loader, clock: PlanningClock(now: at ?? Date(), fromAt: at != nil))
         var worst: ExitClass?
@@ -87,6 +87,12 @@ private extension Checker {
     ) async throws {
         let planned = try await planning.plan(animation)
         let plan = planned.plan
+        // A layered animation: its timeline first, then the animation's own parts, then
+        // each layer in order, as a one-source animation is checked, each line saying
+        // which layer it is about.
+        if !plan.layers.isEmpty, let first = plan.frames.first?.time, let last = plan.frames.last?.time {
+            report(.fact("timeline: \(plan.frames.count) times, \(first.manifestText) .. \(last.manifestText)"))
+        }
         for skipped in plan.skipped { report(.fact("left out: \(skipped.time): \(skipped.reason)")) }
         if let image = try LegendImage.read(animation, config: config) { report(.fact("legend image: \(image.bytes.count) bytes")) }
         // Point data is read and checked as a build would, so a bad row shows here first.
@@ -106,16 +112,12 @@ private extension Checker {
         }
         let prefetched = PrefetchedTiles(base: loader, loaded: planned.prefetched)
         guard !plan.layers.isEmpty else { return await probe(plan, loader: prefetched, report: report) }
-        // A layered animation: its timeline, then each layer as a one-source animation is
-        // checked, each line saying which layer it is about.
-        if let first = plan.frames.first?.time, let last = plan.frames.last?.time {
-            report(.fact("timeline: \(plan.frames.count) times, \(first.manifestText) .. \(last.manifestText)"))
-        }
         for layer in plan.layers {
             func say(_ line: Line) { report(line.about("layer \(layer.layer.id)")) }
             for skipped in layer.plan.skipped { say(.fact("left out: \(skipped.time): \(skipped.reason)")) }
             if let image = try LegendImage.read(layer.plan.config, config: config) { say(.fact("legend image: \(image.bytes.count) bytes")) }
             describe(layer.plan, report: say(_:))
+            for note in layer.notes { say(.fact(note)) }
             let shown = layer.mapping.filter { $0 != nil }.count
             let age = layer.maxAge.map { "max_age \($0)" } ?? "no max_age"
             say(.fact("shown at \(shown) of \(layer.mapping.count) timeline times (\(age))"))
@@ -148,13 +150,16 @@ private extension Checker {
         }
         var ok = 0
         var bad: [FailedTile] = []
+        var blank: [String] = []
         for (frame, outcome) in zip(plan.frames, outcomes) {
             let locator = frame.tiles[centre]
             var problem: TileProblem?
             switch outcome {
             case .tile(let bytes, _):
                 switch Self.probe(bytes, tileSize: layout.tileSize) {
-                case .good(let facts): if ok == 0 { report(.fact("probe: \(locator) -> \(facts)")) }
+                case .good(let facts):
+                    if ok == 0 { report(.fact("probe: \(locator) -> \(facts)")) }
+                    if TileDecoder().isFullyTransparent(bytes) { blank.append(frame.time?.manifestText ?? "frame \(frame.index)") }
                 case .bad(let found): problem = found
                 }
             case .problem(let found): problem = found
@@ -167,6 +172,11 @@ private extension Checker {
             }
         }
         report(.fact("probed \(plan.frames.count) tile(s), one per frame: \(ok) ok"))
+        if !blank.isEmpty {
+            // A source may answer a time it has no data for with empty tiles (MapServer does):
+            // a frame of such tiles is published blank (the build says so too).
+            report(.note("\(blank.count) of \(plan.frames.count) probed tile(s) blank (every pixel transparent): \(BlankFramesReport.list(blank))"))
+        }
         // As a build: missing: transparent draws such tiles empty and publishes, unless not
         // one tile of any frame can be had (the build then refuses to publish an empty
         // loop). When no probe found one, the other tiles decide, as they would in a build.

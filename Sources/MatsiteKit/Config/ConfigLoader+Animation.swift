@@ -7,8 +7,8 @@ import Yams
 extension ConfigLoader {
     /// The keys of a feed (`FeedConfig`): an animation's, or each of its layers'.
     static let feedKeys = [
-        "missing", "attribution", "source", "frames", "time_format", "fallback", "compression", "format", "quality", "opacity",
-        "legend", "pyramid",
+        "missing", "blank", "attribution", "source", "frames", "time_format", "fallback", "compression", "format", "quality", "opacity",
+        "legend", "pyramid", "settle",
     ]
     static let animationKeys =
         [
@@ -68,6 +68,8 @@ extension ConfigLoader {
         var source = try self.source(sourceNode, f.path("source"), fields: framesNode.map(indexFieldNames) ?? [], &r)
         var feed = FeedConfig(source: source, frames: .count(1))
         if let n = f["missing"] { feed.missing = try r.choice(n, f.path("missing"), MissingPolicy.self, options: [.fail, .transparent]) }
+        if let n = f["settle"] { feed.settle = try duration(n, f.path("settle"), r: &r, zero: true) }
+        if let n = f["blank"] { feed.blank = try r.choice(n, f.path("blank"), BlankPolicy.self, options: [.skipNewest, .keep]) }
         if let n = f["attribution"] { feed.attribution = try r.string(n, f.path("attribution")) }
         if let n = f["compression"] { feed.compressionLevel = try r.int(n, f.path("compression"), in: 0...PNGWriter.maxLevel) }
         if let n = f["format"] {

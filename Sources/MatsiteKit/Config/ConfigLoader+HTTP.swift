@@ -8,13 +8,17 @@ extension ConfigLoader {
             node, "http",
             allowed: [
                 "user_agent", "concurrency", "timeout_s", "retries", "retry_delay_ms",
-                "max_retry_after_s", "max_tile_bytes", "headers", "missing_ttl_s",
+                "max_retry_after_s", "max_tile_bytes", "headers", "missing_ttl_s", "retry_budget",
+                "max_failures_in_a_row", "stall_s",
             ])
         var options = HTTPOptions()
         if let n = f["user_agent"] { options.userAgent = try nonEmpty(r.string(n, "http.user_agent"), n, "http.user_agent", r) }
         if let n = f["concurrency"] { options.concurrency = try r.int(n, "http.concurrency", in: 1...64) }
         if let n = f["timeout_s"] { options.timeoutSeconds = try r.double(n, "http.timeout_s", in: 0.1...600) }
         if let n = f["retries"] { options.retries = try r.int(n, "http.retries", in: 0...10) }
+        if let n = f["retry_budget"] { options.retryBudget = try r.int(n, "http.retry_budget", in: 0...100_000) }
+        if let n = f["max_failures_in_a_row"] { options.maxFailuresInARow = try r.int(n, "http.max_failures_in_a_row", in: 1...100_000) }
+        if let n = f["stall_s"] { options.stallSeconds = try r.double(n, "http.stall_s", in: 0.1...3600) }
         if let n = f["retry_delay_ms"] { options.retryDelayMilliseconds = try r.int(n, "http.retry_delay_ms", in: 0...60_000) }
         if let n = f["max_retry_after_s"] { options.maxRetryAfterSeconds = try r.double(n, "http.max_retry_after_s", in: 0...3600) }
         if let n = f["missing_ttl_s"] { options.missingTTLSeconds = try r.double(n, "http.missing_ttl_s", in: 0...604_800) }

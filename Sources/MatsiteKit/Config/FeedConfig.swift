@@ -3,7 +3,7 @@ import MatsiteImaging
 
 /// Where an animation's pictures come from and how its frames are published: the keys a
 /// one-source animation has once and each of its `layers:` has again (`source`, `frames`,
-/// `time_format`, `format`, `quality`, `compression`, `missing`, `opacity`, `legend`,
+/// `time_format`, `format`, `quality`, `compression`, `missing`, `blank`, `opacity`, `legend`,
 /// `attribution`, `pyramid`, `fallback`). One type, read by one function
 /// (`ConfigLoader.feed`), so that a layer can never take a key differently.
 public struct FeedConfig: Sendable {
@@ -15,6 +15,12 @@ public struct FeedConfig: Sendable {
     public var timeFormat = TimeFormat.isoPattern
     /// What a missing tile becomes.
     public var missing = MissingPolicy.fail
+    /// A frame published at least this long after its time is carried forward by later
+    /// builds without asking the feed again (while its URLs and settings stay the same);
+    /// a younger one is asked again, as feeds correct their newest frames.
+    public var settle = ISODuration(milliseconds: 300_000)
+    /// What a blank newest frame of a live window becomes.
+    public var blank = BlankPolicy.skipNewest
     /// Attribution (may hold http(s) links).
     public var attribution = ""
     /// Published tiles for the player's zoom fallback.

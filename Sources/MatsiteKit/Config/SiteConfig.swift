@@ -86,6 +86,16 @@ public struct HTTPOptions: Sendable, Equatable {
     public var timeoutSeconds: Double = 30
     /// Retries after the first attempt, for transient failures only.
     public var retries = 4
+    /// Retries a host may cost a build in all (beyond each request's first try), plus one
+    /// per ten requests it answered: a host failing everywhere is not asked `retries` more
+    /// times for each of its tiles.
+    public var retryBudget = 20
+    /// Failed requests in a row after which a host is not asked again this build.
+    public var maxFailuresInARow = 8
+    /// Seconds a host may keep a request waiting without sending a byte (while nothing else
+    /// comes from it) before all its requests fail at once: a hung server costs this, not
+    /// retries times `timeoutSeconds`.
+    public var stallSeconds: Double = 20
     /// Base delay of the exponential backoff, in milliseconds.
     public var retryDelayMilliseconds = 500
     /// Longest `Retry-After` honoured, in seconds.
@@ -120,6 +130,17 @@ public enum MissingPolicy: String, Sendable, Equatable {
     case fail
     /// The tile is drawn transparent and listed in the frame's manifest entry.
     case transparent
+}
+
+/// What a blank frame (every tile fully transparent) at the newest end of a live window
+/// becomes.
+public enum BlankPolicy: String, Sendable, Equatable {
+    /// Left out as not published yet, as a frame of 404s is: servers such as MapServer
+    /// answer a time they advertise but have no data for yet with transparent tiles. A
+    /// window with nothing but blank frames keeps them (nothing there is late).
+    case skipNewest = "skip_newest"
+    /// Published like any frame: an empty frame is real (a clear sky on a radar layer).
+    case keep
 }
 
 /// Tile row numbering.
@@ -276,6 +297,14 @@ public enum FramesConfig: Sendable {
     case rolling(RollingWindow)
     /// Times (and template fields) read from a JSON index document.
     case index(FrameIndexConfig)
+
+    /// True for frames that move on with time: a live feed's, or a service's newest N.
+    public var isLive: Bool {
+        switch self {
+        case .rolling, .index, .latest: true
+        default: false
+        }
+    }
 
     /// True for frames that follow a live feed (a rolling window or an index): the newest
     /// of them may not be published yet when a build runs.

@@ -32,13 +32,36 @@ extension ConfigLoader {
         if let n = f["timeout_s"] { config.timeoutSeconds = Int(try r.double(n, "deploy.timeout_s", in: 1...604_800).rounded(.up)) }
         if let n = f["create"] { config.create = try r.bool(n, "deploy.create") }
         if let n = f["rclone"] { config.rclone = try nonEmpty(r.string(n, "deploy.rclone"), n, "deploy.rclone", r) }
-        if let n = f["rclone_flags"] {
-            let flags = try r.strings(n, "deploy.rclone_flags")
-            for flag in flags where !flag.hasPrefix("-") {
-                throw r.error(n, "deploy.rclone_flags", "\"\(flag)\" is not a flag: write each as --name=value")
-            }
-            config.rcloneFlags = flags
-        }
+        if let n = f["rclone_flags"] { config.rcloneFlags = try rcloneFlags(n, &r) }
         return config
+    }
+
+    /// `deploy.rclone_flags`: each item a flag (`--name=value`, `--name`), or the value of
+    /// the flag before it (`["--transfers", "8"]`). No error shows an item: a flag's value
+    /// may be a secret (`--s3-secret-access-key`, `--header "Authorization: ..."`).
+    static func rcloneFlags(_ node: Node, _ r: inout YAMLReader) throws -> [String] {
+        let key = "deploy.rclone_flags"
+        guard case .sequence = node else {
+            throw r.error(
+                node, key,
+                "expected a list of flags, like [\"--transfers=8\"] or [\"--transfers\", \"8\"] (what was written is not shown: "
+                    + "it may hold a secret)")
+        }
+        let flags = try r.strings(node, key)
+        var takesValue = false
+        for (index, flag) in flags.enumerated() {
+            if flag.hasPrefix("-") {
+                takesValue = !flag.contains("=")
+                continue
+            }
+            guard takesValue else {
+                throw r.error(
+                    node, "\(key)[\(index)]",
+                    "item \(index + 1) is neither a flag (--name or --name=value) nor the value of the flag before it "
+                        + "(not shown: it may hold a secret): write each flag as --name=value, or as --name then its value")
+            }
+            takesValue = false
+        }
+        return flags
     }
 }

@@ -16,6 +16,9 @@ public enum DeployError: ClassifiedError, CustomStringConvertible, Sendable, Equ
     /// rclone ended with an error while doing `step`: its exit status and its last lines
     /// (secrets redacted).
     case rcloneFailed(step: String, target: String, status: Int32, said: [String])
+    /// A connection to the target was refused, reset or timed out while doing `step`, and
+    /// the deploy stopped there: rclone's line saying so, and its last lines (redacted).
+    case connectionLost(step: String, target: String, cause: String, said: [String])
     /// rclone could not be run to its end (it did not start, or ran past `deploy.timeout_s`
     /// and was stopped): why, secrets redacted.
     case rcloneDidNotFinish(reason: String)
@@ -42,6 +45,11 @@ public enum DeployError: ClassifiedError, CustomStringConvertible, Sendable, Equ
         case .rcloneFailed(let step, let target, let status, let said):
             let detail = said.isEmpty ? "" : ":\n  " + said.joined(separator: "\n  ")
             return "deploy to \(target) failed while \(step) (rclone exit \(status))\(detail)"
+        case .connectionLost(let step, let target, let cause, let said):
+            let rest = said.filter { $0 != cause }
+            let detail = rest.isEmpty ? "" : "\n  " + rest.joined(separator: "\n  ")
+            return "deploy to \(target) failed while \(step): the server refused, dropped or stopped answering a connection, "
+                + "so the deploy stopped at once (what landed stays; run it again once the server is back):\n  \(cause)\(detail)"
         case .rcloneDidNotFinish(let reason):
             return reason
         }

@@ -19,6 +19,9 @@ struct DeployLedger: Codable, Equatable, Sendable {
     static let legacyName = ".matsite-deploy.json"
 
     var version = 1
+    /// The base's id, naming its journal's entries (``LedgerJournal``); nil in a ledger
+    /// written by an older matsite, and in the ledger as deploy works with it.
+    var id: String?
     /// Every file matsite uploaded and believes is there, by site path.
     var files: [String: Entry] = [:]
     /// Files on the target that the site no longer has, with the time each was first seen
@@ -35,7 +38,7 @@ struct DeployLedger: Codable, Equatable, Sendable {
     /// The ledger as written to the target: sorted keys, so equal ledgers are equal bytes.
     func encoded() -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(self)) ?? Data("{}".utf8)
     }
 }

@@ -88,11 +88,11 @@ public struct Deployer: Sendable {
         reporter.say("rclone: \(binary.version() ?? "(version unknown)") at \(binary.url.path) (\(binary.originText))")
         let target = try listTarget(rclone, mask: mask)
         let plan = DeployPlan(
-            site: files, remote: target.files, ledger: target.ledger, now: options.now ?? Date(), graceSeconds: deploy.graceSeconds,
-            maxDeletes: deploy.maxDeletes)
-        // Asked only when something is to be sent: how the backend replaces a file.
+            site: files, remote: target.files, ledger: target.hasLedger ? target.journal.ledger : nil, now: options.now ?? Date(),
+            graceSeconds: deploy.graceSeconds, maxDeletes: deploy.maxDeletes)
+        // Asked only when something is to be written: how the backend replaces a file.
         var features: TargetFeatures?
-        if plan.uploadCount > 0 {
+        if plan.uploadCount > 0 || plan.ledgerChanged || target.legacyLedger {
             let known = try targetFeatures(rclone)
             features = known
             if !plan.replacing.isEmpty, known.replace == .inPlace {
@@ -101,7 +101,9 @@ public struct Deployer: Sendable {
         }
         describe(plan)
         let legacy = target.legacyLedger
-        if !options.dryRun { try carryOut(plan, site: snapshot.root, rclone: rclone, features: features, legacyLedger: legacy) }
+        if !options.dryRun {
+            try carryOut(plan, site: snapshot.root, rclone: rclone, features: features, journal: target.journal, legacyLedger: legacy)
+        }
         return Summary(
             waves: DeployWave.allCases.map { wave in
                 let t = plan.totals(wave)
@@ -109,6 +111,13 @@ public struct Deployer: Sendable {
             },
             unchanged: plan.unchanged, deleted: plan.deletes.count, heldByCap: plan.heldByCap,
             pending: plan.pending.count, ledgerWritten: plan.ledgerChanged || legacy, dryRun: options.dryRun)
+    }
+
+    /// The config error for a target whose remote rclone does not know.
+    static func unknownRemote(_ shownTarget: String) -> String {
+        let name = shownTarget.prefix { $0 != ":" && $0 != "," }
+        return "rclone knows no remote named \"\(name)\" (\(shownTarget)): define it (rclone config, or RCLONE_CONFIG_"
+            + "\(name.uppercased())_TYPE and the other RCLONE_CONFIG_\(name.uppercased())_* variables), or fix the name"
     }
 
     /// The config error for an rclone that is not there.
@@ -136,7 +145,7 @@ extension Deployer {
             let values = try? url.resourceValues(forKeys: [.isRegularFileKey])
             guard values?.isRegularFile == true else { continue }
             // The ledger's name at the target's root is deploy's own.
-            if relative == DeployLedger.name {
+            if relative == DeployLedger.name || LedgerJournal.isEntry(relative) {
                 throw DeployError.ledgerNameTaken(name: DeployLedger.name)
             }
             let (hex, size) = try FileHash.sha256(of: url)
@@ -146,10 +155,11 @@ extension Deployer {
     }
 
     /// What the target holds: its files (path to size; dot-files and the ledger left out),
-    /// its ledger, and whether that was read under its old name.
+    /// its ledger (base and journal), and whether that was read under its old name.
     struct Listing {
         var files: [String: Int] = [:]
-        var ledger: DeployLedger?
+        var journal = LedgerJournal()
+        var hasLedger = false
         var legacyLedger = false
     }
 
@@ -158,7 +168,8 @@ extension Deployer {
     func listTarget(_ rclone: Rclone, mask: SecretMask) throws -> Listing {
         let listing = try rclone.run(RcloneArguments.list(deploy.target) + rclone.flags, line: noteLine)
         var found = Listing()
-        var names: Set<String> = []
+        var names: [String: Int] = [:]
+        var entries: [String: Int] = [:]
         switch listing.status {
         case 0:
             struct Item: Decodable {
@@ -173,7 +184,11 @@ extension Deployer {
             }
             for item in items {
                 if item.path == DeployLedger.name || item.path == DeployLedger.legacyName {
-                    names.insert(item.path)
+                    names[item.path] = item.size
+                    continue
+                }
+                if LedgerJournal.isEntry(item.path) {
+                    entries[item.path] = item.size
                     continue
                 }
                 if item.path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
@@ -188,15 +203,53 @@ extension Deployer {
                 message: "\(mask.shownTarget) does not exist (no such folder or bucket on the server): check the path, "
                     + "create it, or set deploy.create: true to have deploy create it")
         default:
+            if listing.errors.contains(where: { $0.contains("didn't find section in config file") }) {
+                throw ConfigError(
+                    file: config.file, line: deploy.line, keyPath: "deploy.target", message: Self.unknownRemote(mask.shownTarget))
+            }
             throw failure("listing the target", listing)
         }
-        let present = [DeployLedger.name, DeployLedger.legacyName].filter(names.contains)
-        guard let name = present.first else { return found }
-        let read = try rclone.run(RcloneArguments.read(DeployTarget.join(deploy.target, name)) + rclone.flags, line: noteLine)
-        guard read.status == 0 else { throw failure("reading the target's \(name)", read) }
-        found.ledger = DeployLedger.decode(read.output)
-        found.legacyLedger = name == DeployLedger.legacyName
+        if let size = names[DeployLedger.name] {
+            // The base and its journal's entries, in one call.
+            let (read, bytes) = try fetch([DeployLedger.name] + entries.keys.sorted(), rclone: rclone)
+            guard read.status == 0 else { throw failure("reading the target's ledger (\(DeployLedger.name), \(LedgerJournal.folder)/)", read) }
+            let base = bytes[DeployLedger.name].flatMap(DeployLedger.decode)
+            found.journal = LedgerJournal(base: base, baseBytes: size, listed: entries, read: bytes)
+            found.hasLedger = base != nil
+            return found
+        }
+        // The old name, fetched by name: some servers (nginx's WebDAV) leave dot-files out of
+        // their listings (and so out of `rclone cat`'s). One call, made only where there is
+        // no ledger under the new name; none there is no error.
+        let (old, fetched) = try fetch([DeployLedger.legacyName], rclone: rclone)
+        if old.lostConnection != nil { throw failure("reading the target's \(DeployLedger.legacyName)", old) }
+        if let data = fetched[DeployLedger.legacyName], let ledger = DeployLedger.decode(data) {
+            found.journal = LedgerJournal(base: ledger, baseBytes: 0, listed: entries, read: [:])
+            found.journal.baseID = nil
+            found.hasLedger = true
+            found.legacyLedger = true
+        } else {
+            found.journal = LedgerJournal(base: nil, baseBytes: 0, listed: entries, read: [:])
+        }
         return found
+    }
+
+    /// Files below the target fetched by name in one rclone call (no listing, so a file a
+    /// server leaves out of its listings comes too): rclone's result, and path to bytes of
+    /// those that came.
+    func fetch(_ paths: [String], rclone: Rclone) throws -> (Rclone.Result, [String: Data]) {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-ledger-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let list = scratch.appendingPathComponent("files.txt")
+        try Data(paths.map { $0 + "\n" }.joined().utf8).write(to: list)
+        let into = scratch.appendingPathComponent("files")
+        let result = try rclone.run(RcloneArguments.fetch(deploy.target, list: list.path, to: into.path) + rclone.flags, line: noteLine)
+        var found: [String: Data] = [:]
+        for path in paths {
+            if let data = FileManager.default.contents(atPath: into.appendingPathComponent(path).path) { found[path] = data }
+        }
+        return (result, found)
     }
 
     /// What the target's backend can do.
@@ -236,13 +289,19 @@ extension Deployer {
         }
     }
 
-    /// Uploads wave by wave, deletes, then writes the ledger.
-    func carryOut(_ plan: DeployPlan, site: URL, rclone: Rclone, features: TargetFeatures?, legacyLedger: Bool) throws {
+    /// Uploads wave by wave, deletes, then records the ledger. What landed is recorded as
+    /// it lands (after a large batch, and on a late failure), so a rerun does not send it again.
+    func carryOut(
+        _ plan: DeployPlan, site: URL, rclone: Rclone, features: TargetFeatures?, journal start: LedgerJournal, legacyLedger: Bool
+    ) throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-deploy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
+        var ledger = LedgerWriter(journal: start, scratch: scratch, stageBase: features?.replace == .stageAndMove)
         if plan.uploadCount > 0, plan.ledgerChanged {
-            try writeLedger(plan.interimLedger, scratch: scratch, rclone: rclone)
+            // Files about to be replaced, forgotten first: a deploy stopped half way leaves
+            // them unknown (compared again next time) rather than vouched for with old bytes.
+            try ledger.record(plan.interimLedger, deployer: self, rclone: rclone)
         }
         // Where rclone would write a replaced file in place, it goes through a staging folder
         // of this deploy's own and is moved into place.
@@ -250,33 +309,52 @@ extension Deployer {
             features?.replace == .stageAndMove && !plan.replacing.isEmpty
             ? DeployPlan.stagingPrefix + String(UUID().uuidString.prefix(8)).lowercased() : nil
         var staged = false
-        for (number, batch) in plan.batches.enumerated() {
-            let sends = Sends(batch: batch, replacing: plan.replacing, staging: staging)
-            staged = staged || !sends.staged.isEmpty
-            let through = sends.staged.isEmpty ? "" : " (\(sends.staged.count) through a temporary name)"
-            reporter.say("uploading \(batch.wave.title): \(batch.files.count) files, \(ByteCount.text(batch.bytes))\(through)")
-            let lists = try sends.lists(scratch: scratch, name: "batch-\(number)")
-            if let direct = lists.direct {
-                try upload(batch.wave, list: direct, site: site, to: deploy.target, rclone: rclone)
+        var landed = ledger.journal.ledger
+        var unrecorded = (files: 0, bytes: 0)
+        do {
+            for (number, batch) in plan.batches.enumerated() {
+                let sends = Sends(batch: batch, replacing: plan.replacing, staging: staging)
+                staged = staged || !sends.staged.isEmpty
+                let through = sends.staged.isEmpty ? "" : " (\(sends.staged.count) through a temporary name)"
+                reporter.say("uploading \(batch.wave.title): \(batch.files.count) files, \(ByteCount.text(batch.bytes))\(through)")
+                let lists = try sends.lists(scratch: scratch, name: "batch-\(number)")
+                if let direct = lists.direct {
+                    try upload(batch.wave, list: direct, site: site, to: deploy.target, rclone: rclone)
+                }
+                if let stagedList = lists.staged, let staging {
+                    let folder = DeployTarget.join(deploy.target, staging)
+                    try upload(batch.wave, list: stagedList, site: site, to: folder, rclone: rclone)
+                    try moveIntoPlace(sends.staged, list: stagedList, from: folder, rclone: rclone)
+                }
+                for file in batch.files { landed.files[file.path] = .init(sha256: file.sha256, size: file.size) }
+                unrecorded = (unrecorded.files + batch.files.count, unrecorded.bytes + batch.bytes)
+                if number + 1 < plan.batches.count, unrecorded.files >= Self.recordEvery.files || unrecorded.bytes >= Self.recordEvery.bytes {
+                    try ledger.record(landed, deployer: self, rclone: rclone)
+                    unrecorded = (0, 0)
+                }
             }
-            if let stagedList = lists.staged, let staging {
-                let folder = DeployTarget.join(deploy.target, staging)
-                try upload(batch.wave, list: stagedList, site: site, to: folder, rclone: rclone)
-                try moveIntoPlace(sends.staged, list: stagedList, from: folder, rclone: rclone)
-            }
+            try delete(plan, scratch: scratch, rclone: rclone)
+        } catch let error as DeployError {
+            // A late failure keeps what landed, unless the server is gone (nothing to write to).
+            if unrecorded.files > 0, case .rcloneFailed = error { try? ledger.record(landed, deployer: self, rclone: rclone) }
+            throw error
         }
-        try delete(plan, scratch: scratch, rclone: rclone)
         if staged, let staging {
             let tidy = try rclone.run(RcloneArguments.removeEmptyFolders(DeployTarget.join(deploy.target, staging), keepRoot: false) + rclone.flags)
             if tidy.status != 0 { reporter.say("note: the staging folder \(staging) could not be removed: \(tidy.errors.last ?? "")") }
         }
-        if plan.ledgerChanged || legacyLedger { try writeLedger(plan.finalLedger, scratch: scratch, rclone: rclone) }
+        if plan.ledgerChanged || legacyLedger { try ledger.record(plan.finalLedger, asBase: legacyLedger, deployer: self, rclone: rclone) }
         if legacyLedger {
             // Written under its new name: the old one would otherwise be read by an older matsite.
             let old = try rclone.run(RcloneArguments.deleteFile(DeployTarget.join(deploy.target, DeployLedger.legacyName)) + rclone.flags)
             if old.status != 0 { reporter.say("note: the old ledger \(DeployLedger.legacyName) could not be deleted: \(old.errors.last ?? "")") }
         }
+        try ledger.removeStale(deployer: self, rclone: rclone)
     }
+
+    /// After this many files or bytes landed unrecorded, what landed is recorded before the
+    /// next batch: a deploy stopped later does not send them again.
+    static let recordEvery = (files: 100, bytes: 2 << 20)
 
     /// One batch's files split into those sent to their place and those that replace a file
     /// the target has, on a target where they go through a staging folder.
@@ -360,13 +438,32 @@ extension Deployer {
         if tidy.status != 0 { reporter.say("note: empty folders could not be removed: \(tidy.errors.last ?? "")") }
     }
 
-    func writeLedger(_ ledger: DeployLedger, scratch: URL, rclone: Rclone) throws {
-        let file = scratch.appendingPathComponent("ledger.json")
-        try ledger.encoded().write(to: file)
-        let result = try rclone.run(
-            RcloneArguments.put(file.path, to: DeployTarget.join(deploy.target, DeployLedger.name), cacheControl: "no-store") + rclone.flags,
-            line: noteLine)
-        guard result.status == 0 else { throw failure("writing the target's \(DeployLedger.name)", result) }
+    /// Sends one local file to `path` below the target; `through` a staging folder and moved
+    /// into place where rclone would write it in place (the ledger's base on WebDAV: a failed
+    /// upload must not take the live one with it).
+    func put(_ file: URL, as path: String, staged: Bool, rclone: Rclone) throws {
+        let destination = DeployTarget.join(deploy.target, path)
+        guard staged else {
+            let result = try rclone.run(RcloneArguments.put(file.path, to: destination, cacheControl: "no-store") + rclone.flags, line: noteLine)
+            guard result.status == 0 else { throw failure("writing the target's \(path)", result) }
+            return
+        }
+        let folder = DeployPlan.stagingPrefix + String(UUID().uuidString.prefix(8)).lowercased()
+        let temporary = DeployTarget.join(DeployTarget.join(deploy.target, folder), path)
+        let sent = try rclone.run(RcloneArguments.put(file.path, to: temporary, cacheControl: "no-store") + rclone.flags, line: noteLine)
+        guard sent.status == 0 else { throw failure("writing the target's \(path)", sent) }
+        let moved = try rclone.run(RcloneArguments.moveFile(from: temporary, to: destination) + rclone.flags, line: noteLine)
+        guard moved.status == 0 else { throw failure("moving the target's \(path) into place", moved) }
+        let tidy = try rclone.run(
+            RcloneArguments.removeEmptyFolders(DeployTarget.join(deploy.target, folder), keepRoot: false) + rclone.flags)
+        if tidy.status != 0 { reporter.say("note: the staging folder \(folder) could not be removed: \(tidy.errors.last ?? "")") }
+    }
+
+    /// Deletes the listed paths below the target (best effort: a note when it fails).
+    func deleteQuietly(_ paths: [String], list: URL, what: String, rclone: Rclone) throws {
+        try Data(paths.map { $0 + "\n" }.joined().utf8).write(to: list)
+        let result = try rclone.run(RcloneArguments.delete(deploy.target, list: list.path) + rclone.flags, line: noteLine)
+        if result.status != 0 { reporter.say("note: \(what) could not be deleted: \(result.errors.last ?? "")") }
     }
 
     /// rclone's stats and errors, shown as progress (nothing when quiet).
@@ -393,9 +490,55 @@ extension Deployer {
     }
 
     func failure(_ step: String, _ result: Rclone.Result) -> DeployError {
-        // A server's HTML error page, which rclone quotes line by line, says less than its status line.
-        let said = result.errors.filter { !$0.hasPrefix("note: ") && !$0.hasPrefix("<") }.suffix(5)
+        let said = Self.shownLines(result.errors).suffix(5)
         let shown = SecretMask(target: deploy.target, flags: deploy.rcloneFlags).shownTarget
-        return DeployError.rcloneFailed(step: step, target: shown, status: result.status, said: Array(said))
+        if let cause = result.lostConnection {
+            return DeployError.connectionLost(step: step, target: shown, cause: cause, said: Array(said.suffix(3)))
+        }
+        let refusal = Self.refusal(in: result.errors).map { ["what the server refused: " + $0] } ?? []
+        return DeployError.rcloneFailed(step: step, target: shown, status: result.status, said: Array(said) + refusal)
+    }
+
+    /// rclone's lines as an error shows them: its notes left out, and a server's HTML error
+    /// page, which rclone quotes line by line, reduced to its title (`500 Internal Server Error`).
+    static func shownLines(_ lines: [String]) -> [String] {
+        var shown: [String] = []
+        for line in lines where !line.hasPrefix("note: ") {
+            guard line.hasPrefix("<") else {
+                shown.append(line)
+                continue
+            }
+            guard let open = line.range(of: "<title>"), let close = line.range(of: "</title>"), open.upperBound < close.lowerBound else { continue }
+            let title = "the server's error page: " + line[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            if shown.last != title { shown.append(title) }
+        }
+        return shown
+    }
+
+    /// What the server refused, and the fix, from rclone's lines; nil when they say it
+    /// plainly already (`permission denied`, `connection refused`, `SignatureDoesNotMatch`).
+    static func refusal(in lines: [String]) -> String? {
+        let text = lines.joined(separator: "\n")
+        if text.contains("SSH_FX_FAILURE") {
+            return "the SFTP server failed a write without saying why (SSH_FX_FAILURE), as OpenSSH does when its disk is full "
+                + "or a quota is reached: free space on the server (df, quota) and deploy again"
+        }
+        if text.contains("500 Internal Server Error") {
+            return "the WebDAV server failed the request (500 Internal Server Error), as nginx does when it may not write the "
+                + "target folder: let the web server's user write there (or see the server's error log) and deploy again"
+        }
+        if text.contains("404 Not Found") || text.contains("409 Conflict") {
+            let status = text.contains("404 Not Found") ? "404 Not Found" : "409 Conflict"
+            return "the WebDAV server answered an upload with \(status), as a read-only server does (rclone serve webdav "
+                + "--read-only): serve the folder writable, or point deploy.target at a server that takes uploads"
+        }
+        if text.contains("403 Forbidden") {
+            return "the server forbade the write (403 Forbidden): give the account write access to the target"
+        }
+        if text.contains("405 Method Not Allowed") {
+            return "the WebDAV server does not allow this method (405 Method Not Allowed): enable PUT, DELETE, MKCOL and MOVE "
+                + "(nginx: dav_methods) and deploy again"
+        }
+        return nil
     }
 }

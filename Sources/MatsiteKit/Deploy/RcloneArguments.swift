@@ -9,9 +9,11 @@ enum RcloneArguments {
     /// within 20 s; rclone's defaults (1 min, 5 min, ten tries) blocked a cron deploy for minutes.
     static let probe = ["--contimeout=5s", "--timeout=20s", "--low-level-retries=1", "--retries=1"]
 
-    /// Transfers, to a target that has answered: a few low-level retries for a dropped
-    /// connection, no retry of a whole batch (the next deploy resumes from what is there).
-    static let transfer = ["--contimeout=5s", "--timeout=60s", "--low-level-retries=3", "--retries=1"]
+    /// Transfers, to a target that has answered: the first refused or timed-out connection
+    /// ends the call (``Rclone/run(_:line:)`` stops rclone at its first such line), so no
+    /// low-level retry and no retry of a whole batch (the next deploy resumes from what is
+    /// there); 20 s without a byte is a server that stopped answering.
+    static let transfer = ["--contimeout=5s", "--timeout=20s", "--low-level-retries=1", "--retries=1"]
 
     /// Flags for every call.
     /// - `--sftp-disable-hashcheck`: rclone would run `md5sum` over SSH for every file it
@@ -38,9 +40,9 @@ enum RcloneArguments {
         ["lsjson", "--max-depth=1", "--no-mimetype", "--no-modtime"] + probe + [DeployTarget.folder(target)]
     }
 
-    /// A file's bytes to stdout.
-    static func read(_ file: String) -> [String] {
-        ["cat"] + transfer + [file]
+    /// The listed files below the target fetched into a local folder.
+    static func fetch(_ target: String, list: String, to folder: String) -> [String] {
+        ["copy", DeployTarget.folder(target), folder, "--files-from-raw", list, "--no-traverse", "--no-check-dest"] + transfer
     }
 
     /// What the target's backend can do (JSON).

@@ -32,17 +32,19 @@ struct SecretMask: Sendable {
             found.insert(bare)
             for piece in bare.split(whereSeparator: { $0 == ":" || $0 == "," || $0.isWhitespace }) { found.insert(String(piece)) }
         }
+        // `headers='Authorization,Bearer ...'` (WebDAV, HTTP): the secret-named headers' values.
+        for (name, value) in Self.assignments(in: target) where name.lowercased().hasSuffix("headers") {
+            found.formUnion(Self.headerSecrets(DeployTarget.unquote(value)))
+        }
         for password in Self.urlPasswords(in: target) { found.insert(password) }
-        var previous: String?
-        for flag in flags {
-            // `--sftp-pass=x`, or `--sftp-pass x` as two flags.
-            let name = flag.split(separator: "=", maxSplits: 1).first ?? ""
-            if flag.hasPrefix("-"), Self.isSecretName(name), let eq = flag.firstIndex(of: "=") {
-                found.insert(String(flag[flag.index(after: eq)...]))
-            } else if let previous, !flag.hasPrefix("-"), Self.isSecretName(Substring(previous)), !previous.contains("=") {
-                found.insert(flag)
+        for (name, value) in Self.flagValues(flags) {
+            // `--sftp-pass=x` or `--sftp-pass`, `x`; `--header`, `Authorization: Bearer x`;
+            // `--webdav-headers=Authorization,Bearer x`.
+            if Self.isSecretName(name) {
+                found.insert(value)
+            } else if name.lowercased().contains("header") {
+                found.formUnion(Self.headerSecrets(value))
             }
-            previous = flag
         }
         // Short values would match inside ordinary words; the `name=value` layer still hides them.
         let literals = found.filter { $0.count >= 4 }.sorted { ($0.count, $0) > ($1.count, $1) }
@@ -55,6 +57,88 @@ struct SecretMask: Sendable {
             spellings.append((Self.goQuoted(form), Self.goQuoted(shown)))
         }
         self.spellings = spellings.sorted { ($0.0.count, $0.0) > ($1.0.count, $1.0) }
+    }
+
+    /// Each flag's name (without its dashes) with its value: `--name=value`, or `--name`
+    /// followed by an item that is no flag (`["--transfers", "8"]`); flags without a value left out.
+    static func flagValues(_ flags: [String]) -> [(name: Substring, value: String)] {
+        var found: [(name: Substring, value: String)] = []
+        var open: Substring?
+        for flag in flags {
+            if flag.hasPrefix("-") {
+                let bare = flag.drop { $0 == "-" }
+                if let eq = bare.firstIndex(of: "=") {
+                    found.append((bare[..<eq], String(bare[bare.index(after: eq)...])))
+                    open = nil
+                } else {
+                    open = bare
+                }
+            } else {
+                if let name = open { found.append((name, flag)) }
+                open = nil
+            }
+        }
+        return found
+    }
+
+    /// The values of the secret-named headers in a header flag's or parameter's value:
+    /// `Name: value` (rclone's `--header`, `--header-upload`), or rclone's comma-separated
+    /// `Name,value,Name,value` (`--webdav-headers`, a remote's `headers=`), fields quoted
+    /// CSV-style where they hold a comma. Each value whole, and its long words apart
+    /// (`Bearer <token>` gives the token too: rclone may print the words one by one).
+    static func headerSecrets(_ spec: String) -> Set<String> {
+        var pairs: [(Substring, String)] = []
+        if let colon = spec.firstIndex(of: ":"), !spec[..<colon].isEmpty, spec[..<colon].allSatisfy(isNameCharacter) {
+            pairs.append((spec[..<colon], spec[spec.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        } else {
+            let fields = csvFields(spec)
+            for index in stride(from: 0, to: fields.count - 1, by: 2) {
+                pairs.append((Substring(fields[index].trimmingCharacters(in: .whitespaces)), fields[index + 1]))
+            }
+        }
+        var found = Set<String>()
+        for (name, value) in pairs where isSecretName(name) && !value.isEmpty {
+            found.insert(value)
+            // `Bearer <token>`, `session=<token>; theme=dark`: the long words apart too.
+            for word in value.split(whereSeparator: { $0.isWhitespace || $0 == ";" || $0 == "=" || $0 == "," }) where word.count >= 8 {
+                found.insert(String(word))
+            }
+        }
+        return found
+    }
+
+    /// One line of CSV split into its fields (`a,"b,c",d`; a doubled quote inside a quoted
+    /// field stands for itself), as rclone reads a comma-separated list.
+    static func csvFields(_ line: String) -> [String] {
+        var fields: [String] = []
+        var field = ""
+        var quoted = false
+        var chars = line.makeIterator()
+        var pending: Character? = chars.next()
+        while let c = pending {
+            pending = chars.next()
+            if quoted {
+                if c == "\"" {
+                    if pending == "\"" {
+                        field.append("\"")
+                        pending = chars.next()
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.append(c)
+                }
+            } else if c == "\"", field.isEmpty {
+                quoted = true
+            } else if c == "," {
+                fields.append(field)
+                field = ""
+            } else {
+                field.append(c)
+            }
+        }
+        fields.append(field)
+        return fields
     }
 
     /// `text` with every secret replaced by `***`.
@@ -183,17 +267,31 @@ struct SecretMask: Sendable {
         return out + whole[copied...]
     }
 
-    /// Headers that carry credentials (rclone's `--dump headers`): their value goes.
+    /// Headers that carry credentials (rclone's `--dump headers`, its `-vv` line `found
+    /// headers: [...]`, a `Name,value` list): the rest of the line after their name goes.
     static func maskHeaders(_ text: String) -> String {
-        let names = ["authorization:", "proxy-authorization:", "cookie:", "set-cookie:", "x-amz-security-token:"]
+        let names = ["authorization", "cookie", "x-amz-security-token"]
         let lower = text.lowercased()
-        guard names.contains(where: { lower.contains($0) }) else { return text }
+        guard names.contains(where: { lower.contains($0) }) || lower.contains("found headers:") else { return text }
         return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             let l = line.lowercased()
+            if let r = l.range(of: "found headers:") {
+                return String(line.prefix(l.distance(from: l.startIndex, to: r.upperBound))) + " " + hidden
+            }
             for name in names {
-                guard let r = l.range(of: name) else { continue }
-                let offset = l.distance(from: l.startIndex, to: r.upperBound)
-                return String(line.prefix(offset)) + " " + hidden
+                // `Authorization: x`, `Authorization,x`, `"Authorization" "x"`: a name then a separator.
+                for separator in [":", ",", "\" \"", "\",\""] {
+                    guard let r = l.range(of: name + separator) else { continue }
+                    // To the end of the line, or of the quoted argument it is in (rclone's
+                    // `-vv` argument list: the flags after it stay readable).
+                    let start = l.distance(from: l.startIndex, to: r.upperBound)
+                    let rest = line.dropFirst(start)
+                    // Already hidden (the value was a known secret): as it is.
+                    if rest.trimmingCharacters(in: .whitespaces).hasPrefix(hidden) { continue }
+                    let quote = l[..<r.lowerBound].last.flatMap { $0 == "\"" || $0 == "'" ? $0 : nil }
+                    let end = quote.flatMap { q in rest.firstIndex(of: q) }
+                    return String(line.prefix(start)) + " " + hidden + (end.map { String(rest[$0...]) } ?? "")
+                }
             }
             return String(line)
         }.joined(separator: "\n")

@@ -15,14 +15,18 @@ import NIOHTTP1
 /// Entries are keyed by URL plus the configured request headers (which can change the
 /// response). Each entry is one file written atomically (temp file + rename) holding a
 /// JSON header line and the body; the header carries the body's SHA-256, so a truncated
-/// or corrupt entry is detected, dropped and fetched again.
+/// or corrupt entry is detected, dropped and fetched again. Entry files live in 256
+/// folders by their name's first two hex digits (`CacheFolder`).
 ///
-/// Beside the entries, an index (`.index`, see `CacheIndex`) keeps each entry's content
-/// hash, size, expiry and last use, checked against the entry file's size and modification
-/// time. It lets an unchanged rebuild learn every fresh tile's identity without opening a
-/// single entry (`freshDigest`), and gives least-recently-used eviction its clock. It is
-/// only an accelerator: a missing, stale or damaged index costs reading the entries, never
-/// a wrong answer.
+/// Beside the entries, an index (`index.sqlite`, see `CacheIndex`) keeps each entry's
+/// content hash, size, expiry and last use, checked against the entry file's size,
+/// modification time and inode. It lets an unchanged rebuild learn every fresh tile's
+/// identity without opening a single entry (`freshDigests`), and gives eviction its clock:
+/// a whole build ends with `finish(evictUnusedOlderThan:)`, which deletes the entries no
+/// build used for that long but those this build used (looked up, stored, revalidated or
+/// known fresh), so the cache stays the size of the work; `maxSize` is the backstop
+/// (least recently used first). The index is only an accelerator for answers: a missing,
+/// stale or damaged one costs reading the entries, never a wrong answer.
 final class HTTPCache: Sendable {
     /// A stored response.
     struct Entry: Sendable {
@@ -68,23 +72,33 @@ final class HTTPCache: Sendable {
         }
     }
 
+    /// How long an entry no build used is kept by a whole build's eviction: long enough
+    /// for a concurrent shard's tiles, or a failed build's retried an hour later.
+    static let evictionGrace: TimeInterval = 3600
+
     /// The cache folder.
     let directory: URL
     /// Size cap in bytes.
     let maxSize: Int64
     private let keySalt: String
-    private let index: LockedBox<CacheIndex>
-    private let directoryPath: String
+    private let index: CacheIndex
+    private let folder: CacheFolder
+    private let clock: @Sendable () -> Date
 
-    /// A cache in `directory`; `varyHeaders` are the request headers sent with every request.
-    init(directory: URL, maxSize: Int64, varyHeaders: [String: String]) {
+    /// A cache in `directory`; `varyHeaders` are the request headers sent with every
+    /// request. `clock` dates uses and eviction (tests and benchmarks simulate days).
+    init(directory: URL, maxSize: Int64, varyHeaders: [String: String], clock: @escaping @Sendable () -> Date = Date.init) {
         self.directory = directory
         self.maxSize = maxSize
         keySalt = varyHeaders.sorted { $0.key.lowercased() < $1.key.lowercased() }
             .map { "\($0.key.lowercased()):\($0.value)" }.joined(separator: "\n")
-        index = LockedBox(CacheIndex(file: directory.appendingPathComponent(CacheIndex.fileName)))
-        directoryPath = directory.path
+        folder = CacheFolder(directory)
+        index = CacheIndex(folder: folder, clock: clock)
+        self.clock = clock
     }
+
+    /// Write transactions the index committed (an unchanged rebuild's should be none).
+    var indexWrites: Int { index.writes }
 
     /// The content hashes and sizes of the entries for `urls` when all are fresh, without
     /// reading them: from the index, provided each entry file still has the size,
@@ -93,16 +107,16 @@ final class HTTPCache: Sendable {
     func freshDigests(_ urls: [String], now: Date = Date()) -> [TileDigest]? {
         let names = urls.map(key(for:))
         let clock = now.timeIntervalSince1970
-        let found = index.withLock { index in names.map { index.record($0) } }
-        let records = found.compactMap { $0 }
-        guard records.count == names.count, records.allSatisfy({ $0.freshUntil > clock }) else { return nil }
-        // One directory handle for the batch: each check is then a one-component lookup.
-        let folder = open(directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { return nil }
-        defer { close(folder) }
-        for (name, record) in zip(names, records) where FileStamp(in: folder, name: name) != record.stamp { return nil }
-        index.withLock { index in for name in names { index.used(name, at: now) } }
-        return records.map { TileDigest(sha256: $0.sha256, size: $0.size) }
+        guard let records = index.records(names), records.allSatisfy({ $0.sha256 != nil && $0.freshUntil > clock }) else { return nil }
+        // One directory handle for the batch: each check is then a two-component lookup.
+        let handle = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard handle >= 0 else { return nil }
+        defer { close(handle) }
+        for (name, record) in zip(names, records) where FileStamp(in: handle, name: CacheFolder.relativePath(name)) != record.stamp {
+            return nil
+        }
+        index.used(names, records)
+        return records.map { TileDigest(sha256: $0.sha256 ?? "", size: $0.size) }
     }
 
     /// The stored entry for `url`, if present and intact (a damaged one is deleted) and, when
@@ -110,8 +124,8 @@ final class HTTPCache: Sendable {
     /// (names lowercased: the headers the fetcher sends).
     func lookup(_ url: String, request: [String: String] = [:]) -> Entry? {
         let name = key(for: url)
-        let file = directory.appendingPathComponent(name)
-        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        let path = folder.entryPath(name)
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
         guard let newline = data.firstIndex(of: 0x0A),
             let meta = try? JSONDecoder().decode(Meta.self, from: data[data.startIndex..<newline])
         else {
@@ -132,13 +146,17 @@ final class HTTPCache: Sendable {
             sha256: meta.sha256)
         if let freshUntil = meta.freshUntil { entry.freshUntil = freshUntil }
         // Verified: (re)index it, so that the next build need not read it while it is fresh,
-        // keeping a freshness that a 304 extended.
-        if let stamp = FileStamp(path: file.path), Self.indexable(entry) {
-            index.withLock { index in
-                if let known = index.record(name), known.stamp == stamp, known.sha256 == entry.sha256 {
-                    entry.freshUntil = max(entry.freshUntil, known.freshUntil)
-                }
-                index.set(name, record(entry, stamp: stamp))
+        // keeping a freshness that a 304 extended; or just note its use.
+        if let stamp = FileStamp(path: path) {
+            let known = index.record(name)
+            if let known, known.stamp == stamp, known.sha256 == entry.sha256 {
+                entry.freshUntil = max(entry.freshUntil, known.freshUntil)
+            }
+            let fresh = record(entry, stamp: stamp)
+            if let known, known.stamp == stamp, known.sha256 == fresh.sha256, known.freshUntil == fresh.freshUntil {
+                index.used([name], [known])
+            } else {
+                index.set(name, fresh)
             }
         }
         return entry
@@ -179,45 +197,32 @@ final class HTTPCache: Sendable {
             missingTTL: missingTTL)
         let name = key(for: url)
         if Self.indexable(refreshed), refreshed.etag == entry.etag, refreshed.lastModified == entry.lastModified,
-            let stamp = FileStamp(path: entryPath(name)),
-            index.withLock({ $0.record(name)?.stamp == stamp })
+            let stamp = FileStamp(path: folder.entryPath(name)), index.record(name)?.stamp == stamp
         {
-            index.withLock { $0.set(name, record(refreshed, stamp: stamp)) }
+            index.set(name, record(refreshed, stamp: stamp))
             return
         }
         write(url, refreshed, request: request)
     }
 
-    /// Ends a build's use of the cache: evicts least recently used entries until the folder
-    /// (index included) fits `maxSize`, and saves the index, merged with what other builds
-    /// sharing the folder saved meanwhile.
-    func finish() {
-        // A build that wrote, dropped and newly used nothing left the cache as it found it.
-        guard index.withLock({ $0.changed }) else { return }
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        var files: [String: FileStamp] = [:]
-        for name in names {
-            guard let stamp = FileStamp(path: entryPath(name)) else { continue }
-            if !name.hasPrefix(".") {
-                files[name] = stamp
-            } else if name.hasPrefix(".tmp-"), stamp.modified < Date().timeIntervalSince1970 - 3600 {
-                // Left by a build that was killed mid-write (a live one's is seconds old).
-                try? FileManager.default.removeItem(atPath: entryPath(name))
-            }
+    /// Ends a build's use of the cache: writes what the index learnt; with a grace (a whole
+    /// build that planned every animation), deletes the entries no build used for longer
+    /// than it (plus the index's use resolution) and this build did not use; then, when
+    /// this build changed the cache, evicts least recently used entries until the folder
+    /// (index included) fits `maxSize`, and removes temporary files a killed build left.
+    /// A shard or a failed build passes no grace: it evicts nothing.
+    func finish(evictUnusedOlderThan grace: TimeInterval? = nil) {
+        let changed = index.changed
+        if let grace {
+            index.evict(unusedSince: clock().timeIntervalSince1970 - grace - CacheIndex.useResolution)
+        } else {
+            index.flush()
         }
-        index.withLock { index in
-            index.reconcile(with: files)
-            var total = files.values.reduce(Int64(0)) { $0 + $1.size } + index.encodedSize
-            if total > maxSize {
-                let oldestFirst = files.map { name, stamp in (name, stamp.size, index.record(name)?.lastUsed ?? stamp.modified) }
-                    .sorted { $0.2 < $1.2 }
-                for (name, size, _) in oldestFirst where total > maxSize {
-                    try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
-                    total -= size + index.remove(name)
-                }
-            }
-            index.save()
+        if changed {
+            index.trim(to: maxSize)
+            removeKilledBuildsTemporaryFiles()
         }
+        index.close()
     }
 }
 
@@ -331,19 +336,27 @@ private extension HTTPCache {
 
     /// The entry file's path (a string: `URL.appendingPathComponent` costs more than the
     /// `lstat` it is for).
-    func entryPath(_ name: String) -> String {
-        directoryPath + "/" + name
-    }
-
+    /// The entry's row: its digest only when the row may answer for it (`indexable`).
     func record(_ entry: Entry, stamp: FileStamp) -> CacheIndex.Record {
         CacheIndex.Record(
-            sha256: entry.sha256, size: entry.body.count, freshUntil: entry.freshUntil,
-            lastUsed: Date().timeIntervalSince1970, stamp: stamp)
+            sha256: Self.indexable(entry) ? entry.sha256 : nil, size: entry.body.count, freshUntil: entry.freshUntil,
+            lastUsed: clock().timeIntervalSince1970, stamp: stamp)
     }
 
     func drop(_ name: String) {
-        try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
-        index.withLock { _ = $0.remove(name) }
+        unlink(folder.entryPath(name))
+        index.remove(name)
+    }
+
+    /// Temporary files older than an hour were left by a build killed mid-write (a live
+    /// one's are seconds old).
+    func removeKilledBuildsTemporaryFiles() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        let hourAgo = Date().timeIntervalSince1970 - 3600
+        for name in names where name.hasPrefix(".tmp-") {
+            let path = folder.path + "/" + name
+            if let stamp = FileStamp(path: path), stamp.modified < hourAgo { unlink(path) }
+        }
     }
 
     func write(_ url: String, _ entry: Entry, request: [String: String]) {
@@ -358,24 +371,21 @@ private extension HTTPCache {
         data.append(0x0A)
         data.append(contentsOf: entry.body)
         let name = key(for: url)
-        let final = directory.appendingPathComponent(name)
-        let temp = directory.appendingPathComponent(".tmp-\(UUID().uuidString)")
+        let final = folder.entryPath(name)
+        let temp = folder.path + "/.tmp-\(UUID().uuidString)"
         do {
             // Created with the first entry: a build that fetches nothing leaves no folder.
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: folder.shardPath(name), withIntermediateDirectories: true)
             try FileWrite.write(data, to: temp)
-            guard rename(temp.path, final.path) == 0 else {
-                try? FileManager.default.removeItem(at: temp)
+            guard rename(temp, final) == 0 else {
+                unlink(temp)
                 return
             }
-            if Self.indexable(entry), let stamp = FileStamp(path: final.path) {
-                index.withLock { $0.set(name, record(entry, stamp: stamp)) }
-            } else {
-                // An entry that replaced an indexed one must not be answered for by its record.
-                index.withLock { index in if index.record(name) != nil { _ = index.remove(name) } }
-            }
+            // Every entry gets a row (eviction's clock); only an indexable one's carries its
+            // digest, so that a replaced entry is never answered for by its old row.
+            if let stamp = FileStamp(path: final) { index.set(name, record(entry, stamp: stamp)) } else { index.remove(name) }
         } catch {
-            try? FileManager.default.removeItem(at: temp)
+            unlink(temp)
         }
     }
 }

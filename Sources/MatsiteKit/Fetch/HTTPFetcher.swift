@@ -41,6 +41,13 @@ struct FetchFailure: Swift.Error, Sendable, CustomStringConvertible {
 
 /// Fetches over HTTP with one shared client, bounded concurrency per host, timeouts,
 /// size caps and retries with exponential backoff and jitter for transient failures only.
+///
+/// A failing host costs a build a bounded number of requests (see `HostHealth`): its
+/// retries come from a budget per host (`http.retry_budget`), a 5xx body it sends twice is
+/// its answer for good (not retried), and after `http.max_failures_in_a_row` failures in a
+/// row, or `http.stall_s` without a byte while a request waits, the rest of its work fails
+/// at once. A request that fails for good is answered from the cache when the cache holds
+/// the tile (RFC 5861's stale-if-error); `shutdown()` reports those per host.
 final class HTTPFetcher: Sendable {
     /// Made on the first request: a rebuild served wholly from fresh cache entries never
     /// starts the client's event loop (nor pays for shutting it down).
@@ -50,14 +57,20 @@ final class HTTPFetcher: Sendable {
     private let hosts: HostLimiter
     private let cache: HTTPCache?
     private let counters = Counters()
-    private let downHosts = DownHosts()
+    private let health: HostHealthBook
+    private let staleServed = LockedBox([Endpoint: (count: Int, cause: TileProblem)]())
+    private let reporter: (any BuildReporter)?
 
     /// A fetcher; its client opens on the first request. Call `shutdown()` when done.
-    init(options: HTTPOptions, cache: HTTPCache? = nil) {
+    /// `reporter` hears, at `shutdown()`, which hosts' failures the cache stood in for.
+    init(options: HTTPOptions, cache: HTTPCache? = nil, reporter: (any BuildReporter)? = nil) {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         let timeout = TimeAmount.milliseconds(Int64(options.timeoutSeconds * 1000))
-        configuration.timeout = .init(connect: timeout, read: timeout)
+        // A connection that hangs ends by the stall time, so that a host that does not
+        // answer connection attempts is named as such (see `HostHealth`).
+        let connect = TimeAmount.milliseconds(Int64(min(options.timeoutSeconds, options.stallSeconds) * 1000))
+        configuration.timeout = .init(connect: connect, read: timeout)
         configuration.connectionPool = .init(
             idleTimeout: .seconds(30),
             concurrentHTTP1ConnectionsPerHostSoftLimit: options.concurrency)
@@ -69,11 +82,18 @@ final class HTTPFetcher: Sendable {
         self.configuration = configuration
         self.options = options
         self.cache = cache
+        self.reporter = reporter
         hosts = HostLimiter(limit: options.concurrency)
+        health = HostHealthBook(options)
     }
 
-    /// Closes the client's connections.
+    /// Reports the hosts whose failures the cache stood in for (one warning per host, with
+    /// a count), then closes the client's connections.
     func shutdown() async {
+        let served = staleServed.withLock { $0 }
+        for (endpoint, stale) in served.sorted(by: { $0.key.address < $1.key.address }) {
+            reporter?.report(.warning(.servedFromCache(host: endpoint.address, count: stale.count, cause: stale.cause)))
+        }
         let open = client.withLock { state -> HTTPClient? in
             defer { state = .closed }
             if case .open(let client) = state { return client }
@@ -111,6 +131,10 @@ final class HTTPFetcher: Sendable {
         counters.read()
     }
 
+    /// The statuses retried as transient, as curl's `--retry` and GDAL's
+    /// `GDAL_HTTP_RETRY_CODES` do.
+    static let retryStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+
     /// GETs `url`, retrying transient failures. A non-retryable status is returned as a
     /// response, not thrown: the caller decides what 404 means. With `revalidateAbsence`,
     /// a fresh cached 404/204 is asked about again (conditionally) instead of trusted.
@@ -130,80 +154,72 @@ final class HTTPFetcher: Sendable {
                 status: cached.status, headers: cached.headers, body: cached.body, attempts: 0, fromCache: true,
                 sha256: cached.sha256)
         }
-        let host = parsed.host
-        let endpoint = Endpoint(host: host, port: parsed.url.port ?? (parsed.url.scheme?.lowercased() == "https" ? 443 : 80))
+        let endpoint = Endpoint(host: parsed.host, port: parsed.url.port ?? (parsed.url.scheme?.lowercased() == "https" ? 443 : 80))
+        let host = health.health(endpoint)
+        // Failed for good: the cached copy stands in when there is one.
+        func failure(_ problem: TileProblem, attempts: Int) throws(FetchFailure) -> HTTPResponseData {
+            try failed(FetchFailure(url: url, problem: problem, attempts: attempts), cached: cached, endpoint: endpoint)
+        }
         var attempt = 0
         while true {
-            // A host found down (refused, unknown, unreachable) is not asked again this build.
-            if let down = downHosts.problem(for: endpoint) { throw FetchFailure(url: url, problem: down, attempts: attempt) }
-            attempt += 1
-            let outcome = await hosts.withPermit(host) { () -> Attempt in
-                // Requests queued behind the one that found the host down end here.
-                if let down = self.downHosts.problem(for: endpoint) { return .failed(down, .never) }
-                return await self.once(url, endpoint: endpoint, accept: accept, cap: cap, validators: cached)
+            // A host given up on (down, failing, hung) is not asked again this build.
+            if let reason = host.givenUp { return try failure(reason, attempts: attempt) }
+            // Requests queued behind the one that gave the host up are not made: the loop's
+            // top answers for them.
+            let made = await hosts.withPermit(endpoint.host) { () -> Attempt? in
+                host.givenUp == nil ? await self.once(url, host: host, accept: accept, cap: cap, validators: cached) : nil
             }
+            guard let outcome = made else { continue }
+            attempt += 1
             switch outcome {
             case .response(var response):
                 response.attempts = attempt
-                if response.status == 304, let cached {
-                    counters.add(notModified: 1)
-                    cache?.refresh(url, with: response.headers, entry: cached, request: sent, missingTTL: options.missingTTLSeconds)
-                    return HTTPResponseData(
-                        status: cached.status, headers: cached.headers, body: cached.body, attempts: attempt,
-                        fromCache: true, sha256: cached.sha256)
+                guard Self.retryStatuses.contains(response.status) else {
+                    host.answered()
+                    return answer(response, url: url, cached: cached, sent: sent)
                 }
-                let retryable = [408, 429, 500, 502, 503, 504].contains(response.status)
-                if retryable, attempt <= options.retries {
+                // A 500 body the host already sent is its answer for these tiles, not a hiccup
+                // (unless it asks to be asked again later). Not 502-504: a gateway's page or
+                // a "try later" reads the same whatever the cause.
+                let excerpt = TileProblem.excerpt(response.body)
+                let permanent =
+                    response.status == 500 && response.headers.first(name: "Retry-After") == nil
+                    && host.repeats(status: response.status, body: response.body)
+                let problem: TileProblem =
+                    permanent ? .sameAnswer(status: response.status, excerpt: excerpt) : .refused(status: response.status, excerpt: excerpt)
+                // A repeated answer is not the host failing: it answers, for these tiles. It
+                // must not give up a host whose source lacks one frame (the others exist).
+                if !permanent, !host.failed(problem), attempt <= options.retries, host.takeRetry() {
                     await pause(attempt: attempt, retryAfter: response.headers.first(name: "Retry-After"))
                     continue
                 }
-                if retryable {
-                    throw FetchFailure(
-                        url: url, problem: .refused(status: response.status, excerpt: TileProblem.excerpt(response.body)),
-                        attempts: attempt)
-                }
-                // 404/204 are stored too, so a known absence is not asked for again while fresh.
-                let stored = cache?.store(
-                    url, status: response.status, headers: response.headers, body: response.body,
-                    request: sent, missingTTL: options.missingTTLSeconds)
-                if response.status == 200 { response.sha256 = stored }
-                return response
-            case .failed(let problem, let retry):
+                return try failure(problem, attempts: attempt)
+            case .failed(var problem, var retry):
+                // An exchange cancelled because the host hung meanwhile: the hang is the cause.
+                if let reason = host.givenUp, case .stalled = reason { (problem, retry) = (reason, .never) }
                 switch retry {
-                case .transient where attempt <= options.retries:
-                    await pause(attempt: attempt, retryAfter: nil)
-                    continue
-                case .once where attempt <= min(1, options.retries):
+                case .never:
+                    return try failure(problem, attempts: attempt)
+                case .stalled:
+                    return try failure(host.giveUp(problem), attempts: attempt)
+                case .transient:
+                    if !host.failed(problem), attempt <= options.retries, host.takeRetry() {
+                        await pause(attempt: attempt, retryAfter: nil)
+                        continue
+                    }
+                    return try failure(problem, attempts: attempt)
+                case .once:
                     // Waiting cannot mend a refused port or an unknown name: one more try,
                     // soon, in case the server was restarting, then the host is down.
-                    await pause(seconds: min(Double(options.retryDelayMilliseconds) / 1000, 1))
-                    continue
-                default:
-                    if problem.meansHostIsDown { downHosts.record(problem, for: endpoint) }
-                    throw FetchFailure(url: url, problem: problem, attempts: attempt)
+                    if attempt <= min(1, options.retries), host.takeRetry() {
+                        await pause(seconds: min(Double(options.retryDelayMilliseconds) / 1000, 1))
+                        continue
+                    }
+                    if problem.meansHostIsDown { host.giveUp(problem) }
+                    return try failure(problem, attempts: attempt)
                 }
             }
         }
-    }
-}
-
-/// A host and port, as connections see them.
-private struct Endpoint: Hashable, Sendable {
-    var host: String
-    var port: Int
-}
-
-/// Hosts that answered "down" (refused, unknown, unreachable) this build, with the answer:
-/// every later request to them fails at once with the same problem.
-private final class DownHosts: Sendable {
-    private let down = LockedBox([Endpoint: TileProblem]())
-
-    func problem(for endpoint: Endpoint) -> TileProblem? {
-        down.withLock { $0[endpoint] }
-    }
-
-    func record(_ problem: TileProblem, for endpoint: Endpoint) {
-        down.withLock { if $0[endpoint] == nil { $0[endpoint] = problem } }
     }
 }
 
@@ -215,6 +231,8 @@ private enum Retry: Sendable {
     case once
     /// Not at all.
     case never
+    /// Not at all, and the host is given up: it hung for `http.stall_s`.
+    case stalled
 }
 
 private enum Attempt: Sendable {
@@ -231,7 +249,9 @@ private extension HTTPFetcher {
         return headers
     }
 
-    func once(_ url: String, endpoint: Endpoint, accept: String, cap: Int, validators: HTTPCache.Entry?) async -> Attempt {
+    /// One request, watched by the host's health: cancelled when the host is given up
+    /// meanwhile, and giving it up when it hangs.
+    func once(_ url: String, host: HostHealth, accept: String, cap: Int, validators: HTTPCache.Entry?) async -> Attempt {
         var request = HTTPClientRequest(url: url)
         request.method = .GET
         request.headers.add(name: "User-Agent", value: options.userAgent)
@@ -241,12 +261,26 @@ private extension HTTPFetcher {
             if let etag = validators.etag { request.headers.add(name: "If-None-Match", value: etag) }
             if let modified = validators.lastModified { request.headers.add(name: "If-Modified-Since", value: modified) }
         }
+        let attempt = await host.request { [request] heard in await self.exchange(request, cap: cap, heard: heard) }
+        guard case .failed(let problem, _) = attempt else { return attempt }
+        let endpoint = host.endpoint
+        switch problem {
+        case .timeout(.connect, _) where options.stallSeconds <= options.timeoutSeconds:
+            // The connect timeout is the stall time (see `init`): the host does not answer.
+            return .failed(.stalled(host: endpoint.host, port: endpoint.port, seconds: options.stallSeconds, waitingFor: .connect), .stalled)
+        default:
+            return attempt
+        }
+    }
+
+    func exchange(_ request: HTTPClientRequest, cap: Int, heard: HostHealth.Heard) async -> Attempt {
         let seconds = options.timeoutSeconds
         do {
             let timeout = TimeAmount.milliseconds(Int64(seconds * 1000))
             let started = ContinuousClock.now
             guard let client = openClient() else { return .failed(.transfer("the HTTP client was already shut down"), .never) }
             let response = try await client.execute(request, timeout: timeout)
+            heard.head()
             counters.add(requests: 1)
             let status = Int(response.status.code)
             if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > cap {
@@ -257,7 +291,7 @@ private extension HTTPFetcher {
             // whole exchange, body included, gets timeout_s.
             let bodyTime = started + .milliseconds(Int64(seconds * 1000)) - ContinuousClock.now
             let collected: ByteBuffer?
-            do { collected = try await Self.collect(response.body, upTo: cap, within: bodyTime) } catch is NIOTooManyBytesError {
+            do { collected = try await Self.collect(response.body, upTo: cap, within: bodyTime, heard: heard) } catch is BodyOverCap {
                 return .failed(.tooLarge(limit: cap, declared: nil), .never)
             }
             guard let buffer = collected else { return .failed(.timeout(.body, seconds: seconds), .transient) }
@@ -268,8 +302,41 @@ private extension HTTPFetcher {
             }
             return .response(HTTPResponseData(status: status, headers: response.headers, body: body, attempts: 1))
         } catch {
-            return Self.classify(error, endpoint: endpoint, timeout: seconds)
+            return Self.classify(error, endpoint: heard.endpoint, timeout: seconds)
         }
+    }
+
+    /// A response that is not a failure: a 304 becomes the cached response it confirms;
+    /// anything else is stored (404/204 too, so that a known absence is not asked for again
+    /// while fresh).
+    func answer(_ response: HTTPResponseData, url: String, cached: HTTPCache.Entry?, sent: [String: String]) -> HTTPResponseData {
+        var response = response
+        if response.status == 304, let cached {
+            counters.add(notModified: 1)
+            cache?.refresh(url, with: response.headers, entry: cached, request: sent, missingTTL: options.missingTTLSeconds)
+            return HTTPResponseData(
+                status: cached.status, headers: cached.headers, body: cached.body, attempts: response.attempts,
+                fromCache: true, sha256: cached.sha256)
+        }
+        let stored = cache?.store(
+            url, status: response.status, headers: response.headers, body: response.body,
+            request: sent, missingTTL: options.missingTTLSeconds)
+        if response.status == 200 { response.sha256 = stored }
+        return response
+    }
+
+    /// A request that failed for good: answered from the cache when the server or the
+    /// network failed and the cache holds the tile, stale or not (RFC 5861's
+    /// stale-if-error; a cached 404 is no tile and is not used), and counted for the
+    /// host's warning. Otherwise thrown.
+    func failed(_ failure: FetchFailure, cached: HTTPCache.Entry?, endpoint: Endpoint) throws(FetchFailure) -> HTTPResponseData {
+        guard let cached, cached.status == 200, failure.problem.isServerFailure else { throw failure }
+        staleServed.withLock { served in
+            served[endpoint] = (count: (served[endpoint]?.count ?? 0) + 1, cause: served[endpoint]?.cause ?? failure.problem)
+        }
+        return HTTPResponseData(
+            status: cached.status, headers: cached.headers, body: cached.body, attempts: failure.attempts, fromCache: true,
+            sha256: cached.sha256)
     }
 
     /// What a thrown error means, by its type and fields (never its words), and whether
@@ -280,6 +347,9 @@ private extension HTTPFetcher {
             let host = error.host, port = error.port
             if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
                 return .failed(.unknownHost(host), .once)
+            }
+            if error.connectionErrors.contains(where: { if case ChannelError.connectTimeout = $0.error { true } else { false } }) {
+                return .failed(.timeout(.connect, seconds: seconds), .transient)
             }
             let codes = error.connectionErrors.compactMap { ($0.error as? IOError)?.errnoCode }
             if codes.contains(ECONNREFUSED) { return .failed(.connectionRefused(host: host, port: port), .once) }
@@ -323,11 +393,22 @@ private extension HTTPFetcher {
         String(describing: error)
     }
 
-    /// The body, or nil when it is not complete within `limit`.
-    static func collect(_ body: HTTPClientResponse.Body, upTo cap: Int, within limit: Duration) async throws -> ByteBuffer? {
+    /// The body, or nil when it is not complete within `limit`; each piece that arrives is
+    /// told to the host's watch. Throws `BodyOverCap` past `cap` bytes.
+    static func collect(
+        _ body: HTTPClientResponse.Body, upTo cap: Int, within limit: Duration, heard: HostHealth.Heard
+    ) async throws -> ByteBuffer? {
         guard limit > .zero else { return nil }
         return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask { try await body.collect(upTo: cap) }
+            group.addTask {
+                var buffer = ByteBuffer()
+                for try await piece in body {
+                    guard buffer.readableBytes + piece.readableBytes <= cap else { throw BodyOverCap() }
+                    buffer.writeImmutableBuffer(piece)
+                    heard.bytes()
+                }
+                return buffer
+            }
             group.addTask {
                 try await Task.sleep(for: limit)
                 return nil
@@ -361,6 +442,9 @@ extension HTTPFetcher {
         return HTTPDate.parse(trimmed).map { max(0, $0.timeIntervalSince(now)) }
     }
 }
+
+/// A body longer than the cap.
+private struct BodyOverCap: Swift.Error {}
 
 /// A semaphore per host, created on first use.
 private actor HostLimiter {

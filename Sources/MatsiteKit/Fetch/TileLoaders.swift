@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MatsiteCapabilities
 import NIOHTTP1
 
 /// Loads any locator: HTTP through the shared fetcher, files, MBTiles rows, demo tiles.
@@ -7,13 +8,13 @@ struct TileSourceLoader: TileLoader {
     private let fetcher: HTTPFetcher?
     private let archives = MBTilesArchives()
     /// Recognises an OGC exception document in place of an image (WMS/WMTS).
-    private let exceptionMessage: (@Sendable ([UInt8]) -> String?)?
+    private let exceptions: (@Sendable ([UInt8]) -> [ServiceException]?)?
     private let refusingHosts = RefusingHosts()
 
     /// A loader; `fetcher` nil refuses http locators.
-    init(fetcher: HTTPFetcher?, exceptionMessage: (@Sendable ([UInt8]) -> String?)? = nil) {
+    init(fetcher: HTTPFetcher?, exceptions: (@Sendable ([UInt8]) -> [ServiceException]?)? = nil) {
         self.fetcher = fetcher
-        self.exceptionMessage = exceptionMessage
+        self.exceptions = exceptions
     }
 
     func load(_ locator: TileLocator) async -> TileOutcome {
@@ -73,6 +74,13 @@ private extension TileSourceLoader {
         case 204, 404:
             return .problem(.notFound(.http(status: response.status)))
         case let status:
+            // WMTS servers send their exception report with a 400 (MapProxy's and GeoServer's
+            // TileOutOfRange, InvalidDimensionValue): its words say more than the status.
+            if (400..<500).contains(status), status != 429, !TileProblem.accessStatuses.contains(status),
+                let exceptions = exceptions?(response.body)
+            {
+                return .problem(.serviceException(exceptions))
+            }
             let problem = TileProblem.refused(status: status, excerpt: TileProblem.excerpt(response.body))
             // The server does not allow this client: the host's other tiles fail at once.
             if TileProblem.accessStatuses.contains(status) { refusingHosts.refuse(host, problem) }
@@ -80,7 +88,7 @@ private extension TileSourceLoader {
         }
         let contentType = response.headers.first(name: "Content-Type")
         if let problem = TileCheck.problem(with: response.body, contentType: contentType) {
-            if let exception = exceptionMessage?(response.body) { return .problem(.serviceException(exception)) }
+            if let exceptions = exceptions?(response.body) { return .problem(.serviceException(exceptions)) }
             return .problem(problem)
         }
         return .tile(response.body, digest: response.sha256.map { TileDigest(sha256: $0, size: response.body.count) })

@@ -1,21 +1,33 @@
 import Foundation
+import MatsiteCapabilities
 
 /// What went wrong with one tile, or with `matsite check`'s probe of one: a value with its
 /// facts (status, host and port, sizes), made where the problem is met and worded only
 /// here: `description` (a build's messages, `--verbose`, the manifest's `missing_tiles`
 /// reasons) and `hint(tolerated:)` (what to do about it). Nothing reads the words back.
-public enum TileProblem: Sendable, Hashable {
+public indirect enum TileProblem: Sendable, Hashable {
     /// The source has no tile there.
     case notFound(Absence)
     /// The server answered with an error status other than 404 and 204; `excerpt` is the
     /// start of its body in one line (a tile server often says there why it failed).
     case refused(status: Int, excerpt: String)
+    /// An HTTP 500 whose body the same host had already sent this build: the
+    /// server's verdict on these tiles (a TiTiler's missing COG), not a hiccup, so not retried.
+    case sameAnswer(status: Int, excerpt: String)
+    /// Not asked for: the host had failed `failures` requests in a row this build (`last`
+    /// being the last one's problem), so the rest of its work fails at once.
+    case hostFailing(host: String, port: Int, failures: Int, last: TileProblem)
+    /// The host kept a request waiting `seconds` (`http.stall_s`) without a byte while
+    /// nothing else came from it: every request to it failed at once. `waitingFor` says
+    /// what never came (the connection, the answer or the rest of a body).
+    case stalled(host: String, port: Int, seconds: Double, waitingFor: TimeoutPhase)
     /// The tile's pixel size is not the planned tile size.
     case wrongSize(width: Int, height: Int, expected: Int)
     /// The bytes are not a PNG, JPEG or WebP image.
     case notAnImage(NotAnImage)
-    /// A WMS/WMTS exception document came instead of an image: the service's words.
-    case serviceException(String)
+    /// A WMS/WMTS exception document came instead of an image: the service's exceptions
+    /// (code, locator, words).
+    case serviceException([ServiceException])
     /// The image is damaged: the decoder's words.
     case undecodable(String)
     /// Nothing accepts connections at the host and port.
@@ -100,9 +112,22 @@ extension TileProblem: CustomStringConvertible {
         case .refused(let status, let excerpt):
             (Self.accessStatuses.contains(status) ? "access refused (HTTP \(status))" : "HTTP \(status)")
                 + (excerpt.isEmpty ? "" : ": \"\(excerpt)\"")
+        case .sameAnswer(let status, let excerpt):
+            "HTTP \(status)" + (excerpt.isEmpty ? "" : ": \"\(excerpt)\"")
+                + " (the host repeats this answer: not retried)"
+        case .hostFailing(let host, let port, let failures, let last):
+            "not asked for: \(Self.address(host, port)) had failed \(failures) requests in a row (the last: \(last))"
+        case .stalled(let host, let port, let seconds, .connect):
+            "no connection to \(Self.address(host, port)) within \(Self.seconds(seconds)) s (http.stall_s): the host does not answer connection attempts"
+        case .stalled(let host, let port, let seconds, .answer):
+            "no answer from \(Self.address(host, port)) within \(Self.seconds(seconds)) s (http.stall_s): the server accepted the connection and sent nothing"
+        case .stalled(let host, let port, let seconds, .body):
+            "no answer from \(Self.address(host, port)) within \(Self.seconds(seconds)) s (http.stall_s): the server stopped sending in the middle of a body"
         case .wrongSize(let width, let height, let expected): "tile is \(width)x\(height) pixels, expected \(expected)x\(expected)"
         case .notAnImage(let found): found.description
-        case .serviceException(let text): "service exception: \(text)"
+        case .serviceException(let exceptions):
+            "service exception: "
+                + (exceptions.isEmpty ? "the server reported an exception without a message" : exceptions.map(\.description).joined(separator: "; "))
         case .undecodable(let words): words
         case .connectionRefused(let host, let port): "connection refused by \(Self.address(host, port))"
         case .unknownHost(let host): "the host name \(host) does not resolve"
@@ -131,9 +156,15 @@ extension TileProblem: CustomStringConvertible {
         case .refused(429, _):
             "the server limits how fast it is asked: lower http.concurrency, or build less often"
         case .refused(let status, _) where status >= 500:
-            "the server itself failed (retried http.retries times): what it said above may name the cause; try again later or ask its operator"
+            "the server itself failed (retried up to http.retries times, http.retry_budget per host and build): what it said above may name the cause; try again later or ask its operator"
         case .refused:
             "the server rejects the request itself: compare the URL with one the service documents (the {time} written by time_format, the layer, the parameters)"
+        case .sameAnswer:
+            "the server gives these tiles this error every time, so it is taken as permanent: its words above name the cause (a missing file, a layer or time it lacks); check the URL, or ask its operator"
+        case .hostFailing:
+            "the host kept failing, so this build stopped asking it (http.max_failures_in_a_row): try again later, or ask its operator"
+        case .stalled(let host, let port, _, _):
+            "\(Self.address(host, port)) hangs (a stuck server or a proxy in between?): check that it answers; a later build asks it again"
         case .wrongSize(let width, let height, let expected):
             width == height && width != expected
                 ? "the source's tiles are \(width) pixels: set tile_size: \(width) in the animation's source (missing: transparent would only hide every tile)"
@@ -172,10 +203,32 @@ extension TileProblem: CustomStringConvertible {
         }
     }
 
+    /// True for a server or a network that failed (not an answer about the tile itself): a
+    /// cached copy of the tile may stand in for it (RFC 5861's stale-if-error).
+    var isServerFailure: Bool {
+        switch self {
+        case .refused(let status, _): status >= 500 || [408, 429].contains(status)
+        case .sameAnswer, .hostFailing, .stalled, .timeout, .transfer: true
+        case .connectionRefused, .unknownHost, .unreachable, .tls: true
+        default: false
+        }
+    }
+
     /// True when the source simply has no tile there.
     var isNotFound: Bool {
         if case .notFound = self { return true }
         return false
+    }
+
+    /// True when the answer may mean "not published yet" for the newest time of a live
+    /// window: no tile there (404/204, no file), or an OGC exception saying the service has
+    /// nothing for that time (`ServiceException.saysNoDataForTime`).
+    var mayBeUnpublished: Bool {
+        switch self {
+        case .notFound: true
+        case .serviceException(let exceptions): !exceptions.isEmpty && exceptions.allSatisfy(\.saysNoDataForTime)
+        default: false
+        }
     }
 
     /// The problem without the details that differ from tile to tile (a body's excerpt,
@@ -184,9 +237,17 @@ extension TileProblem: CustomStringConvertible {
         switch self {
         case .refused(let status, _):
             return .refused(status: status, excerpt: "")
+        case .sameAnswer(let status, _):
+            return .sameAnswer(status: status, excerpt: "")
+        case .hostFailing(let host, let port, let failures, let last):
+            return .hostFailing(host: host, port: port, failures: failures, last: last.groupKey)
         case .notAnImage(var found):
             found.excerpt = ""
             return .notAnImage(found)
+        case .serviceException(let exceptions):
+            // A coded exception's words often name the tile (MapProxy's "No tile at row 5"):
+            // the code and locator are the cause. Words without a code are all there is.
+            return .serviceException(exceptions.map { ServiceException(code: $0.code, locator: $0.locator, text: $0.code == nil ? $0.text : "") })
         default:
             return self
         }

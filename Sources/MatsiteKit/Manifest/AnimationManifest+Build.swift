@@ -41,7 +41,8 @@ extension AnimationManifest.Frame {
         self.init(
             index: frame.index, url: frame.file, time: frame.time?.wholeSeconds, durationMs: frame.durationMs, bytes: frame.bytes,
             sha256: frame.sha256, missingTiles: frame.missingTiles.isEmpty ? nil : frame.missingTiles.map { .init($0.tile, reason: $0.reason) },
-            inputHash: frame.inputHash, fallbackHash: frame.fallbackHash, tiles: frame.levelTiles, layers: frame.layers)
+            inputHash: frame.inputHash, sourceHash: frame.sourceHash, fallbackHash: frame.fallbackHash, tiles: frame.levelTiles,
+            layers: frame.layers, blank: frame.blank ? true : nil)
     }
 }
 
@@ -67,7 +68,8 @@ extension AnimationManifest.Layer {
                 // The site's own tiles are in the layer's folder; the source's URLs stay as they are.
                 if fallback.published == true { fallback.templates = fallback.templates.map { folder + $0 } }
                 return fallback
-            }, skipped: built.plan.skipped.isEmpty ? nil : built.plan.skipped)
+            }, skipped: built.plan.skipped.isEmpty ? nil : built.plan.skipped,
+            width: built.plan.layout.width, height: built.plan.layout.height, tileSize: built.plan.layout.tileSize)
     }
 }
 

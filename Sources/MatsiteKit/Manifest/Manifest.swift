@@ -94,6 +94,12 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         public var fallback: Fallback?
         /// Its newest times left out of this build (not published yet).
         public var skipped: [SkippedFrame]?
+        /// Its frames' pixels across and down, and its source's tile size: a layer of
+        /// 512-pixel tiles makes frames twice the size of one of 256 (absent in manifests
+        /// written before layers said their size).
+        public var width: Int? = nil
+        public var height: Int? = nil
+        public var tileSize: Int? = nil
     }
 
     /// Point layers drawn over the frames, clustered at build time.
@@ -202,6 +208,9 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         public var missingTiles: [MissingTile]?
         /// Hash of everything the frame was made from: equal means the frame can be reused.
         public var inputHash: String
+        /// Hash of where the frame's tiles come from (their URLs) and how it is made:
+        /// equal, and the frame settled, means a later build carries it forward unasked.
+        public var sourceHash: String? = nil
         /// Hash of the frame's fallback tiles (when published): equal means they can be kept.
         public var fallbackHash: String? = nil
         /// The frame's level tiles, `{z}/{x}/{y}` filled per tile, relative to the manifest
@@ -211,6 +220,9 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         /// shown, or nil. Such an entry has no file: `url`, `bytes`, `sha256` and
         /// `input_hash` are left out of the JSON (and empty here).
         public var layers: [Int?]? = nil
+        /// True when every pixel of the frame is fully transparent (a source that answered
+        /// this time with empty tiles); absent otherwise.
+        public var blank: Bool? = nil
     }
 
     /// A tile the frame lacks.
@@ -267,7 +279,7 @@ extension AnimationManifest {
 
 extension AnimationManifest.Frame {
     private enum CodingKeys: String, CodingKey {
-        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, fallbackHash, tiles, layers
+        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, sourceHash, fallbackHash, tiles, layers, blank
     }
 
     /// Reads a frame; a timeline entry (with `layers`) may lack the file's keys.
@@ -289,8 +301,10 @@ extension AnimationManifest.Frame {
             inputHash = try c.decodeIfPresent(String.self, forKey: .inputHash) ?? ""
         }
         missingTiles = try c.decodeIfPresent([AnimationManifest.MissingTile].self, forKey: .missingTiles)
+        sourceHash = try c.decodeIfPresent(String.self, forKey: .sourceHash)
         fallbackHash = try c.decodeIfPresent(String.self, forKey: .fallbackHash)
         tiles = try c.decodeIfPresent(String.self, forKey: .tiles)
+        blank = try c.decodeIfPresent(Bool.self, forKey: .blank)
     }
 
     /// Writes a frame as the synthesized coding would; a timeline entry without the file's keys.
@@ -308,8 +322,10 @@ extension AnimationManifest.Frame {
             try c.encode(inputHash, forKey: .inputHash)
         }
         try c.encodeIfPresent(missingTiles, forKey: .missingTiles)
+        try c.encodeIfPresent(sourceHash, forKey: .sourceHash)
         try c.encodeIfPresent(fallbackHash, forKey: .fallbackHash)
         try c.encodeIfPresent(tiles, forKey: .tiles)
+        try c.encodeIfPresent(blank, forKey: .blank)
     }
 }
 

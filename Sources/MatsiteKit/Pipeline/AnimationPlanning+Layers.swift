@@ -10,13 +10,11 @@ extension AnimationPlanning {
         guard !times.isEmpty else { throw NoFrames(animation: animation.id) }
         var layers: [LayerPlan] = []
         var prefetched: [TileLocator: TileOutcome] = [:]
-        var notes: [String] = []
         for layer in animation.layers {
             let layerConfig = animation.layerConfig(layer)
             let source = try await resolver.resolve(layerConfig)
             let trimmed = try await UnpublishedFrames.trim(source, animation: layerConfig, loader: loader, clock: clock)
             prefetched.merge(trimmed.loaded) { new, _ in new }
-            notes += trimmed.source.notes.map { "layer \(layer.id): \($0)" }
             // The config admits only timed frames for a layer: an untimed one is never shown.
             let frames = trimmed.source.frames.filter { $0.time != nil }
             let frameTimes = frames.compactMap(\.time)
@@ -30,7 +28,7 @@ extension AnimationPlanning {
             var plan = Planner.plan(layerConfig, source: shown)
             plan.skipped = trimmed.skipped
             try plan.checkLimits(config.limits, file: config.file)
-            layers.append(LayerPlan(layer: layer, plan: plan, mapping: mapping, maxAge: maxAge))
+            layers.append(LayerPlan(layer: layer, plan: plan, mapping: mapping, maxAge: maxAge, notes: trimmed.source.notes))
         }
         // The timeline: times and durations; its pictures are the layers'. Its geometry is
         // the bottom layer's (every layer covers the same box at the same zoom).
@@ -46,14 +44,15 @@ extension AnimationPlanning {
             sourceMaxZoom: bottom.sourceMaxZoom)
         plan.layers = layers
         try plan.checkLimits(config.limits, file: config.file)
-        return Planned(plan: plan, prefetched: prefetched, notes: notes)
+        return Planned(plan: plan, prefetched: prefetched, notes: [])
     }
 }
 
 /// A layer none of whose frames any timeline time shows: its frames are all after the
 /// timeline, or older than `max_age` at every timeline time (a feed that stopped, a
 /// window that does not overlap the timeline). Publishing the animation without it would
-/// hide the outage.
+/// hide the outage. Named like a config error (`file:line: key.path:`), as the fix is made
+/// there; the build fails (exit 1), as for any feed that fails.
 struct LayerNotShown: Swift.Error, CustomStringConvertible {
     let animation: AnimationConfig
     let layer: LayerConfig
@@ -70,8 +69,11 @@ struct LayerNotShown: Swift.Error, CustomStringConvertible {
             return first == last ? first.manifestText : "\(first.manifestText) to \(last.manifestText)"
         }
         let within = maxAge.map { "within max_age \($0) at or before" } ?? "at or before"
+        // Where the layer is written, as a config error says it: the feed is stale, but the
+        // fix (frames, max_age) is made there.
+        let place = layer.line.map { "\(file):\($0)" } ?? file
         return """
-            \(file): \(path): layer \(layer.id) of animation \(animation.id) shows nothing: none of its \(frames.count) frame(s) (\(span(frames))) \
+            \(place): \(path): layer \(layer.id) of animation \(animation.id) shows nothing: none of its \(frames.count) frame(s) (\(span(frames))) \
             is \(within) a timeline time (\(span(timeline)))
               hint: check the layer's frames against the animation's frames (the timeline), or raise \(path).max_age
             """

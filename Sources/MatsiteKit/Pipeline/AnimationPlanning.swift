@@ -37,7 +37,8 @@ struct AnimationPlanning: Sendable {
         var plan: AnimationPlan
         /// Tiles loaded while looking for unpublished frames, to be used, not asked again.
         var prefetched: [TileLocator: TileOutcome]
-        /// What resolving found (layer, tile matrix set, time extent), for `check`.
+        /// What resolving found (layer, tile matrix set, time extent), for `check`; a
+        /// layered animation's are its layers' (`LayerPlan.notes`).
         var notes: [String]
     }
 

@@ -16,6 +16,7 @@ enum AnimationSteps {
     /// A new product is a type conforming to `AnimationStep` and one line here, before
     /// `ManifestStep`, which maps what the others made to the manifest.
     static let products: [any AnimationStep] = [
+        BlankFramesStep(),
         PosterStep(),
         FallbackTilesStep(),
         PyramidLevelsStep(),
@@ -26,7 +27,7 @@ enum AnimationSteps {
     ]
 
     /// The products of each layer of a layered animation, in its own folder.
-    static let layerProducts: [any AnimationStep] = [FallbackTilesStep(), PyramidLevelsStep(), LegendImageStep()]
+    static let layerProducts: [any AnimationStep] = [BlankFramesStep(), FallbackTilesStep(), PyramidLevelsStep(), LegendImageStep()]
 
     /// The products of a layered animation as a whole, once its layers are built: the
     /// poster composed of them, the exports, points and the manifest.

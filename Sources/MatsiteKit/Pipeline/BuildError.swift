@@ -33,6 +33,8 @@ public enum BuildError: Swift.Error, CustomStringConvertible, Sendable {
     case deadline(Double)
     /// Another build holds the output's lock.
     case locked(String)
+    /// Every animation of the build failed, each for its own cause (by id, in the order met).
+    case loopsFailed([(id: String, error: any Error)])
 
     /// The stage that failed, for `.stage`.
     public var failedStage: BuildStage? {
@@ -58,6 +60,11 @@ public enum BuildError: Swift.Error, CustomStringConvertible, Sendable {
             return "the build ran past its deadline of \(Int(seconds)) s (deadline_s) and was stopped; the previous site is unchanged"
         case .locked(let message):
             return message
+        case .loopsFailed(let failures):
+            let lines = failures.map { failure in
+                "  \(failure.id): " + String(describing: failure.error).replacingOccurrences(of: "\n", with: "\n  ")
+            }
+            return "no animation could be built; the site stays as it was:\n" + lines.joined(separator: "\n")
         }
     }
 
@@ -75,8 +82,12 @@ extension BuildError: ClassifiedError {
     /// A step's error keeps its own class; tiles that could not be had, a deadline and a
     /// lock are failures (another run may succeed).
     public var exitClass: ExitClass {
-        if case .stage(_, let error) = self { return ExitClass.of(error) }
-        return .failed
+        switch self {
+        case .stage(_, let error): ExitClass.of(error)
+        // Only an edit mends a config error: it outranks the failures beside it.
+        case .loopsFailed(let failures): failures.map { ExitClass.of($0.error) }.max() ?? .failed
+        default: .failed
+        }
     }
 }
 

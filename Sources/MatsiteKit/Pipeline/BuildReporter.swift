@@ -18,11 +18,16 @@ public enum BuildEvent: Sendable {
     case frameDone(animation: String, index: Int, reused: Bool)
     /// Something the user should know; the build goes on.
     case warning(BuildWarning)
+    /// What an operator must see even under `--quiet`: a loop that went back in time, a
+    /// feed that stopped publishing new times. Also in `status.json`.
+    case alert(LoopAlert)
     /// An animation's frames are made: what waiting for tiles and stitching took.
     case framesMade(FrameTimes)
     /// Frames stitched from lossy and lossless tiles together were all written lossy, as
     /// most of their tiles came (`format: auto`). When some stayed PNG, a warning says so.
     case mixedTilesWrittenLossy(MixedTilesReport)
+    /// Frames published blank: every pixel fully transparent (`BlankFramesStep`).
+    case blankFrames(BlankFramesReport)
     /// A tile that failed the build (each one; the error groups them by cause).
     case tileFailed(FailedTile)
     /// A tile drawn transparent (`missing: transparent`; the warnings group them by cause).
@@ -49,8 +54,6 @@ public enum BuildEvent: Sendable {
 
 /// Something a build found worth saying that does not stop it.
 public enum BuildWarning: Sendable, CustomStringConvertible {
-    /// This build's newest frame is older than the newest one the site has published.
-    case olderWindow(animation: String, newest: TimeInstant, published: TimeInstant)
     /// Tiles drawn transparent for one cause: the grouped words of `TileProblemGroups`.
     case drawnTransparent(String)
     /// A template asks for a host whose usage policy forbids bulk downloads.
@@ -65,14 +68,21 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
     /// `base_url` is not a whole URL: the embed code and the link-preview tags work on this
     /// site only. Where it is set (file, line), or the file when it is the default.
     case relativeBaseURL(String, file: String, line: Int?)
+    /// A frame inside the published window whose tiles could not all be had: its published
+    /// version is kept.
+    case frameKeptDespiteFailure(FrameFailure)
+    /// A frame inside the window whose tiles could not all be had and that no build
+    /// published: left out of this one.
+    case frameLeftOut(FrameFailure)
+    /// Requests to a host failed for good (`cause`: the first one's problem) and the cache
+    /// answered `count` of them with its copy, possibly out of date (stale-if-error).
+    case servedFromCache(host: String, count: Int, cause: TileProblem)
     /// A warning in words (planning's frames left out until the next build).
     case other(String)
 
     /// The warning in words.
     public var description: String {
         switch self {
-        case .olderWindow(let id, let newest, let published):
-            "\(id): this build's newest frame (\(newest.manifestText)) is older than the published site's (\(published.manifestText)): the window it publishes is older than the previous one"
         case .drawnTransparent(let words):
             words
         case .bulkDownloadForbidden(let keyPath, let id):
@@ -85,9 +95,73 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
             "\(r.animation): \(r.frames - r.framesWrittenLossy) of \(r.frames) frame(s) stitched from \(r.tiles) written as PNG, as most of their tiles came; format: webp would write them lossy, smaller"
         case .relativeBaseURL(let value, let file, let line):
             "\(file)\(line.map { " line \($0)" } ?? ""): base_url \"\(value)\" is relative\(line == nil ? " (the default)" : ""), so the index page's embed code and the pages' og:image and og:url work on this site only: set base_url to the address the site is served at, e.g. https://example.org/maps/"
+        case .frameKeptDespiteFailure(let f):
+            "\(f.animation): frame \(f.time.manifestText): \(f.failed) of \(f.tiles) tile(s) could not be had (\(f.problem)); its published version is kept"
+        case .frameLeftOut(let f):
+            "\(f.animation): frame \(f.time.manifestText) left out: \(f.reason)"
+        case .servedFromCache(let host, let count, let cause):
+            "\(host): \(count == 1 ? "1 tile (or document)" : "\(count) tiles (or documents)") served from the cache, possibly out of date, after the server failed (\(cause))"
         case .other(let words):
             words
         }
+    }
+}
+
+/// A frame inside the published window whose tiles could not all be had.
+public struct FrameFailure: Sendable, Equatable {
+    /// The animation's id.
+    public var animation: String
+    /// The frame's time.
+    public var time: TimeInstant
+    /// Tiles that could not be had, of `tiles`.
+    public var failed: Int
+    public var tiles: Int
+    /// The first tile's problem.
+    public var problem: TileProblem
+
+    /// Why a frame never published is left out, as the manifest's `skipped` says it.
+    public var reason: String {
+        "\(failed) of \(tiles) tile(s) could not be had (\(problem)) and no build published it"
+    }
+}
+
+/// What an operator must see about one loop, even under `--quiet` (the lines a cron log
+/// exists for); `status.json` keeps them too.
+public enum LoopAlert: Sendable, Equatable, CustomStringConvertible {
+    /// This build's newest frame is older than the newest one the site has published: the
+    /// feed (or the clock) went back.
+    case olderWindow(animation: String, newest: TimeInstant, published: TimeInstant)
+    /// A live feed's newest frame is older than its cadence allows: it has published no
+    /// new time for `age` (its times come every `step`; `delay` is the lag configured).
+    case feedStalled(animation: String, newest: TimeInstant, age: Duration, step: Duration)
+    /// A part of a loop (a point layer) could not be made: it is kept as last published
+    /// while the rest of the loop moves on.
+    case partKept(animation: String, part: String, cause: String)
+
+    /// The animation it is about.
+    public var animation: String {
+        switch self {
+        case .olderWindow(let id, _, _), .feedStalled(let id, _, _, _), .partKept(let id, _, _): id
+        }
+    }
+
+    /// The alert in words.
+    public var description: String {
+        switch self {
+        case .olderWindow(let id, let newest, let published):
+            "\(id): this build's newest frame (\(newest.manifestText)) is older than the published site's (\(published.manifestText)): the feed or the clock went back, and the loop moves back with it"
+        case .feedStalled(let id, let newest, let age, let step):
+            "\(id): the feed has published no new time since \(newest.manifestText) (\(Self.words(age)) ago; its times come every \(Self.words(step))): the loop stays on its old frames"
+        case .partKept(let id, let part, let cause):
+            "\(id): \(part) kept as last published (the rest of the loop moves on): \(cause)"
+        }
+    }
+
+    /// A span in minutes or hours, as a log reads it.
+    public static func words(_ span: Duration) -> String {
+        let minutes = Int(span.components.seconds / 60)
+        if minutes < 120 { return "\(minutes) min" }
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
     }
 }
 
@@ -108,6 +182,22 @@ public struct MixedTilesReport: Sendable, Equatable {
 
     /// The tiles in words.
     public var tiles: String { "\(lossyTiles) JPEG or lossy WebP tiles and \(losslessTiles) PNG or lossless WebP" }
+}
+
+/// An animation's (or a layer's) frames whose every pixel is fully transparent: a source
+/// that answers a time it has no data for with empty tiles, or a picture with nothing on it.
+public struct BlankFramesReport: Sendable, Equatable {
+    /// The animation's id (`<animation>/<layer>` for a layer).
+    public var animation: String
+    /// Frames in the loop.
+    public var frames: Int
+    /// The blank frames' times (or `frame N` for frames without one), oldest first.
+    public var times: [String]
+
+    /// Times in one line: the first five and "..." past six.
+    public static func list(_ times: [String]) -> String {
+        times.count > 6 ? times.prefix(5).joined(separator: ", ") + ", ..." : times.joined(separator: ", ")
+    }
 }
 
 /// What waiting for tiles and stitching took for one animation's frames.
@@ -270,4 +360,7 @@ public struct BuildSummary: Sendable {
     public var output = ""
     /// Warnings given.
     public var warnings: [String] = []
+    /// Animations this build could not make (the others were published): each keeps its
+    /// last published version, said once each with its age.
+    public var staleLoops: [StaleLoop] = []
 }

@@ -7,13 +7,15 @@ extension Builder {
     /// and its own products (fallback tiles, levels, legend image); then the timeline's
     /// entries, each naming the layer frame it shows, and the whole animation's products:
     /// the poster composed of its layers, the exports, points and the manifest.
-    func renderLayers(_ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter) async throws -> Rendered {
+    func renderLayers(
+        _ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter, now: Date
+    ) async throws -> Rendered {
         var failures: [FailedTile] = []
         var reused = 0
         var layers: [AnimationManifest.Layer] = []
         var files: [[PublishedFrame]] = []
         for layerPlan in plan.layers {
-            let outcomes = try await renderFrames(layerPlan.plan, loader: loader, writer: writer, poster: false)
+            let outcomes = try await renderFrames(layerPlan.plan, loader: loader, writer: writer, poster: false, now: now)
             failures += outcomes.flatMap(\.failures)
             guard failures.isEmpty else { continue }
             reused += outcomes.filter(\.reused).count
@@ -36,10 +38,21 @@ extension Builder {
             plan: plan, site: config, inputs: inputs, loader: loader, writer: writer, reporter: reporter, frames: timeline, poster: nil)
         context.layers = layers
         context.layerFrames = files
-        context.poster = try await step(.stitch) {
-            let stack = LayerStack(plan: plan, frames: files, folder: writer.root.appendingPathComponent(plan.config.id))
-            let (width, height) = (plan.layout.width, plan.layout.height)
-            return try await CPUPool.shared.run { Poster.made(try stack.poster(at: timeline.count - 1, frameWidth: width, frameHeight: height)) }
+        // The last entry shows the same layer frames, at the same opacities, as the published
+        // one: its poster is kept, not composed and encoded again.
+        let shown = layers.map { layer in LayerStack.PosterKey.Part(id: layer.id, opacity: layer.opacity) }
+        let key = LayerStack.PosterKey(parts: shown, frames: timeline.last?.layers ?? [], files: layers.map(\.frames))
+        if let published = writer.previous.manifest(animation: plan.config.id), let old = LayerStack.PosterKey(published), old == key,
+            writer.previous.hasPoster(animation: plan.config.id)
+        {
+            context.poster = .previous
+        }
+        if context.poster == nil {
+            context.poster = try await step(.stitch) {
+                let stack = LayerStack(plan: plan, frames: files, folder: writer.root.appendingPathComponent(plan.config.id))
+                let (width, height) = (plan.layout.width, plan.layout.height)
+                return try await CPUPool.shared.run { Poster.made(try stack.poster(at: timeline.count - 1, frameWidth: width, frameHeight: height)) }
+            }
         }
         for product in AnimationSteps.layeredProducts {
             try await step(product.stage) { try await product.run(&context) }

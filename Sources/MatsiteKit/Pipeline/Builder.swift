@@ -13,6 +13,9 @@ public struct BuildOptions: Sendable {
     /// The time the build takes as now (`--at`): where rolling windows end and which index
     /// times count as published. nil: the clock.
     public var at: Date?
+    /// `--recheck`: ask the feed again for every frame, settled or not (by default a frame
+    /// published from the same URLs is carried forward once it is `settle:` old).
+    public var recheck = false
     /// The animations to build (`--only`); nil: all. The others' published files are kept
     /// as they are, and the site index is written from every animation's manifest. Such a
     /// shard build takes the output's lock only to publish, so shards run in parallel.
@@ -69,11 +72,12 @@ extension Builder {
         let lock = isShard ? nil : try await step(.publish) { try await OutputLock.acquire(for: output, wait: options.lockWait) }
         if !isShard { Staging.recover(output: output) }
         let cache = self.cache()
-        let fetcher = config.needsNetwork ? HTTPFetcher(options: config.http, cache: cache) : nil
+        let fetcher = config.needsNetwork ? HTTPFetcher(options: config.http, cache: cache, reporter: reporter) : nil
         do {
             let summary = try await build(output: output, fetcher: fetcher, started: started)
             await fetcher?.shutdown()
-            cache?.finish()
+            // A whole build used every tile its windows need: the rest may go (a shard's may not).
+            cache?.finish(evictUnusedOlderThan: isShard ? nil : HTTPCache.evictionGrace)
             withExtendedLifetime(lock) {}
             return summary
         } catch {
@@ -87,21 +91,28 @@ extension Builder {
     func build(output: URL, fetcher: HTTPFetcher?, started: Date) async throws -> BuildSummary {
         warnAboutPoliteness()
         warnAboutBaseURL()
+        // Each loop stands on its own: what fails one animation (its feed, its index, its
+        // points) is recorded here, the others go on, and it keeps its published version.
+        var failed = LoopFailures()
         // Files the config names are config: a bad one is a config error, found before any request.
         var inputs: [String: AnimationInputs] = [:]
         // An export keeps its encoded frames in the cache folder, so a moved window encodes only what is new.
         let exportCache = config.cache.enabled && options.useCache ? config.resolve(config.cache.path) : nil
         for animation in selected {
-            inputs[animation.id] = AnimationInputs(legendImage: try LegendImage.read(animation, config: config), exportCache: exportCache)
-            for layer in animation.layers {
-                inputs[animation.id]?.layerLegendImages[layer.id] = try LegendImage.read(animation.layerConfig(layer), config: config)
+            try failed.run(animation.id) {
+                inputs[animation.id] = AnimationInputs(legendImage: try LegendImage.read(animation, config: config), exportCache: exportCache)
+                for layer in animation.layers {
+                    inputs[animation.id]?.layerLegendImages[layer.id] = try LegendImage.read(animation.layerConfig(layer), config: config)
+                }
             }
         }
         // Plan: which tiles make which frame.
-        let tileLoader = TileSourceLoader(fetcher: fetcher, exceptionMessage: OGCSources.exceptionMessage)
-        let (plans, prefetched) = try await step(.plan) { try await plan(fetcher: fetcher, loader: tileLoader, output: output) }
+        let tileLoader = TileSourceLoader(fetcher: fetcher, exceptions: OGCSources.exceptions)
+        let clock = PlanningClock(now: options.at ?? started, fromAt: options.at != nil)
+        var (plans, prefetched, loopAlerts) = try await plan(
+            fetcher: fetcher, loader: tileLoader, output: output, clock: clock, failed: &failed)
         let previous = PreviousSite(output: output)
-        try await fetchInputs(of: plans, into: &inputs, fetcher: fetcher, previous: previous)
+        try await fetchInputs(of: plans, into: &inputs, fetcher: fetcher, previous: previous, failed: &failed, alerts: &loopAlerts)
 
         let staging = try await step(.publish) { try Staging.create(beside: output) }
         do {
@@ -118,29 +129,64 @@ extension Builder {
             }
             // Fetch + stitch, then the products, animation by animation.
             var rendered: [Rendered] = []
-            for plan in plans {
-                rendered.append(try await render(plan, inputs: inputs[plan.config.id] ?? AnimationInputs(), loader: loader, writer: writer))
+            for plan in plans where !failed.contains(plan.config.id) {
+                let id = plan.config.id
+                try await failed.run(id) {
+                    let made = try await render(
+                        plan, inputs: inputs[id] ?? AnimationInputs(), loader: loader, writer: writer, now: clock.now, fetcher: fetcher)
+                    guard made.failures.isEmpty else {
+                        // The error groups them by cause; --verbose lists each first.
+                        for tile in made.failures { reporter.report(.tileFailed(tile)) }
+                        throw BuildError.tilesFailed(made.failures)
+                    }
+                    rendered.append(made)
+                }
+                // What a failed loop staged is dropped: its published version is kept whole.
+                if failed.contains(id) { try? FileManager.default.removeItem(at: staging.url.appendingPathComponent(id)) }
             }
-            let failures = rendered.flatMap(\.failures)
-            guard failures.isEmpty else {
-                // The error groups them by cause; --verbose lists each first.
-                for tile in failures { reporter.report(.tileFailed(tile)) }
-                throw BuildError.tilesFailed(failures)
-            }
+            // Nothing to publish: the build fails as a whole, the site stays as it was.
+            if rendered.isEmpty, let error = failed.wholeError { throw error }
             var manifests = rendered.compactMap(\.manifest)
-            // A shard: now, under the lock, the other animations as published at this moment.
-            let (current, shardLock) = isShard ? try await keepOtherAnimations(&manifests, output: output, staging: staging) : (previous, nil)
+            let built = Set(rendered.compactMap(\.manifest?.id))
+            // A shard: now, under the lock, the other animations as published at this moment;
+            // a whole build: the failed loops as the build found them.
+            let (current, shardLock) =
+                isShard
+                ? try await keepOtherAnimations(&manifests, built: built, output: output, staging: staging)
+                : (previous, nil)
+            if !isShard, !failed.isEmpty {
+                let kept = try await step(.publish) {
+                    try ShardAssembly(current: previous, built: built).keepOthers(
+                        manifests, config: config, into: writer, only: failed.ids)
+                }
+                manifests = kept.manifests
+                failed.markUnpublished(kept.unpublished)
+            }
+            let previousStatus = SiteStatus.read(output: current.output)
+            let status = SiteStatus.next(
+                after: previousStatus, config: config, built: rendered.compactMap(\.manifest), kept: manifests,
+                failed: failed, alerts: loopAlerts, now: clock.now, isShard: isShard)
             // Pages and manifests.
             try await step(.pages) {
                 try SitePages(config: config, pages: pages, assets: assets).write(manifests, with: SiteWriter(root: staging.url, previous: current))
             }
             // Publish. The old tree as listed under the lock (when the build began, or for a shard now).
             let staged = TreeComparison.files(staging.url) ?? [:]
-            let unchanged = TreeComparison.equal(staging.url, staged, output, current.files)
-            if unchanged { staging.discard() } else { try await step(.publish) { try staging.publish() } }
+            let unchanged = TreeComparison.equal(staging.url, staged, output, current.files.filter { $0.key != SiteStatus.file })
+            if unchanged {
+                staging.discard()
+                if !status.sameApartFromClocks(previousStatus) { try await step(.publish) { try status.write(into: output) } }
+            } else {
+                try await step(.publish) {
+                    try status.write(into: staging.url)
+                    try staging.publish()
+                }
+            }
             withExtendedLifetime(shardLock) {}
-            var summary = summary(of: plans, reused: rendered.reduce(0) { $0 + $1.reused }, fetcher: fetcher, started: started)
+            var summary = summary(
+                of: plans.filter { built.contains($0.config.id) }, reused: rendered.reduce(0) { $0 + $1.reused }, fetcher: fetcher, started: started)
             summary.unchanged = unchanged
+            summary.staleLoops = status.staleLoops(failed: failed)
             // Published or kept, the output now holds exactly the staged files.
             summary.outputBytes = staged.values.reduce(0) { $0 + $1.size }
             summary.output = output.path
@@ -152,39 +198,51 @@ extension Builder {
     }
 
     /// What the products need besides tiles, fetched before anything is staged (a failure
-    /// leaves the site as it was): an export's background tiles, the point layers.
+    /// leaves the loop's published version as it was): an export's background tiles, the
+    /// point layers.
     func fetchInputs(
-        of plans: [AnimationPlan], into inputs: inout [String: AnimationInputs], fetcher: HTTPFetcher?, previous: PreviousSite
+        of plans: [AnimationPlan], into inputs: inout [String: AnimationInputs], fetcher: HTTPFetcher?, previous: PreviousSite,
+        failed: inout LoopFailures, alerts: inout [String: [String]]
     ) async throws {
         for plan in plans {
             let animation = plan.config
-            if let template = animation.export?.backgroundTiles, let fetcher {
-                inputs[animation.id]?.exportBackground = try await step(.fetch) {
-                    try await ExportBackgroundTiles.fetch(template, layout: plan.layout, zoom: animation.zoom, fetcher: fetcher)
+            try await failed.run(animation.id) {
+                if let template = animation.export?.backgroundTiles, let fetcher {
+                    inputs[animation.id]?.exportBackground = try await step(.fetch) {
+                        try await ExportBackgroundTiles.fetch(template, layout: plan.layout, zoom: animation.zoom, fetcher: fetcher)
+                    }
                 }
-            }
-            inputs[animation.id]?.points = try await step(.plan) {
-                try await PointLoader(config: config, fetcher: fetcher).load(animation, frameTimes: plan.frames.map(\.time), previous: previous)
+                let points = try await step(.plan) {
+                    try await PointLoader(config: config, fetcher: fetcher).load(animation, frameTimes: plan.frames.map(\.time), previous: previous)
+                }
+                inputs[animation.id]?.points = points
+                for case .kept(let entry, let cause) in points {
+                    let alert = LoopAlert.partKept(animation: animation.id, part: "points \(entry.id)", cause: String(describing: cause))
+                    reporter.report(.alert(alert))
+                    alerts[animation.id, default: []].append(alert.description)
+                }
             }
         }
     }
 
     /// A shard build, under the output's lock (held until it publishes): the other
-    /// animations' files as published now, linked into the staged site, and their manifests
-    /// with `manifests`. Returns the site as it is now, and the lock.
+    /// animations' files as published now (and those of its own that failed), linked into
+    /// the staged site, and their manifests with `manifests`. Returns the site as it is now,
+    /// and the lock.
     func keepOtherAnimations(
-        _ manifests: inout [AnimationManifest], output: URL, staging: Staging
+        _ manifests: inout [AnimationManifest], built: Set<String>, output: URL, staging: Staging
     ) async throws -> (PreviousSite, OutputLock?) {
         let lock = try await step(.publish) { try await OutputLock.acquire(for: output, wait: options.lockWait) }
         Staging.recover(output: output)
         let current = PreviousSite(output: output)
-        let built = manifests
+        let made = manifests
         let kept = try await step(.publish) {
-            try ShardAssembly(current: current, built: Set(selected.map(\.id)))
-                .keepOthers(built, config: config, into: SiteWriter(root: staging.url, previous: current))
+            try ShardAssembly(current: current, built: built)
+                .keepOthers(made, config: config, into: SiteWriter(root: staging.url, previous: current))
         }
         manifests = kept.manifests
-        for id in kept.unpublished {
+        let selectedIds = Set(selected.map(\.id))
+        for id in kept.unpublished where !selectedIds.contains(id) {
             reporter.report(.warning(.notPublishedYet(animation: id)))
         }
         return (current, lock)
@@ -217,28 +275,34 @@ extension Builder {
     }
 
     /// Resolves each animation's source and plans its frames, within the limits; also
-    /// returns the tiles loaded while looking for frames not published yet.
+    /// returns the tiles loaded while looking for frames not published yet. An animation
+    /// whose planning fails is recorded in `failed`, the others planned.
     func plan(
-        fetcher: HTTPFetcher?, loader: TileSourceLoader, output: URL
+        fetcher: HTTPFetcher?, loader: TileSourceLoader, output: URL, clock: PlanningClock, failed: inout LoopFailures
     ) async throws
-        -> (plans: [AnimationPlan], prefetched: [TileLocator: TileOutcome])
+        -> (plans: [AnimationPlan], prefetched: [TileLocator: TileOutcome], alerts: [String: [String]])
     {
-        let planning = AnimationPlanning(
-            config: config, fetcher: fetcher, loader: loader, clock: PlanningClock(now: options.at ?? Date(), fromAt: options.at != nil))
+        let planning = AnimationPlanning(config: config, fetcher: fetcher, loader: loader, clock: clock)
         var plans: [AnimationPlan] = []
         var prefetched: [TileLocator: TileOutcome] = [:]
-        for animation in selected {
-            let planned = try await planning.plan(animation)
-            prefetched.merge(planned.prefetched) { new, _ in new }
-            // A live feed's newest frames not published yet are left out.
-            for skipped in planned.plan.skipped {
-                reporter.warning("\(animation.id): \(skipped.time) left out of this build: \(skipped.reason); the next build picks it up")
+        var loopAlerts: [String: [String]] = [:]
+        for animation in selected where !failed.contains(animation.id) {
+            try await failed.run(animation.id) {
+                let planned = try await step(.plan) { try await planning.plan(animation) }
+                prefetched.merge(planned.prefetched) { new, _ in new }
+                // A live feed's newest frames not published yet are left out (a layer's too).
+                for (id, skipped) in planned.plan.leftOut {
+                    reporter.warning("\(id): \(skipped.time) left out of this build: \(skipped.reason); the next build picks it up")
+                }
+                for alert in alerts(for: planned.plan, output: output, now: clock.now) {
+                    reporter.report(.alert(alert))
+                    loopAlerts[animation.id, default: []].append(alert.description)
+                }
+                reporter.planned(animation: animation.id, frames: planned.plan.frameCount, tiles: planned.plan.tileCount)
+                plans.append(planned.plan)
             }
-            warnIfOlder(planned.plan, output: output)
-            reporter.planned(animation: animation.id, frames: planned.plan.frameCount, tiles: planned.plan.tileCount)
-            plans.append(planned.plan)
         }
-        return (plans, prefetched)
+        return (plans, prefetched, loopAlerts)
     }
 
     /// What rendering one animation gave: its manifest, or the tiles that failed it.
@@ -251,14 +315,31 @@ extension Builder {
     /// One animation: its frames fetched, kept or stitched by `FramePipeline`, then each of
     /// its products (`AnimationSteps.products`) in turn, over one shared context. A layered
     /// animation: each layer so, then the whole (`renderLayers`).
-    func render(_ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter) async throws -> Rendered {
-        if !plan.layers.isEmpty { return try await renderLayers(plan, inputs: inputs, loader: loader, writer: writer) }
-        let outcomes = try await renderFrames(plan, loader: loader, writer: writer, poster: true)
+    func render(
+        _ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter, now: Date, fetcher: HTTPFetcher?
+    ) async throws -> Rendered {
+        if !plan.layers.isEmpty { return try await renderLayers(plan, inputs: inputs, loader: loader, writer: writer, now: now) }
+        let outcomes = try await renderFrames(plan, loader: loader, writer: writer, poster: true, now: now)
         let failures = outcomes.flatMap(\.failures)
         guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }
+        var (plan, inputs, frames) = (plan, inputs, outcomes.compactMap(\.frame))
+        // Frames inside the window that failed and were never published: left out, the
+        // others renumbered, the point layers counted for the frames that remain.
+        let leftOut = outcomes.filter { $0.leftOut != nil }
+        if !leftOut.isEmpty {
+            guard outcomes.last?.leftOut == nil else { throw FrameLeftOutLast(animation: plan.config.id, skipped: leftOut.compactMap(\.leftOut)) }
+            plan = plan.leavingOut(Set(leftOut.map(\.index)), skipped: leftOut.compactMap(\.leftOut))
+            for i in frames.indices { frames[i].index = i }
+            if !inputs.points.isEmpty {
+                inputs.points = try await step(.plan) {
+                    try await PointLoader(config: config, fetcher: fetcher).load(
+                        plan.config, frameTimes: plan.frames.map(\.time), previous: writer.previous)
+                }
+            }
+        }
         var context = AnimationContext(
             plan: plan, site: config, inputs: inputs, loader: loader, writer: writer, reporter: reporter,
-            frames: outcomes.compactMap(\.frame), poster: outcomes.last?.poster)
+            frames: frames, poster: outcomes.last?.poster)
         for product in AnimationSteps.products {
             try await step(product.stage) { try await product.run(&context) }
         }
@@ -268,10 +349,12 @@ extension Builder {
     /// A plan's frames (an animation's, or a layer's in its folder) fetched, kept or
     /// stitched into `<id>/frames/`, with their costs and transparent tiles reported; a
     /// loop with not one tile fails here. `poster`: sample the last frame for the poster.
-    func renderFrames(_ plan: AnimationPlan, loader: any TileLoader, writer: SiteWriter, poster: Bool) async throws -> [FramePipeline.Outcome] {
+    func renderFrames(
+        _ plan: AnimationPlan, loader: any TileLoader, writer: SiteWriter, poster: Bool, now: Date
+    ) async throws -> [FramePipeline.Outcome] {
         let animation = plan.config
         let timings = StageTimings()
-        let pipeline = FramePipeline(
+        var pipeline = FramePipeline(
             animation: animation.id, frames: plan.frames,
             fetcher: FrameFetcher(loader: loader, reporter: reporter),
             reuse: FrameReuse(
@@ -280,6 +363,10 @@ extension Builder {
                 layout: plan.layout, grid: plan.grid, compressionLevel: animation.compressionLevel,
                 missing: animation.missing, timings: timings, frameFormat: animation.frameFormat),
             reporter: reporter, timings: timings)
+        pipeline.carry = CarryForward(
+            now: TimeInstant(now), settle: animation.settle, recheck: options.recheck,
+            publishedNewest: writer.previous.newestTime(animation: animation.id), live: animation.frames.isLive,
+            newestIndex: plan.frames.count - 1, mayLeaveOut: poster)
         let folder = writer.root.appendingPathComponent(animation.id).appendingPathComponent("frames")
         let outcomes = try await step(.stitch) { try await pipeline.run(into: folder) }
         reporter.report(.framesMade(timings.times(animation: animation.id, frames: plan.frames.count)))
@@ -315,21 +402,34 @@ extension Builder {
         }
     }
 
-    /// Says so when this build can only publish an older window than the site holds (a
-    /// feed that went back, or a clock that did): cron runs should not regress silently.
-    func warnIfOlder(_ plan: AnimationPlan, output: URL) {
+    /// What an operator must see about a planned loop (even under `--quiet`): a window
+    /// older than the one the site has published (a feed that went back, or a clock that
+    /// did), a live feed whose newest time is older than its cadence allows.
+    func alerts(for plan: AnimationPlan, output: URL, now: Date) -> [LoopAlert] {
         let id = plan.config.id
+        var alerts: [LoopAlert] = []
+        let times = plan.frames.compactMap(\.time)
         let file = output.appendingPathComponent(id).appendingPathComponent("manifest.json")
-        guard let newest = plan.frames.last?.time, let data = FileManager.default.contents(atPath: file.path),
+        if let newest = times.last, let data = FileManager.default.contents(atPath: file.path),
             let published = try? JSONDecoder.manifest.decode(AnimationManifest.self, from: data),
             let previous = published.frames.last?.time, newest < previous
-        else { return }
-        reporter.report(.warning(.olderWindow(animation: id, newest: newest, published: previous)))
+        {
+            alerts.append(.olderWindow(animation: id, newest: newest, published: previous))
+        }
+        if let stalled = FeedCadence(plan.config.frames, times: times)?.stalled(newest: times.last, now: now) {
+            alerts.append(.feedStalled(animation: id, newest: stalled.newest, age: stalled.age, step: stalled.step))
+        }
+        return alerts
     }
 
     func cache() -> HTTPCache? {
         guard config.cache.enabled, options.useCache else { return nil }
-        return HTTPCache(directory: config.resolve(config.cache.path), maxSize: config.cache.maxSize, varyHeaders: config.http.headers)
+        // Uses and eviction follow the build's clock: a run of --at builds (a backfill, a
+        // simulated day) ages the cache as the builds' times say.
+        let at = options.at
+        return HTTPCache(
+            directory: config.resolve(config.cache.path), maxSize: config.cache.maxSize, varyHeaders: config.http.headers,
+            clock: { at ?? Date() })
     }
 
     /// The embed code is for other sites: it cannot work there without a whole `base_url`.

@@ -14,6 +14,8 @@ struct FramePipeline: Sendable {
     let stitcher: FrameStitcher
     let reporter: any BuildReporter
     let timings: StageTimings
+    /// Which published frames are kept without asking, or despite a failure.
+    var carry = CarryForward.none
 
     /// What became of one frame: the frame as published, or the tiles that failed it.
     struct Outcome: Sendable {
@@ -25,6 +27,9 @@ struct FramePipeline: Sendable {
         var reused = false
         /// From the last frame: the poster.
         var poster: Poster?
+        /// Set when the frame failed inside the window and was never published: it is left
+        /// out of this build, with why.
+        var leftOut: SkippedFrame?
     }
 
     /// Every frame's outcome, in frame order; frame files go into `folder`.
@@ -55,11 +60,17 @@ struct FramePipeline: Sendable {
 
 private extension FramePipeline {
     func render(_ frame: FramePlan, into folder: URL) async throws -> Outcome {
+        let sourceHash = carry.applies(to: frame) ? stitcher.sourceHash(frame.tiles) : nil
+        // A settled frame already published from the same URLs: kept, the feed not asked.
+        if let sourceHash, carry.isSettled(frame), let kept = keepPublished(frame, sourceHash: sourceHash, into: folder) {
+            return kept
+        }
         // Unchanged inputs known without loading a tile (fresh cache entries, through the
         // cache's index): keep the previous build's file and read nothing.
         if let known = fetcher.knownIdentities(frame.tiles),
-            let kept = keep(frame, into: folder, inputHash: stitcher.inputHash(known), fetchProblems: [])
+            var kept = keep(frame, into: folder, inputHash: stitcher.inputHash(known), fetchProblems: [])
         {
+            kept.frame?.sourceHash = sourceHash
             return kept
         }
 
@@ -68,21 +79,24 @@ private extension FramePipeline {
         timings.add(fetch: fetchStarted.duration(to: .now))
         try Task.checkCancellation()
         let tolerate = stitcher.missing == .transparent
-        if !tiles.problems.isEmpty && !tolerate { return failed(frame, tiles.problems) }
+        if !tiles.problems.isEmpty && !tolerate { return failed(frame, tiles.problems, sourceHash: sourceHash, into: folder) }
 
         // Unchanged inputs: keep the previous build's file.
         let inputHash = stitcher.inputHash(tiles.identities)
-        if let kept = keep(frame, into: folder, inputHash: inputHash, fetchProblems: tiles.problems) { return kept }
+        if var kept = keep(frame, into: folder, inputHash: inputHash, fetchProblems: tiles.problems) {
+            kept.frame?.sourceHash = sourceHash
+            return kept
+        }
 
         var problems = tiles.problems
         let (format, bad) = try await stitcher.checkHeaders(&tiles.contents)
         problems += bad
-        if !problems.isEmpty && !tolerate { return failed(frame, problems) }
+        if !problems.isEmpty && !tolerate { return failed(frame, problems, sourceHash: sourceHash, into: folder) }
 
         let isLast = frame.index == reuse.lastIndex
         switch try await stitcher.stitch(tiles.contents, format: format, index: frame.index, into: folder, poster: isLast) {
         case .undecodable(let bad):
-            return failed(frame, bad, sorted: false)
+            return failed(frame, bad, sorted: false, sourceHash: sourceHash, into: folder)
         case .stitched(let stitched):
             // In tile order, as a kept frame lists them: fetch completion order would make the
             // manifest differ between two builds of the same inputs.
@@ -92,7 +106,8 @@ private extension FramePipeline {
             reporter.report(.frameDone(animation: animation, index: frame.index, reused: false))
             let published = PublishedFrame(
                 index: frame.index, time: frame.time, durationMs: frame.durationMs, file: "frames/\(stitched.name)",
-                bytes: stitched.bytes, sha256: stitched.sha256, inputHash: inputHash, missingTiles: missing)
+                bytes: stitched.bytes, sha256: stitched.sha256, inputHash: inputHash, sourceHash: sourceHash, missingTiles: missing,
+                blank: stitched.blank)
             // missing: transparent is never silent: the builder warns once per cause.
             return Outcome(
                 index: frame.index, frame: published, transparent: drawnTransparent(frame, problems + stitched.drawnTransparent),
@@ -106,6 +121,34 @@ private extension FramePipeline {
         return Outcome(
             index: frame.index, frame: kept.frame, transparent: drawnTransparent(frame, kept.missing), reused: true,
             poster: frame.index == reuse.lastIndex ? .previous : nil)
+    }
+
+    /// The published frame made from the same URLs, kept without asking the feed.
+    func keepPublished(_ frame: FramePlan, sourceHash: String, into folder: URL) -> Outcome? {
+        guard let published = reuse.previous.frame(animation: reuse.animation, sourceHash: sourceHash),
+            var kept = keep(frame, into: folder, inputHash: published.inputHash, fetchProblems: [])
+        else { return nil }
+        kept.frame?.sourceHash = sourceHash
+        return kept
+    }
+
+    /// A frame whose tiles could not all be had: inside the published window, its
+    /// published version is kept (or, never published, it is left out); a new frame fails.
+    func failed(
+        _ frame: FramePlan, _ problems: [(index: Int, problem: TileProblem)], sorted: Bool = true, sourceHash: String?, into folder: URL
+    ) -> Outcome {
+        if carry.isPast(frame), let time = frame.time, let first = problems.first?.problem {
+            let failure = FrameFailure(animation: animation, time: time, failed: problems.count, tiles: frame.tiles.count, problem: first)
+            if let sourceHash, let kept = keepPublished(frame, sourceHash: sourceHash, into: folder) {
+                reporter.report(.warning(.frameKeptDespiteFailure(failure)))
+                return kept
+            }
+            if carry.mayLeaveOut {
+                reporter.report(.warning(.frameLeftOut(failure)))
+                return Outcome(index: frame.index, leftOut: SkippedFrame(time: time.manifestText, reason: failure.reason))
+            }
+        }
+        return failed(frame, problems, sorted: sorted)
     }
 
     func failed(_ frame: FramePlan, _ problems: [(index: Int, problem: TileProblem)], sorted: Bool = true) -> Outcome {

@@ -23,6 +23,9 @@ struct PublishedFrame: Sendable, Equatable {
     var sha256: String
     /// Hash of everything it was made from: equal means it can be reused.
     var inputHash: String
+    /// Hash of where its tiles come from and how it is made, for a frame a later build may
+    /// carry forward unasked (`CarryForward`): nil for frames that are always looked at.
+    var sourceHash: String? = nil
     /// Tiles drawn transparent (`missing: transparent`), in tile order.
     var missingTiles: [MissingTile] = []
     /// Hash of its fallback tiles, once they are published.
@@ -32,4 +35,6 @@ struct PublishedFrame: Sendable, Equatable {
     /// A layered animation's timeline entry (which has no file of its own): per layer, the
     /// position of the layer frame shown, or nil.
     var layers: [Int?]? = nil
+    /// Every pixel fully transparent: the source sent empty tiles for this time.
+    var blank = false
 }

@@ -40,6 +40,12 @@ struct AnimationPlan: Sendable {
     /// The frames this plan makes: its own, or its layers'.
     var frameCount: Int { layers.isEmpty ? frames.count : layers.reduce(0) { $0 + $1.plan.frames.count } }
 
+    /// Every time left out of this build, its own and its layers', each with the id of the
+    /// animation or layer (`<animation>/<layer>`) it was left out of.
+    var leftOut: [(id: String, frame: SkippedFrame)] {
+        skipped.map { (config.id, $0) } + layers.flatMap { layer in layer.plan.skipped.map { (layer.plan.config.id, $0) } }
+    }
+
     /// The tiles this plan asks for: its frames', or its layers'.
     var tileCount: Int { layers.isEmpty ? frames.count * layout.tileCount : layers.reduce(0) { $0 + $1.plan.tileCount } }
 
@@ -57,6 +63,8 @@ struct LayerPlan: Sendable {
     let mapping: [Int?]
     /// The age limit the mapping used (nil: none).
     let maxAge: ISODuration?
+    /// What resolving its source found (layer, tile matrix set, time extent), for `check`.
+    var notes: [String] = []
 }
 
 /// A frame of a source before its tiles are planned: its index, time and time text.
@@ -143,5 +151,37 @@ extension AnimationPlan {
                 file: file, line: config.line, keyPath: "\(path).frames",
                 message: "\(frames.count) frames, over the limit of \(limits.maxFrames) (limits.max_frames)")
         }
+    }
+}
+
+extension AnimationPlan {
+    /// The plan without the frames at `indices` (each of which failed inside the window and
+    /// was never published), the others renumbered in order, the left-out ones in `skipped`.
+    func leavingOut(_ indices: Set<Int>, skipped left: [SkippedFrame]) -> AnimationPlan {
+        let kept = frames.filter { !indices.contains($0.index) }
+        let renumbered = kept.enumerated().map { position, frame in
+            FramePlan(index: position, time: frame.time, durationMs: frame.durationMs, tiles: frame.tiles, sourceTemplate: frame.sourceTemplate)
+        }
+        // The locator closure is by source position: map the new positions back to it.
+        let original = kept.map(\.index)
+        let locate = self.locate
+        var plan = AnimationPlan(
+            config: config, layout: layout, sourceZoom: sourceZoom, frames: renumbered,
+            locate: { index, z, x, y in locate(original[index], z, x, y) }, sourceMaxZoom: sourceMaxZoom)
+        plan.skipped = (skipped + left).sorted { $0.time < $1.time }
+        plan.layers = layers
+        return plan
+    }
+}
+
+/// The newest frame of a loop failed, inside the window the site publishes, and no build
+/// published it: with nothing newer to end the loop on, the loop keeps its published version.
+struct FrameLeftOutLast: Swift.Error, CustomStringConvertible {
+    let animation: String
+    let skipped: [SkippedFrame]
+
+    var description: String {
+        let frames = skipped.map { "\($0.time): \($0.reason)" }.joined(separator: "; ")
+        return "animation \(animation): its newest frame could not be made and was never published (\(frames))"
     }
 }

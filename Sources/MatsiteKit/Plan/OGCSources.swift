@@ -4,8 +4,8 @@ import MatsiteCapabilities
 /// WMTS and WMS sources: the capabilities document is read (through the same fetcher,
 /// cache and retries as tiles), then frames and tile URLs follow from it.
 enum OGCSources {
-    /// The message of an OGC exception document sent instead of an image, if it is one.
-    static let exceptionMessage: @Sendable ([UInt8]) -> String? = { body in ServiceException.message(in: body) }
+    /// The exceptions of an OGC exception document sent instead of an image, if it is one.
+    static let exceptions: @Sendable ([UInt8]) -> [ServiceException]? = { body in ServiceException.parse(body) }
 
     static func resolveWMTS(
         _ config: WMTSSourceConfig, animation: AnimationConfig, file: String, fetcher: HTTPFetcher,

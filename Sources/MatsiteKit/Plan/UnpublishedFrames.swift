@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteImaging
 
 /// A time left out of a build, as the animation manifest lists it under `"skipped"`.
 public struct SkippedFrame: Codable, Sendable, Equatable {
@@ -9,12 +10,18 @@ public struct SkippedFrame: Codable, Sendable, Equatable {
 }
 
 /// Live feeds publish their newest frame a little after its nominal time. At the newest end
-/// of a rolling window or an index, a frame whose tiles are all missing (HTTP 404/204, no
-/// file) is left out of this build, so the loop never ends on an empty frame; the next
-/// build picks it up. Frames inside the window keep following `missing:`.
+/// of a rolling window or an index, a frame the source has not published yet is left out of
+/// this build, so the loop never ends on an empty frame; the next build picks it up. Frames
+/// inside the window keep following `missing:`. Not published yet means each of its tiles
+/// is absent (HTTP 404/204, no file), or an OGC exception saying the service has no data
+/// for that time (`InvalidDimensionValue`...: WMS and WMTS servers answer so with a 200),
+/// or, with `blank: skip_newest` (the default), fully transparent (MapServer's answer for
+/// an advertised time without data).
 ///
-/// When every frame of the window is missing so, nothing is "not published yet": the URLs
+/// When every frame of the window is absent so, nothing is "not published yet": the URLs
 /// are wrong (a `time_format`, a delay, a clock), and the build fails with `EmptyWindow`.
+/// When every frame is absent or blank, with some blank, the blank frames are what the
+/// source shows (nothing at all): they are kept.
 ///
 /// The tiles loaded to decide are handed on (`PrefetchedTiles`), so deciding costs no
 /// extra request.
@@ -25,19 +32,16 @@ enum UnpublishedFrames {
         var loaded: [TileLocator: TileOutcome]
     }
 
-    /// Drops the newest frames whose tiles are all absent; throws `EmptyWindow` when that
-    /// is every frame.
+    /// Drops the newest frames not published yet; throws `EmptyWindow` when that is every
+    /// frame.
     static func trim(_ source: ResolvedSource, animation: AnimationConfig, loader: any TileLoader, clock: PlanningClock) async throws -> Result {
-        var source = source
-        var skipped: [SkippedFrame] = []
-        var loaded: [TileLocator: TileOutcome] = [:]
         guard animation.frames.followsLiveFeed else { return Result(source: source, skipped: [], loaded: [:]) }
-        let all = source.frames
-        var newestOfWindow: FramePlan?
-        while !source.frames.isEmpty {
-            let plan = Planner.plan(animation, source: source)
+        // The newest frames not published yet, newest first.
+        var run: [Unpublished] = []
+        var remaining = source
+        while !remaining.frames.isEmpty {
+            let plan = Planner.plan(animation, source: remaining)
             guard let newest = plan.frames.last else { break }
-            if newestOfWindow == nil { newestOfWindow = newest }
             let outcomes = await withTaskGroup(of: (TileLocator, TileOutcome).self) { group in
                 // A cached 404 from the last build is the answer expected to change: ask again.
                 for locator in Set(newest.tiles) { group.addTask { (locator, await loader.loadRevalidatingAbsence(locator)) } }
@@ -45,24 +49,71 @@ enum UnpublishedFrames {
                 for await (locator, outcome) in group { out[locator] = outcome }
                 return out
             }
-            let absent = newest.tiles.compactMap { locator -> TileProblem? in
-                if case .problem(let problem) = outcomes[locator], problem.isNotFound { problem } else { nil }
+            guard let found = try await unpublished(newest, outcomes: outcomes, blank: animation.blank) else {
+                return Result(source: remaining, skipped: run.reversed().map(\.skipped), loaded: outcomes)
             }
-            guard absent.count == newest.tiles.count, let problem = absent.first else {
-                loaded.merge(outcomes) { new, _ in new }
-                break
-            }
-            guard source.frames.count > 1 else {
-                let shown = newestOfWindow ?? newest
-                throw EmptyWindow(
-                    animation: animation, frames: all, tilesPerFrame: newest.tiles.count, problem: problem,
-                    example: shown.tiles[shown.tiles.count / 2].description, clock: clock)
-            }
-            let time = newest.time.map(\.manifestText) ?? "frame \(newest.index)"
-            skipped.insert(SkippedFrame(time: time, reason: "not published yet: all \(outcomes.count) tiles missing: \(problem)"), at: 0)
-            source.frames.removeLast()
+            run.append(found)
+            remaining.frames.removeLast()
         }
-        return Result(source: source, skipped: skipped, loaded: loaded)
+        guard !run.isEmpty else { return Result(source: source, skipped: [], loaded: [:]) }
+        // Not one frame published: wrong URLs, unless some frames are blank (then blank is
+        // what the source shows): keep the frames up to the newest blank one.
+        guard let newestBlank = run.firstIndex(where: \.blank) else {
+            let shown = run[0].plan, oldest = run[run.count - 1]
+            throw EmptyWindow(
+                animation: animation, frames: source.frames, tilesPerFrame: oldest.plan.tiles.count,
+                problem: oldest.problem ?? .notFound(.file), example: shown.tiles[shown.tiles.count / 2].description, clock: clock)
+        }
+        var kept = source
+        kept.frames.removeLast(newestBlank)
+        let loaded = run[newestBlank...].reduce(into: [TileLocator: TileOutcome]()) { all, frame in all.merge(frame.outcomes) { new, _ in new } }
+        return Result(source: kept, skipped: run[..<newestBlank].reversed().map(\.skipped), loaded: loaded)
+    }
+}
+
+private extension UnpublishedFrames {
+    /// A newest frame found not published yet.
+    struct Unpublished {
+        var plan: FramePlan
+        var skipped: SkippedFrame
+        var outcomes: [TileLocator: TileOutcome]
+        /// Its tiles' first answer that says "nothing here" (none when all are blank).
+        var problem: TileProblem?
+        /// Some of its tiles are fully transparent (the others absent).
+        var blank: Bool
+    }
+
+    /// The frame as not published yet, or nil when it is published (some tile shows
+    /// something, or fails otherwise: `missing:` decides then).
+    static func unpublished(_ frame: FramePlan, outcomes: [TileLocator: TileOutcome], blank policy: BlankPolicy) async throws -> Unpublished? {
+        var absent: [TileProblem] = []
+        var blankTiles: [[UInt8]] = []
+        var seen = Set<TileLocator>()
+        for locator in frame.tiles where seen.insert(locator).inserted {
+            switch outcomes[locator] {
+            case .problem(let problem) where problem.mayBeUnpublished: absent.append(problem)
+            case .tile(let bytes, _) where policy == .skipNewest: blankTiles.append(bytes)
+            default: return nil
+            }
+        }
+        // Decoded only when no tile has already said the frame is published.
+        if !blankTiles.isEmpty {
+            let decoder = TileDecoder()
+            let tiles = blankTiles
+            guard try await CPUPool.shared.run({ tiles.allSatisfy(decoder.isFullyTransparent) }) else { return nil }
+        }
+        let time = frame.time.map(\.manifestText) ?? "frame \(frame.index)"
+        let count = seen.count
+        let reason =
+            if blankTiles.isEmpty {
+                "not published yet: all \(count) tiles missing: \(absent[0])"
+            } else if absent.isEmpty {
+                "not published yet: all \(count) tiles blank (fully transparent; blank: keep publishes such frames)"
+            } else {
+                "not published yet: \(blankTiles.count) of \(count) tiles blank (fully transparent), the others missing: \(absent[0])"
+            }
+        return Unpublished(
+            plan: frame, skipped: SkippedFrame(time: time, reason: reason), outcomes: outcomes, problem: absent.first, blank: !blankTiles.isEmpty)
     }
 }
 

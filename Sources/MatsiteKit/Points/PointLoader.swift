@@ -7,6 +7,9 @@ import MatsiteCapabilities
 enum LoadedPointLayer: Sendable {
     case parsed(PointSet, inputs: String)
     case unchanged(AnimationManifest.PointLayer, document: [UInt8])
+    /// The layer could not be read this time (`cause`): the previous site's layer is kept
+    /// as published.
+    case kept(AnimationManifest.PointLayer, cause: any Error)
 }
 
 /// Reads an animation's point layers before anything is fetched for its frames, so bad
@@ -19,19 +22,34 @@ struct PointLoader {
     /// settings and frame times are those the previous site's layer was made from is not
     /// read or clustered again: its files are linked at publish. Reading (a million points
     /// take seconds) runs on the CPU pool.
+    ///
+    /// With `previous`, a layer whose document cannot be had or read keeps the previous
+    /// site's version of it (`.kept`), so the rest of the loop moves on; without one, or
+    /// when it never was published, its error is thrown.
     func load(_ animation: AnimationConfig, frameTimes: [TimeInstant?], previous: PreviousSite? = nil) async throws -> [LoadedPointLayer] {
         var list: [LoadedPointLayer] = []
         for layer in animation.points {
-            let document = try await bytes(of: layer, animation: animation, frameTimes: frameTimes)
-            let inputs = Self.inputs(document, layer: layer, frameTimes: frameTimes)
-            if let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id && $0.inputs == inputs }) {
-                list.append(.unchanged(entry, document: document))
-            } else {
-                let reader = PointReader(layer: layer)
-                list.append(.parsed(try await CPUPool.shared.run { try reader.read(document) }, inputs: inputs))
+            do {
+                list.append(try await load(layer, of: animation, frameTimes: frameTimes, previous: previous))
+            } catch {
+                if error is CancellationError { throw error }
+                guard let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id }) else { throw error }
+                list.append(.kept(entry, cause: error))
             }
         }
         return list
+    }
+
+    private func load(
+        _ layer: PointLayerConfig, of animation: AnimationConfig, frameTimes: [TimeInstant?], previous: PreviousSite?
+    ) async throws -> LoadedPointLayer {
+        let document = try await bytes(of: layer, animation: animation, frameTimes: frameTimes)
+        let inputs = Self.inputs(document, layer: layer, frameTimes: frameTimes)
+        if let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id && $0.inputs == inputs }) {
+            return .unchanged(entry, document: document)
+        }
+        let reader = PointReader(layer: layer)
+        return .parsed(try await CPUPool.shared.run { try reader.read(document) }, inputs: inputs)
     }
 
     /// What a layer's published files are made from: the document, the layer's settings

@@ -23,6 +23,10 @@ struct PointPublisher: Sendable {
             var layer = try publish(try PointReader(layer: layer).read(document), with: writer)
             layer.inputs = entry.inputs
             return (layer, false)
+        case .kept(let entry, let cause):
+            // Unreadable now, and its published files gone too: the loop fails on the cause.
+            guard try link(entry, with: writer) else { throw cause }
+            return (entry, true)
         }
     }
 

@@ -68,3 +68,36 @@ struct LayerStack: Sendable {
         return try PNGWriter.encode(width: width, height: height, format: .rgba, pixels: compose(at: index, width: width, height: height), level: 9)
     }
 }
+
+extension LayerStack {
+    /// What a layered loop's poster is composed of: per layer, its id, its opacity and the
+    /// input hash of the frame its last timeline entry shows. Equal keys, equal posters.
+    struct PosterKey: Equatable {
+        struct Part: Equatable {
+            var id: String
+            var opacity: Double
+            var frame: String? = nil
+        }
+
+        var parts: [Part]
+
+        /// The key of a loop whose last entry shows `frames` (per layer, a position in that
+        /// layer's `files`, or nil).
+        init(parts: [Part], frames: [Int?], files: [[AnimationManifest.Frame]]) {
+            self.parts = parts.enumerated().map { i, part in
+                var part = part
+                if i < frames.count, let position = frames[i], i < files.count, files[i].indices.contains(position) {
+                    part.frame = files[i][position].inputHash
+                }
+                return part
+            }
+        }
+
+        /// The key of a published layered manifest; nil for a one-source one.
+        init?(_ manifest: AnimationManifest) {
+            guard let layers = manifest.layers, let last = manifest.frames.last?.layers else { return nil }
+            self.init(
+                parts: layers.map { Part(id: $0.id, opacity: $0.opacity) }, frames: last, files: layers.map(\.frames))
+        }
+    }
+}

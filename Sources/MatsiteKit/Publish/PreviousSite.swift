@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 
 /// The site the last build published, read so that unchanged frames are kept instead of
@@ -6,6 +7,10 @@ import MatsiteImaging
 struct PreviousSite: Sendable {
     let output: URL
     private let frames: [String: [String: AnimationManifest.Frame]]
+    /// Each animation's frames by source hash (those that have one).
+    private let bySource: [String: [String: AnimationManifest.Frame]]
+    /// Each animation's (and layer's) newest frame time.
+    private let newest: [String: TimeInstant]
     /// Each animation's last frame's input hash (its poster was drawn from that frame).
     private let lastFrames: [String: String]
     /// Each animation's manifest, as the site index lists them.
@@ -22,6 +27,8 @@ struct PreviousSite: Sendable {
         self.output = output
         files = TreeComparison.files(output) ?? [:]
         var frames: [String: [String: AnimationManifest.Frame]] = [:]
+        var bySource: [String: [String: AnimationManifest.Frame]] = [:]
+        var newest: [String: TimeInstant] = [:]
         var lastFrames: [String: String] = [:]
         var manifests: [String: AnimationManifest] = [:]
         var pyramids: [String: AnimationManifest.Pyramid] = [:]
@@ -34,6 +41,8 @@ struct PreviousSite: Sendable {
                     let manifest = try? decoder.decode(AnimationManifest.self, from: data)
                 else { continue }
                 frames[entry.id] = Dictionary(manifest.frames.map { ($0.inputHash, $0) }, uniquingKeysWith: { a, _ in a })
+                bySource[entry.id] = Self.bySource(manifest.frames)
+                newest[entry.id] = manifest.frames.compactMap(\.time).max()
                 lastFrames[entry.id] = manifest.frames.last?.inputHash
                 manifests[entry.id] = manifest
                 pyramids[entry.id] = manifest.pyramid
@@ -48,11 +57,15 @@ struct PreviousSite: Sendable {
                         return frame
                     }
                     frames[key] = Dictionary(kept.map { ($0.inputHash, $0) }, uniquingKeysWith: { a, _ in a })
+                    bySource[key] = Self.bySource(kept)
+                    newest[key] = layer.frames.compactMap(\.time).max()
                     pyramids[key] = layer.pyramid
                 }
             }
         }
         self.frames = frames
+        self.bySource = bySource
+        self.newest = newest
         self.lastFrames = lastFrames
         self.manifests = manifests
         self.pyramids = pyramids
@@ -66,6 +79,22 @@ struct PreviousSite: Sendable {
         guard let frame = frames[animation]?[inputHash], Self.safeRelative(frame.url) else { return nil }
         guard let file = regularFile(animation: animation, relative: frame.url), file.size == frame.bytes else { return nil }
         return frame
+    }
+
+    /// The previous frame made from the same URLs and settings (`FrameStitcher.sourceHash`),
+    /// with its file still there as its manifest gives it.
+    func frame(animation: String, sourceHash: String) -> AnimationManifest.Frame? {
+        guard let frame = bySource[animation]?[sourceHash] else { return nil }
+        return self.frame(animation: animation, inputHash: frame.inputHash)
+    }
+
+    /// The newest frame time of the animation's (or layer's) published frames.
+    func newestTime(animation: String) -> TimeInstant? {
+        newest[animation]
+    }
+
+    private static func bySource(_ frames: [AnimationManifest.Frame]) -> [String: AnimationManifest.Frame] {
+        Dictionary(frames.compactMap { frame in frame.sourceHash.map { ($0, frame) } }, uniquingKeysWith: { a, _ in a })
     }
 
     /// The animation's published manifest, when the site index lists it.

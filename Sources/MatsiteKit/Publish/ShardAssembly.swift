@@ -2,7 +2,8 @@ import Foundation
 
 /// What a shard build (`build --only`) adds to its staged site, under the output's lock,
 /// just before it publishes: every other animation's published files as they are, and
-/// their manifests, so that the site index it writes lists every animation.
+/// their manifests, so that the site index it writes lists every animation. A whole build
+/// does the same for the animations that failed (`only:`): they keep their published version.
 ///
 /// It reads the output as it is at that moment (another shard may have published since
 /// this one began), which is why it runs under the lock and never earlier.
@@ -12,14 +13,15 @@ struct ShardAssembly: Sendable {
     /// The animations this build made.
     let built: Set<String>
 
-    /// Links the other animations' files into `writer`'s staged site; returns every
-    /// animation's manifest in config order, and the ids of those never published.
+    /// Links the other animations' files (of those in `only`, when given) into `writer`'s
+    /// staged site; returns every animation's manifest in config order, and the ids of
+    /// those never published.
     func keepOthers(
-        _ manifests: [AnimationManifest], config: SiteConfig, into writer: SiteWriter
+        _ manifests: [AnimationManifest], config: SiteConfig, into writer: SiteWriter, only: [String]? = nil
     ) throws -> (manifests: [AnimationManifest], unpublished: [String]) {
         var byId = Dictionary(manifests.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var unpublished: [String] = []
-        let others = config.animations.map(\.id).filter { !built.contains($0) }
+        let others = config.animations.map(\.id).filter { !built.contains($0) && (only?.contains($0) ?? true) }
         let filesById = Dictionary(grouping: current.files.keys) { $0.split(separator: "/", maxSplits: 1).first.map(String.init) ?? "" }
         for id in others {
             guard let manifest = current.manifest(animation: id), let files = filesById[id] else {

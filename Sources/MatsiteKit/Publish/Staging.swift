@@ -102,7 +102,8 @@ final class FolderLock: Sendable {
 
 /// An exclusive lock on an output folder, so overlapping builds (cron) never collide.
 /// It is an `flock` on a file beside the output: the kernel drops it when a build dies,
-/// so a killed build never leaves a stale lock behind.
+/// so a killed build never leaves a stale lock behind. The holder writes who it is into the
+/// file (`LockHolder`), so that a build kept waiting can say which build holds it.
 final class OutputLock: Sendable {
     private let descriptor: Int32
     /// The lock file.
@@ -136,12 +137,68 @@ final class OutputLock: Sendable {
                 // Held by another build: wait below.
             }
             guard Date().timeIntervalSince(start) < wait else {
+                let holder = LockHolder(reading: fd).map { "another build (\($0.words(now: Date()))) holds \(path)" }
                 close(fd)
                 throw BuildError.locked(
-                    "another matsite build is writing \(output.path) (lock \(path)); waited \(Int(wait)) s. Try again when it has finished.")
+                    "\(holder ?? "another matsite build holds \(path)"): it is writing \(output.path); waited \(Int(wait)) s. Try again when it has finished.")
             }
             try await Task.sleep(nanoseconds: 200_000_000)
         }
+        LockHolder.current().write(to: fd)
         return OutputLock(descriptor: fd, path: path)
+    }
+}
+
+/// Who holds an output's lock, as the holder wrote it into the lock file: one line of
+/// JSON. Only words for a waiting build: the `flock` is the lock.
+struct LockHolder: Codable, Equatable {
+    /// The holder's process id.
+    var pid: Int32
+    /// When it took the lock, seconds since 1970.
+    var since: Double
+    /// Its command line (`matsite build --config X`).
+    var command: String
+
+    /// This process, now.
+    static func current() -> LockHolder {
+        var arguments = CommandLine.arguments
+        if let first = arguments.first { arguments[0] = URL(fileURLWithPath: first).lastPathComponent }
+        return LockHolder(pid: getpid(), since: Date().timeIntervalSince1970, command: arguments.joined(separator: " "))
+    }
+
+    /// What the lock file `fd` says; nil when it says nothing readable (a holder from
+    /// before this was written, or another program).
+    init?(reading fd: Int32) {
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = pread(fd, &bytes, bytes.count, 0)
+        guard count > 0, let holder = try? JSONDecoder().decode(LockHolder.self, from: Data(bytes[0..<count])) else { return nil }
+        self = holder
+    }
+
+    init(pid: Int32, since: Double, command: String) {
+        self.pid = pid
+        self.since = since
+        self.command = command
+    }
+
+    /// Replaces the lock file's content with this holder (best effort: the lock holds
+    /// without it).
+    func write(to fd: Int32) {
+        guard var data = try? JSONEncoder().encode(self) else { return }
+        data.append(0x0A)
+        _ = ftruncate(fd, 0)
+        _ = data.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+    }
+
+    /// `pid 123, `matsite build`, running since 10:05:03 UTC, 4 min`.
+    func words(now: Date) -> String {
+        let started = Date(timeIntervalSince1970: since)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "HH:mm:ss"
+        let seconds = max(0, Int(now.timeIntervalSince(started)))
+        let running = seconds < 120 ? "\(seconds) s" : "\(seconds / 60) min"
+        return "pid \(pid), `\(command)`, running since \(formatter.string(from: started)) UTC, \(running)"
     }
 }

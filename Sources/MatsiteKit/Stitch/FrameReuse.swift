@@ -53,7 +53,8 @@ struct FrameReuse: Sendable {
         let published = PublishedFrame(
             index: frame.index, time: frame.time, durationMs: frame.durationMs, file: "frames/\(name)", bytes: kept.bytes,
             sha256: kept.sha256, inputHash: kept.inputHash,
-            missingTiles: missing.map { PublishedFrame.MissingTile(tile: grid.tile($0.index), reason: $0.problem.description) })
+            missingTiles: missing.map { PublishedFrame.MissingTile(tile: grid.tile($0.index), reason: $0.problem.description) },
+            blank: kept.blank == true)
         return Kept(frame: published, missing: missing)
     }
 }

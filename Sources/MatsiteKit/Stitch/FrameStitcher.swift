@@ -37,6 +37,8 @@ struct FrameStitcher: Sendable {
         var drawnTransparent: [(index: Int, problem: TileProblem)]
         /// The poster, when asked for.
         var poster: [UInt8]?
+        /// Every pixel fully transparent.
+        var blank = false
     }
 
     /// What stitching gave: the frame, or the tiles that fail a full decode (with
@@ -52,6 +54,15 @@ struct FrameStitcher: Sendable {
         InputHash.hash(
             "\(Self.renderVersion) \(layout.width)x\(layout.height)+\(layout.originX)+\(layout.originY) s\(layout.shift) "
                 + "t\(layout.tileSize) z\(compressionLevel) m\(missing.rawValue) f\(frameFormat.tag)", tiles)
+    }
+
+    /// Where a frame's tiles come from, with these settings, hashed: equal hashes mean a
+    /// frame made again would be asked of the same URLs and made alike.
+    func sourceHash(_ tiles: [TileLocator]) -> String {
+        var hash = SHA256()
+        hash.update(Array(inputHash([]).utf8))
+        for tile in tiles { hash.update(Array((tile.description + "\n").utf8)) }
+        return hash.hexDigest()
     }
 
     /// Header checks (sizes, damaged headers) and the frame's pixel format. Tiles with a
@@ -107,7 +118,8 @@ struct FrameStitcher: Sendable {
         let (sha, size) = try FileHash.sha256(of: temporary)
         let name = FrameName.file(sha256: sha, extension: written.fileExtension)
         try Self.place(temporary, at: folder.appendingPathComponent(name))
-        return .stitched(Frame(name: name, format: written, sha256: sha, bytes: size, drawnTransparent: drawn, poster: sample))
+        return .stitched(
+            Frame(name: name, format: written, sha256: sha, bytes: size, drawnTransparent: drawn, poster: sample, blank: report.blank))
     }
 }
 

@@ -67,7 +67,7 @@ struct FailFastTests {
             server.route(prefix: "/radar/", .noResponse)
             let project = try CLI.scratch("stream")
             defer { try? FileManager.default.removeItem(at: project) }
-            let yaml = Self.config(url: server.url("/radar/{time}/{z}/{x}/{y}.png")) + "\nhttp: { timeout_s: 600 }\n"
+            let yaml = Self.config(url: server.url("/radar/{time}/{z}/{x}/{y}.png")) + "\nhttp: { timeout_s: 600, stall_s: 600 }\n"
             try Data(yaml.utf8).write(to: project.appendingPathComponent("matsite.yml"))
             let check = try CLI.Background(["check"], in: project)
             defer { check.stop(signal: SIGKILL) }

@@ -307,6 +307,15 @@ struct ConfigLoaderTests {
             says: "fail, transparent", "skip")
     }
 
+    @Test("blank: skip_newest by default, keep when said; anything else is refused at its line")
+    func blankPolicy() throws {
+        #expect(try ConfigLoader.parse(Data(Self.yaml().utf8), file: "site.yml").animations[0].blank == .skipNewest)
+        #expect(try ConfigLoader.parse(Data(Self.yaml(appending: ["    blank: keep"]).utf8), file: "site.yml").animations[0].blank == .keep)
+        check(
+            try failure(Self.yaml(appending: ["    blank: skip"])), line: 10, keyPath: "animations[0].blank",
+            says: "skip_newest, keep", "skip")
+    }
+
     @Test("a source url that is not http(s) is refused, pointing to path:")
     func notHTTP() throws {
         check(

@@ -61,6 +61,54 @@ struct SecretMaskTests {
         #expect(!shown.contains("flagsecret1") && !shown.contains("flagsecret2") && shown.contains("1M"))
     }
 
+    @Test("secret headers in flags (two items or one) and in the target's headers= never show; harmless values do")
+    func headerSecrets() {
+        let token = "eyJhbGciOiJIUzI1NiJ9.tokentokentoken"
+        let cases: [(String, [String])] = [
+            ("w:www", ["--header", "Authorization: Bearer \(token)", "--transfers", "8"]),
+            ("w:www", ["--header-upload=Cookie: session=\(token)"]),
+            ("w:www", ["--webdav-headers", "Authorization,Bearer \(token)"]),
+            ("w:www", ["--webdav-headers=X-Api-Key,\(token),X-Trace,visible-trace-id"]),
+            ("w:www", ["--s3-secret-access-key", token]),
+            (":webdav,url='http://127.0.0.1:8080/',vendor=other,headers='Authorization,Bearer \(token)':www", []),
+            (":webdav,url='http://127.0.0.1:8080/',headers='\"Cookie\",\"a=1; b=\(token)\"':www", []),
+        ]
+        for (target, flags) in cases {
+            let mask = SecretMask(target: target, flags: flags)
+            #expect(!mask.shownTarget.contains(token), "\(mask.shownTarget)")
+            let lines = [
+                "DEBUG : webdav root 'www': found headers: [Authorization Bearer \(token)]",
+                "DEBUG : rclone: Version \"v1.75.2\" starting with parameters [\"rclone\" \"copy\" \(flags.map { "\"\($0)\"" }.joined(separator: " "))]",
+                "deploy: 40 site files in /x -> \(target)",
+                "token alone: \(token)",
+            ]
+            for line in lines { #expect(!mask(line).contains(token), "\(flags): \(mask(line))") }
+        }
+        let mask = SecretMask(target: "w:www", flags: ["--transfers", "8", "--webdav-headers=X-Trace,visible-trace-id"])
+        #expect(mask("using 8 transfers, X-Trace visible-trace-id") == "using 8 transfers, X-Trace visible-trace-id")
+        // A credential header in rclone's argument list: hidden to its closing quote, the flags after it kept.
+        #expect(
+            SecretMask.maskHeaders("parameters [\"--header\" \"Authorization: Bearer unknown-value\" \"--transfers\" \"8\"]")
+                == "parameters [\"--header\" \"Authorization: ***\" \"--transfers\" \"8\"]")
+        #expect(SecretMask.flagValues(["--transfers", "8", "-vv", "--bwlimit=1M"]).map { "\($0.name)=\($0.value)" } == ["transfers=8", "bwlimit=1M"])
+    }
+
+    @Test("what the server refused is named, with the fix; an HTML error page is reduced to its title")
+    func refusals() {
+        #expect(Deployer.refusal(in: ["sftp: \"Failure\" (SSH_FX_FAILURE)"])?.contains("disk is full") == true)
+        #expect(Deployer.refusal(in: ["the server's error page: 500 Internal Server Error"])?.contains("may not write") == true)
+        #expect(Deployer.refusal(in: ["Failed to copy: 404 Not Found"])?.contains("--read-only") == true)
+        #expect(Deployer.refusal(in: ["permission denied"]) == nil)
+        let shown = Deployer.shownLines([
+            "ERROR : a.html: Failed to copy: unchunked simple update failed: <html>", "<head><title>500 Internal Server Error</title></head>",
+            "<body>", "note: x",
+        ])
+        #expect(shown == ["ERROR : a.html: Failed to copy: unchunked simple update failed: <html>", "the server's error page: 500 Internal Server Error"])
+        #expect(Rclone.losesConnection("ERROR : a.png: Failed to copy: Put \"http://127.0.0.1:1/a.png\": dial tcp 127.0.0.1:1: connect: connection refused"))
+        #expect(Rclone.losesConnection("Failed to copy: read tcp 127.0.0.1:5->127.0.0.1:6: i/o timeout"))
+        #expect(!Rclone.losesConnection("ERROR : a.png: Failed to copy: permission denied"))
+    }
+
     @Test("a connection string rclone would cut at an unquoted URL's colon is found, and spelled quoted")
     func misreading() {
         let target = ":s3,provider=Other,endpoint=http://127.0.0.1:39555,access_key_id=AKIAEXAMPLE,secret_access_key=S3CRET:site/err"

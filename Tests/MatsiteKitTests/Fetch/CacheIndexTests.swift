@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import NIOHTTP1
 import Testing
 
@@ -10,9 +11,9 @@ import Testing
 struct CacheIndexTests {
     static let fresh = HTTPHeaders([("Cache-Control", "max-age=600"), ("ETag", "\"a\"")])
 
-    /// A cache in a new temporary folder.
-    static func cache(_ folder: URL, maxSize: Int64 = 1 << 30) -> HTTPCache {
-        HTTPCache(directory: folder, maxSize: maxSize, varyHeaders: [:])
+    /// A cache in `folder`; `at` fixes its clock (seconds since 1970).
+    static func cache(_ folder: URL, maxSize: Int64 = 1 << 30, at: Double? = nil) -> HTTPCache {
+        HTTPCache(directory: folder, maxSize: maxSize, varyHeaders: [:], clock: { at.map(Date.init(timeIntervalSince1970:)) ?? Date() })
     }
 
     static func folder() throws -> URL {
@@ -24,8 +25,7 @@ struct CacheIndexTests {
     static func body(_ n: Int) -> [UInt8] { (0..<(500 + n)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n) } }
 
     static func entryFile(_ folder: URL) throws -> URL {
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
-        return folder.appendingPathComponent(try #require(names.first))
+        try #require(CacheBench.entryFiles(in: folder).first)
     }
 
     @Test("fresh entries are known by digest without reading them, in this process and the next")
@@ -37,7 +37,7 @@ struct CacheIndexTests {
         first.store("http://127.0.0.1/b", headers: Self.fresh, body: Self.body(2))
         #expect(first.freshDigests(["http://127.0.0.1/a", "http://127.0.0.1/b"]) == [TileDigest(of: Self.body(1)), TileDigest(of: Self.body(2))])
         first.finish()
-        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".index").path))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("index.sqlite").path))
 
         // A new cache object reads only the index (a later build).
         let second = Self.cache(folder)
@@ -86,7 +86,7 @@ struct CacheIndexTests {
         #expect(reader.lookup(url) == nil)
     }
 
-    @Test("a damaged or foreign index reads as empty: entries are read the slow way, nothing crashes")
+    @Test("a damaged, foreign or removed index is rebuilt from the entry files: no wrong answer, no crash")
     func damagedIndex() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -94,68 +94,99 @@ struct CacheIndexTests {
         let writer = Self.cache(folder)
         writer.store(url, headers: Self.fresh, body: Self.body(1))
         writer.finish()
-        let index = folder.appendingPathComponent(".index")
+        let index = folder.appendingPathComponent("index.sqlite")
         let good = try Data(contentsOf: index)
         for damaged in [
-            Data(), Data("matsite-cache-index 1\n".utf8), good.dropLast(5), Data(repeating: 0xFF, count: good.count),
-            Data(good.prefix(16)) + Data(repeating: 0x41, count: 112 * 3),
+            nil, Data(), Data("matsite-cache-index 1\n".utf8), good.prefix(good.count / 2), Data(repeating: 0xFF, count: good.count),
+            good.prefix(100) + Data(repeating: 0x41, count: good.count - 100),
         ] {
-            try damaged.write(to: index)
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: index.path + suffix) }
+            if let damaged { try damaged.write(to: index) }
             let reader = Self.cache(folder)
-            // Garbage records name no real entry, so at worst the answer is "unknown".
-            #expect(reader.freshDigests([url]) == nil || reader.freshDigests([url]) == [TileDigest(of: Self.body(1))])
+            // At worst the answer is "unknown" and the entry is read the slow way.
+            let digests = reader.freshDigests([url])
+            #expect(digests == nil || digests == [TileDigest(of: Self.body(1))])
             #expect(reader.lookup(url)?.body == Self.body(1))
+            reader.finish()
+            // Rebuilt: the next build knows the entry without reading it.
+            #expect(Self.cache(folder).freshDigests([url]) == [TileDigest(of: Self.body(1))], "\(damaged?.count ?? -1) bytes")
+            #expect(try Self.rowCount(folder) == 1)
         }
     }
 
-    @Test("two builds sharing a cache folder: the index ends up knowing what both stored")
-    func mergesWithOtherBuilds() throws {
+    /// Rows of the index's entry table, read with GRDB directly.
+    static func rowCount(_ folder: URL) throws -> Int {
+        let queue = try DatabaseQueue(path: folder.appendingPathComponent("index.sqlite").path)
+        return try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM entry") ?? -1 }
+    }
+
+    @Test("two caches writing one folder at once (several transactions each) lose nothing")
+    func twoCachesAtOnce() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let a = Self.cache(folder), b = Self.cache(folder)
-        a.store("http://127.0.0.1/a", headers: Self.fresh, body: Self.body(1))
-        b.store("http://127.0.0.1/b", headers: Self.fresh, body: Self.body(2))
-        a.finish()
-        b.finish()
+        // More than a batch each, so that both write transactions while the other is open.
+        let count = 2 * CacheIndex.batchSize + 40
+        let urls = (0..<2).map { side in (0..<count).map { "http://127.0.0.1/\(side)/\($0)" } }
+        await withTaskGroup(of: Void.self) { group in
+            for (side, cache) in [a, b].enumerated() {
+                group.addTask {
+                    for (i, url) in urls[side].enumerated() { cache.store(url, headers: Self.fresh, body: Self.body(i % 50)) }
+                    cache.finish(evictUnusedOlderThan: HTTPCache.evictionGrace)
+                }
+            }
+        }
         let reader = Self.cache(folder)
-        #expect(reader.freshDigests(["http://127.0.0.1/a", "http://127.0.0.1/b"]) == [TileDigest(of: Self.body(1)), TileDigest(of: Self.body(2))])
+        for side in 0..<2 {
+            #expect(reader.freshDigests(urls[side]) == (0..<count).map { TileDigest(of: Self.body($0 % 50)) })
+        }
+        #expect(try Self.rowCount(folder) == 2 * count)
+        #expect(CacheBench.entryFiles(in: folder).count == 2 * count)
     }
 
-    @Test("eviction counts the index's own bytes: the folder stays under max_size, oldest entries go first")
-    func evictionCountsTheIndex() throws {
+    @Test("max_size counts the index's own bytes: the folder stays under it, least recently used entries go first")
+    func maxSizeCountsTheIndex() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let seed = Self.cache(folder)
+        let start = Date().timeIntervalSince1970
+        let seed = Self.cache(folder, at: start)
         for i in 0..<4 { seed.store("http://127.0.0.1/\(i)", headers: Self.fresh, body: Self.body(i)) }
         seed.finish()
+        // Entry 3 used later than 0-2 (by more than the index's resolution): the one to keep.
+        let user = Self.cache(folder, at: start + 2 * CacheIndex.useResolution)
+        #expect(user.lookup("http://127.0.0.1/3") != nil)
+        user.finish()
         let entry = try FileManager.default.attributesOfItem(atPath: Self.entryFile(folder).path)[.size] as? Int ?? 0
-        // Room for two entries and their index records, not three.
-        let cap = Int64(16 + 2 * (entry + 112) + 60)
-        let cache = Self.cache(folder, maxSize: cap)
+        // Room for the index and two entries, not three.
+        let cap = Int64(CacheBench.folderSize(folder) - 4 * entry + 2 * entry + entry / 2)
+        let cache = Self.cache(folder, maxSize: cap, at: start + 3 * CacheIndex.useResolution)
         cache.store("http://127.0.0.1/new", headers: Self.fresh, body: Self.body(9))
         cache.finish()
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        let total = try names.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent($1).path)[.size] as? Int ?? 0) }
-        #expect(total <= cap)
-        #expect(names.filter { !$0.hasPrefix(".") }.count == 2)
-        #expect(cache.lookup("http://127.0.0.1/new")?.body == Self.body(9), "the entry just stored is the newest")
+        #expect(CacheBench.folderSize(folder) <= cap)
+        #expect(CacheBench.entryFiles(in: folder).count == 2)
+        #expect(try Self.rowCount(folder) == 2)
+        let reader = Self.cache(folder)
+        #expect(reader.lookup("http://127.0.0.1/new")?.body == Self.body(9), "the entry just stored is the newest")
+        #expect(reader.lookup("http://127.0.0.1/3")?.body == Self.body(3), "the entry used last stays")
     }
 
-    @Test("a build that stored, dropped and newly used nothing leaves the index file untouched")
+    @Test("a build that stored, dropped and newly used nothing writes nothing to the index, and evicts nothing it used")
     func idleBuildWritesNothing() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let writer = Self.cache(folder)
         writer.store("http://127.0.0.1/a", headers: Self.fresh, body: Self.body(1))
         writer.finish()
-        let index = folder.appendingPathComponent(".index")
+        let index = folder.appendingPathComponent("index.sqlite")
         let before = try FileManager.default.attributesOfItem(atPath: index.path)
         let reader = Self.cache(folder)
         #expect(reader.freshDigests(["http://127.0.0.1/a"]) != nil)
-        reader.finish()
+        reader.finish(evictUnusedOlderThan: HTTPCache.evictionGrace)
+        #expect(reader.indexWrites == 0)
         let after = try FileManager.default.attributesOfItem(atPath: index.path)
         #expect(after[.modificationDate] as? Date == before[.modificationDate] as? Date)
-        #expect(after[.systemFileNumber] as? Int == before[.systemFileNumber] as? Int)
+        #expect(after[.size] as? Int == before[.size] as? Int)
+        #expect(try Self.rowCount(folder) == 1)
     }
 
     @Test("temporary files a killed build left behind are removed once they are an hour old, not while fresh")

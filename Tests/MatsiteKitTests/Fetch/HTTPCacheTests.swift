@@ -222,8 +222,12 @@ struct HTTPCacheTests {
     func maxSizeTrims() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600")
         defer { bench.close() }
-        // Entries here are about 2 KB each, and the index takes 128 bytes per entry: room for two.
-        let cap = 5000
+        // Entries here are about 2 KB each: room for the index and two of them.
+        try await bench.build(times: [0, 10, 20])
+        let entry = try bench.cacheEntries().map { try #require(FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int) }.max() ?? 0
+        let index = try #require(FileManager.default.attributesOfItem(atPath: bench.cacheFolder.path + "/index.sqlite")[.size] as? Int)
+        try FileManager.default.removeItem(at: bench.cacheFolder)
+        let cap = index + 2 * entry + entry / 2
         let cache = "{ path: \(bench.cacheFolder.path), max_size: \(cap)B }"
         try await bench.build(times: [0, 10, 20], cache: cache)
         let entries = bench.cacheEntries()

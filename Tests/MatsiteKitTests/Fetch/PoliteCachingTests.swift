@@ -16,7 +16,7 @@ struct PoliteCachingTests {
         let server: TestServer
         let site: TestSite
 
-        func yaml(http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: \(TestSite.patientTimeout) }", fallback: String? = "{ levels: 0 }") -> String {
+        func yaml(http: String = "{ retry_delay_ms: 10, retries: 2, \(TestSite.patientWaits) }", fallback: String? = "{ levels: 0 }") -> String {
             let ok = server.url("/ok/{z}/{x}/{y}.png"), gone = server.url("/gone/{z}/{x}/{y}.png")
             let lines =
                 [
@@ -84,7 +84,7 @@ struct PoliteCachingTests {
         }
         try await withProject(gone: gone) { project in
             // A TTL of 0: every stored 404 is stale at once, as all are after their TTL.
-            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, timeout_s: \(TestSite.patientTimeout), missing_ttl_s: 0 }")
+            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, \(TestSite.patientWaits), missing_ttl_s: 0 }")
             try await project.build(yaml)
             project.server.resetCounts()
 
@@ -101,7 +101,7 @@ struct PoliteCachingTests {
     @Test("a 404's own max-age wins over http.missing_ttl_s")
     func explicitFreshnessWins() async throws {
         try await withProject(gone: .status(404, headers: [("Cache-Control", "max-age=0")])) { project in
-            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, timeout_s: \(TestSite.patientTimeout), missing_ttl_s: 3600 }")
+            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, \(TestSite.patientWaits), missing_ttl_s: 3600 }")
             try await project.build(yaml)
             project.server.resetCounts()
             try await project.build(yaml)
@@ -113,7 +113,7 @@ struct PoliteCachingTests {
     @Test("a tile that comes back after a cached 404 is fetched once the 404 is stale")
     func tileThatAppearsIsFetched() async throws {
         try await withProject(gone: .status(404)) { project in
-            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, timeout_s: \(TestSite.patientTimeout), missing_ttl_s: 0 }")
+            let yaml = project.yaml(http: "{ retry_delay_ms: 10, retries: 2, \(TestSite.patientWaits), missing_ttl_s: 0 }")
             try await project.build(yaml)
             #expect(try project.site.frames("loop")[1]["missing_tiles"] != nil)
             project.server.route(prefix: "/gone/", .ok(CacheBench.solidTile(seed: "back"), contentType: "image/png"))
@@ -132,6 +132,7 @@ struct PoliteCachingTests {
             func fetch(agent: String) async throws -> HTTPResponseData {
                 var options = SiteConfig().http
                 options.timeoutSeconds = Double(TestSite.patientTimeout)
+                options.stallSeconds = options.timeoutSeconds
                 options.userAgent = agent
                 let fetcher = HTTPFetcher(options: options, cache: HTTPCache(directory: folder, maxSize: 1 << 30, varyHeaders: [:]))
                 do {
@@ -162,6 +163,7 @@ struct PoliteCachingTests {
             var options = SiteConfig().http
             // Exactly two requests are expected: a slow answer on a loaded machine must not become a retry.
             options.timeoutSeconds = Double(TestSite.patientTimeout)
+            options.stallSeconds = options.timeoutSeconds
             let fetcher = HTTPFetcher(options: options, cache: HTTPCache(directory: folder, maxSize: 1 << 30, varyHeaders: [:]))
             let second: HTTPResponseData
             do {

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import Testing
 
 @testable import MatsiteKit
@@ -48,7 +49,8 @@ struct TileProblemTests {
             problem: .notAnImage(TileProblem.NotAnImage(kind: .empty, contentType: nil, excerpt: "")), words: "empty body (0 bytes)",
             hint: "the server sent nothing", toleratedHint: "the server sent nothing"),
         Case(
-            problem: .serviceException("LayerNotDefined: radar"), words: "service exception: LayerNotDefined: radar", hint: nil,
+            problem: .serviceException([ServiceException(code: "LayerNotDefined", locator: nil, text: "radar")]),
+            words: "service exception: LayerNotDefined: radar", hint: nil,
             toleratedHint: nil),
         Case(problem: .undecodable("IDAT: CRC error"), words: "IDAT: CRC error", hint: "set missing: transparent", toleratedHint: nil),
         Case(
@@ -78,6 +80,22 @@ struct TileProblemTests {
             problem: .transfer("the server reset the connection"), words: "the server reset the connection",
             hint: "a later build may succeed", toleratedHint: "a later build may succeed"),
         Case(problem: .unreadable("cannot read the file"), words: "cannot read the file", hint: "permissions", toleratedHint: "permissions"),
+        Case(
+            problem: .sameAnswer(status: 500, excerpt: "No such file or directory"),
+            words: "HTTP 500: \"No such file or directory\" (the host repeats this answer: not retried)",
+            hint: "taken as permanent", toleratedHint: "taken as permanent"),
+        Case(
+            problem: .hostFailing(host: "tiles.example.org", port: 443, failures: 8, last: .refused(status: 502, excerpt: "Bad Gateway")),
+            words: "not asked for: tiles.example.org:443 had failed 8 requests in a row (the last: HTTP 502: \"Bad Gateway\")",
+            hint: "http.max_failures_in_a_row", toleratedHint: "http.max_failures_in_a_row"),
+        Case(
+            problem: .stalled(host: "127.0.0.1", port: 8080, seconds: 20, waitingFor: .answer),
+            words: "no answer from 127.0.0.1:8080 within 20 s (http.stall_s): the server accepted the connection and sent nothing",
+            hint: "127.0.0.1:8080 hangs", toleratedHint: "127.0.0.1:8080 hangs"),
+        Case(
+            problem: .stalled(host: "::1", port: 80, seconds: 2.5, waitingFor: .connect),
+            words: "no connection to [::1]:80 within 2.5 s (http.stall_s): the host does not answer connection attempts",
+            hint: "[::1]:80 hangs", toleratedHint: "[::1]:80 hangs"),
     ]
 
     @Test("each cause has its words and its hint; missing: transparent is never advised where it would not help", arguments: cases)
@@ -114,6 +132,7 @@ struct TileProblemTests {
         var options = SiteConfig().http
         options.retryDelayMilliseconds = 10
         options.timeoutSeconds = Double(TestSite.patientTimeout)
+        options.stallSeconds = options.timeoutSeconds
         let fetcher = HTTPFetcher(options: options)
         return (TileSourceLoader(fetcher: fetcher), fetcher)
     }
@@ -181,22 +200,28 @@ struct TileProblemTests {
             options.timeoutSeconds = 2
             options.retries = 2
             options.retryDelayMilliseconds = 10
+            // The host's stall (a loaded machine may stretch three timeouts past it) is
+            // another cause, tested in HostHealthTests.
+            options.stallSeconds = 600
             let fetcher = HTTPFetcher(options: options)
             let url = server.url("/t.png")
+            let outcome: FetchFailure?
             do throws(FetchFailure) {
                 _ = try await fetcher.get(url, accept: "image/png")
-                Issue.record("a server that never answers answered")
+                outcome = nil
             } catch {
-                // On a loaded machine the wait may run out while connecting rather than while
-                // waiting for the head: either is this cause, in its words.
-                guard case .timeout(_, let seconds) = error.problem else {
-                    Issue.record("expected a timeout, got \(error.problem)")
-                    return
-                }
-                #expect(seconds == 2 && error.reason.contains("timed out after 2 s"))
-                #expect(error.attempts == 3, "a timeout may pass: tried again up to http.retries times")
+                outcome = error
             }
             await fetcher.shutdown()
+            let error = try #require(outcome, "a server that never answers answered")
+            // On a loaded machine the wait may run out while connecting rather than while
+            // waiting for the head: either is this cause, in its words.
+            guard case .timeout(_, let seconds) = error.problem else {
+                Issue.record("expected a timeout, got \(error.problem)")
+                return
+            }
+            #expect(seconds == 2 && error.reason.contains("timed out after 2 s"))
+            #expect(error.attempts == 3, "a timeout may pass: tried again up to http.retries times")
         }
     }
 }

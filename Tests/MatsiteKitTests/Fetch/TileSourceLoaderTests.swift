@@ -15,6 +15,7 @@ struct TileSourceLoaderTests {
             options.retries = 1
             options.retryDelayMilliseconds = 10
             options.timeoutSeconds = Double(TestSite.patientTimeout)
+            options.stallSeconds = options.timeoutSeconds
             let fetcher = HTTPFetcher(options: options)
             let outcome = await TileSourceLoader(fetcher: fetcher).load(.http(server.url(path)))
             await fetcher.shutdown()

@@ -250,6 +250,9 @@ struct LayersBuildTests {
             } catch {
                 let text = "\(error)"
                 #expect(text.contains("animations[0].layers[0]") && text.contains("layer satellite"), "\(text)")
+                // Named like a config error: the file and the layer's line first.
+                let line = try #require(stale.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("- id: satellite") }) + 1
+                #expect(text.contains("matsite.yml:\(line): animations[0].layers[0]: "), "\(text)")
                 #expect(text.contains("2026-11-20T10:00:00Z to 2026-11-20T11:00:00Z") && text.contains("max_age PT20M"), "\(text)")
                 #expect(ExitClass.of(error) == .failed)
             }
@@ -348,7 +351,10 @@ struct LayersBuildTests {
             let worst = await Checker(config: config, at: TimeFormat.parseISO("2026-11-21T12:07:00Z")).run { line in lines.withLock { $0.append(line) } }
             #expect(worst == nil)
             let facts = lines.withLock { $0 }.compactMap { if case .fact(let text) = $0 { text } else { nil } }
-            #expect(facts.contains("timeline: 13 times, 2026-11-21T11:05:00Z .. 2026-11-21T12:05:00Z"), "\(facts)")
+            #expect(facts.first == "timeline: 13 times, 2026-11-21T11:05:00Z .. 2026-11-21T12:05:00Z", "the timeline first: \(facts)")
+            // Then each layer in order, all its lines together.
+            let owners = facts.dropFirst().map { $0.hasPrefix("layer satellite: ") ? 0 : $0.hasPrefix("layer radar: ") ? 1 : -1 }
+            #expect(owners == owners.sorted() && owners.first == 0 && owners.last == 1, "\(facts)")
             #expect(facts.contains("layer satellite: shown at 13 of 13 timeline times (max_age PT20M)"), "\(facts)")
             #expect(facts.contains("layer radar: shown at 13 of 13 timeline times (max_age PT10M)"), "\(facts)")
             #expect(facts.contains("layer satellite: probed 7 tile(s), one per frame: 7 ok"), "\(facts)")

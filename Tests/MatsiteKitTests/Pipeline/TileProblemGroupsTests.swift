@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 import Testing
 
@@ -93,5 +94,22 @@ struct TileProblemGroupsTests {
             many == [
                 "3 probes (3 frames): HTTP 404 (no tile here); e.g. frame 0: http://127.0.0.1:1/t/0/1/0/0.png, frame 1: http://127.0.0.1:1/t/1/1/0/0.png, frame 2: http://127.0.0.1:1/t/2/1/0/0.png"
             ])
+    }
+
+    @Test("service exceptions group by code and locator, their words naming each tile aside; words without a code stay apart")
+    func serviceExceptions() {
+        func tile(_ frame: Int, _ exception: ServiceException) -> FailedTile {
+            FailedTile(animation: "radar", frame: frame, locator: "http://127.0.0.1:1/wmts/\(frame)", problem: .serviceException([exception]))
+        }
+        let tiles = [
+            tile(0, ServiceException(code: "TileOutOfRange", locator: "TILEROW", text: "No tile at row 5")),
+            tile(1, ServiceException(code: "TileOutOfRange", locator: "TILEROW", text: "No tile at row 6")),
+            tile(2, ServiceException(code: nil, locator: nil, text: "msWMSLoadGetMapParams(): bad layer")),
+            tile(3, ServiceException(code: nil, locator: nil, text: "msDrawMap(): no data")),
+        ]
+        let groups = TileProblemGroups(tiles).groups
+        #expect(groups.map(\.tiles.count) == [2, 1, 1])
+        // The group shows its first tile's words.
+        #expect(groups[0].problem.description == "service exception: TileOutOfRange (TILEROW): No tile at row 5")
     }
 }

@@ -112,7 +112,9 @@ struct PointLayerBuildTests {
         #expect(again.compactMap { $0["url"] as? String } == levels.compactMap { $0["url"] as? String })
     }
 
-    @Test("a CSV layer from a URL is fetched over HTTP; bad data fails the build naming row and column, and the site stays as it was")
+    @Test(
+        "a CSV layer from a URL is fetched over HTTP; bad data fails a build that never published it, naming row and column; once published, the layer is kept as it was and the loop moves on, saying so"
+    )
     func urlAndFailure() async throws {
         try await withTestServer { server in
             let site = try TestSite()
@@ -131,10 +133,22 @@ struct PointLayerBuildTests {
             let before = try site.fileHashes()
             let entry = try #require((try site.manifest("demo")["points"] as? [[String: Any]])?.first)
             #expect(entry["count"] as? Int == 2 && entry["timed"] as? Bool == false)
-            let error = await #expect(throws: BuildError.self) { try await site.build(site.yaml(Self.animation(points: layer("/bad.csv")))) }
+            // Published before: the layer is kept as published, the rest of the loop moves on.
+            let reporter = RecordingReporter()
+            try await site.build(site.yaml(Self.animation(points: layer("/bad.csv"))), reporter: reporter)
+            let alert = try #require(reporter.alerts.first).description
+            #expect(alert.contains("points reports kept as last published") && alert.contains("row 3, column lon"), "\(alert)")
+            let kept = try site.fileHashes().filter { $0.key.contains("/points/") }
+            #expect(kept == before.filter { $0.key.contains("/points/") })
+            #expect(SiteStatus.read(output: site.output)?.animations.first?.alerts?.first == alert)
+
+            // Never published: the loop fails, naming row and column, and the site stays as it was.
+            let fresh = try TestSite()
+            defer { fresh.remove() }
+            let error = await #expect(throws: BuildError.self) { try await fresh.build(fresh.yaml(Self.animation(points: layer("/bad.csv")))) }
             let text = try #require(error).description
             #expect(text.contains("animations[0].points[0]") && text.contains("bad.csv") && text.contains("row 3, column lon"), "\(text)")
-            #expect(try site.fileHashes() == before)
+            #expect(!FileManager.default.fileExists(atPath: fresh.output.path))
         }
     }
 

@@ -75,6 +75,38 @@ struct OutputLockTests {
         try expectValidSite(site.output)
     }
 
+    @Test("a build kept waiting names the build that holds the lock: its pid, its command and since when")
+    func holderNamed() async throws {
+        try await withTestServer { server in
+            // The holder hangs in fetch (the server never answers; stall_s and timeout_s far
+            // away), holding the lock until it is killed.
+            server.route(prefix: "/hung/", .noResponse)
+            let project = try CLI.scratch("holder")
+            defer { try? FileManager.default.removeItem(at: project) }
+            let yaml = HostHealthTests.hungProject(server, frames: 2, http: "{ stall_s: 600, timeout_s: 600 }")
+            try Data(yaml.utf8).write(to: project.appendingPathComponent("matsite.yml"))
+            let holder = try CLI.Background(["build", "--quiet"], in: project)
+            defer { holder.stop(signal: SIGKILL) }
+            let lockFile = project.appendingPathComponent(".site.matsite-lock").path
+            // Until the holder has written itself into the lock file (a bound for a hang only).
+            let deadline = Date().addingTimeInterval(300)
+            while Date() < deadline,
+                !(FileManager.default.contents(atPath: lockFile).map { String(decoding: $0, as: UTF8.self) }?.contains("\"pid\":\(holder.pid)") ?? false)
+            {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            var config = try ConfigLoader.parse(Data(yaml.utf8), file: "matsite.yml")
+            config.directory = project
+            var options = BuildOptions()
+            options.lockWait = 0.5
+            let error = await #expect(throws: BuildError.self) { try await Builder(config: config, options: options).run() }
+            let words = error?.description ?? ""
+            #expect(words.hasPrefix("another build (pid \(holder.pid), `matsite build --quiet`, running since "), "\(words)")
+            #expect(words.contains(" UTC, ") && words.contains(") holds \(lockFile): it is writing "), "\(words)")
+            #expect(holder.isRunning)
+        }
+    }
+
     static let demoConfig = """
         title: Lock test
         output: site

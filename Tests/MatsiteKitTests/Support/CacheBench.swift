@@ -115,19 +115,33 @@ final class CacheBench: Sendable {
         server.allRequests.filter { $0.path.hasPrefix("/t/") }
     }
 
-    /// Cache entry files (temporary files left out).
+    /// Cache entry files (in their shard folders; the index and temporary files left out).
     func cacheEntries() -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: cacheFolder.path)) ?? []
-        return names.filter { !$0.hasPrefix(".") }.sorted().map { cacheFolder.appendingPathComponent($0) }
+        Self.entryFiles(in: cacheFolder)
     }
 
-    /// Bytes of every file in the cache folder, temporary ones included.
-    func cacheFolderSize() -> Int {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: cacheFolder.path)) ?? []
-        return names.reduce(0) { total, name in
-            let size = (try? FileManager.default.attributesOfItem(atPath: cacheFolder.appendingPathComponent(name).path))?[.size] as? Int
-            return total + (size ?? 0)
+    /// The entry files of a cache folder: `<2 hex>/<64 hex>`, sorted.
+    static func entryFiles(in folder: URL) -> [URL] {
+        let shards = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return shards.filter { $0.count == 2 }.sorted().flatMap { shard in
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(shard).path)) ?? []
+            return names.filter { $0.count == 64 }.sorted().map { folder.appendingPathComponent(shard).appendingPathComponent($0) }
         }
+    }
+
+    /// Bytes of every file under the cache folder (entries, index, temporary files).
+    func cacheFolderSize() -> Int {
+        Self.folderSize(cacheFolder)
+    }
+
+    static func folderSize(_ folder: URL) -> Int {
+        guard let walk = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey]) else { return 0 }
+        var total = 0
+        for case let url as URL in walk {
+            let values = try? url.resourceValues(forKeys: [.fileSizeKey, .isRegularFileKey])
+            if values?.isRegularFile == true { total += values?.fileSize ?? 0 }
+        }
+        return total
     }
 
     /// The published frames of `loop`: time -> (relative url, inode, sha256 from the manifest).

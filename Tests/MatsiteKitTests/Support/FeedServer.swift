@@ -54,7 +54,7 @@ final class FeedServer: Sendable {
         server.route(
             "/times.json",
             .dynamic { [self] _ in
-                let json = "[" + self.listed().map { "\"\($0.iso8601)\"" }.joined(separator: ", ") + "]"
+                let json = Self.listedJSON(self.listed())
                 return .ok(Array(json.utf8), contentType: "application/json", cacheControl: "no-cache")
             })
     }
@@ -74,6 +74,11 @@ final class FeedServer: Sendable {
         let newest = TimeInstant(millisecondsSinceEpoch: now.millisecondsSinceEpoch - indexLag * 1000)
             .floored(toMultipleOf: ISODuration(milliseconds: Self.step))
         return (0..<6).reversed().map { TimeInstant(millisecondsSinceEpoch: newest.millisecondsSinceEpoch - Int64($0) * Self.step) }
+    }
+
+    /// `/times.json`'s body for these times.
+    static func listedJSON(_ times: [TimeInstant]) -> String {
+        "[" + times.map { "\"\($0.iso8601)\"" }.joined(separator: ", ") + "]"
     }
 
     func tile(at time: TimeInstant) -> TestServer.Behaviour {

@@ -14,6 +14,8 @@ final class TestSite: Sendable {
 
     /// `http.timeout_s` for tests whose server does answer: generous, never reached.
     static let patientTimeout = 600
+    /// `http.timeout_s` and `http.stall_s` at `patientTimeout`, for an `http:` mapping.
+    static let patientWaits = "timeout_s: \(patientTimeout), stall_s: \(patientTimeout)"
     /// How long a test build waits for another's lock: builds of one output in parallel
     /// tests take turns, however slowly a loaded machine runs them.
     static let lockWait: Double = 600
@@ -32,7 +34,7 @@ final class TestSite: Sendable {
     /// The default `http:` retries quickly but waits long for answers: a loaded CI machine
     /// must not turn a slow answer into a retry (tests count requests), so the wait is far
     /// beyond any answer's, and ends as soon as the answer comes.
-    func yaml(_ animations: String, http: String = "{ retry_delay_ms: 10, retries: 2, timeout_s: \(TestSite.patientTimeout) }") -> String {
+    func yaml(_ animations: String, http: String = "{ retry_delay_ms: 10, retries: 2, \(TestSite.patientWaits) }") -> String {
         """
         title: Test site
         output: \(output.path)
@@ -116,6 +118,7 @@ final class RecordingReporter: BuildReporter, @unchecked Sendable {
     var pointLayers: [PointLayerReport] { events.compactMap { if case .pointLayerPublished(let report) = $0 { report } else { nil } } }
     var levels: [LevelsReport] { events.compactMap { if case .levelsPublished(let report) = $0 { report } else { nil } } }
     var exports: [ExportReport] { events.compactMap { if case .exported(let report) = $0 { report } else { nil } } }
+    var alerts: [LoopAlert] { events.compactMap { if case .alert(let alert) = $0 { alert } else { nil } } }
 
     func report(_ event: BuildEvent) { recorded.withLock { $0.append(event) } }
 }

@@ -72,6 +72,9 @@ enum Hostile {
         var out: [String: String] = [:]
         guard let walker = FileManager.default.enumerator(atPath: root.path) else { return out }
         for case let relative as String in walker {
+            // The builds' report (status.json) is rewritten by every build that publishes:
+            // not site content.
+            if relative == SiteStatus.file { continue }
             let path = root.appendingPathComponent(relative).path
             var status = stat()
             guard lstat(path, &status) == 0 else { continue }
