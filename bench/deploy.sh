@@ -18,7 +18,7 @@
 # job's feed has 24 frames, so its moves past the first bring back frames still on the
 # target (in their grace period): the fallback job, a new frame every move, is the default.
 #
-# The anchor job (bbox W-95.5 S29 E-74.5 N43.5, zoom 7, 8x8 tiles of make_tiles.py's
+# The anchor job (bbox W-95.5 S29 E-74.5 N43.5, zoom 7, 8x8 tiles of bench/corpus.py's
 # palette corpus) as a local feed: feed/YYYYMMDDHHMM/{z}/{x}/{y}.png, a new time every
 # 5 minutes (times 24-27 reuse frames 0-3), `frames: { last: PT110M, step: PT5M }`: 23
 # frames, so the frame a move brings in (frame 0's bytes) is new to the target. Targets
@@ -31,15 +31,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-anchors=${ANCHORS:-$repo/../shared/bench/anchors}
-[ -d "$anchors" ] || anchors=/work/shared/bench/anchors
 work=${BENCH_DIR:-/tmp/matsite-deploy-bench}
 bin=${MATSITE_BIN:-$repo/.build/debug/matsite}
 mkdir -p "$work"
 if [[ " ${JOBS:-fallback} " == *" anchor "* ]]; then
     python3 -c 'import numpy' 2>/dev/null || pip install -q numpy
     if [ ! -f "$work/tiles/pal/frames/23/7/37/53.png" ]; then
-        python3 "$anchors/make_tiles.py" --out "$work/tiles" >&2
+        python3 "$here/corpus.py" --out "$work/tiles" >&2
     fi
     stamp() { date -u -d "2026-11-21T10:00:00Z + $(($1 * 5)) minutes" +%Y%m%d%H%M; }
     rm -rf "$work/feed"; mkdir -p "$work/feed"

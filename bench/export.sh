@@ -6,7 +6,7 @@
 #   bench/export.sh                       # release binary; makes the anchor corpus if missing
 #   RUNS=3 MATSITE=path/to/matsite bench/export.sh
 #
-# Jobs: the anchor job (../shared/bench/anchors: bbox W-95.5 S29 E-74.5 N43.5, zoom 7, 24
+# Jobs: the anchor job (bench/anchors.sh, corpus from bench/corpus.py: bbox W-95.5 S29 E-74.5 N43.5, zoom 7, 24
 # palette frames of 1912 x 1646, tiles read from the corpus folder, no server) and the
 # embedded demo's animation (12 frames over the demo base map). For each:
 #   - matsite, cold, each format alone and the three together: the export's wall time (the
@@ -20,8 +20,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-anchors=${ANCHORS:-$repo/../shared/bench/anchors}
-[ -f "$anchors/make_tiles.py" ] || { echo "no anchor benchmark at $anchors (its make_tiles.py makes the corpus): set ANCHORS=path/to/shared/bench/anchors" >&2; exit 2; }
 work=${BENCH_DIR:-/tmp/matsite-bench}
 runs=${RUNS:-3}
 bin=${MATSITE:-$repo/.build/release/matsite}
@@ -31,7 +29,7 @@ mkdir -p "$out"
 command -v img2webp >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends webp >/dev/null; }
 [ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends time >/dev/null; }
 python3 -c 'import numpy, PIL' 2>/dev/null || pip install -q numpy Pillow
-if [ ! -f "$work/tiles/pal/frames/23/7/37/53.png" ]; then python3 "$anchors/make_tiles.py" --out "$work/tiles" >&2; fi
+if [ ! -f "$work/tiles/pal/frames/23/7/37/53.png" ]; then python3 "$here/corpus.py" --out "$work/tiles" >&2; fi
 # The corpus by hour, for a window of times: hour HH shows frame HH (the next day's 00, frame 0 again).
 mkdir -p "$work/tiles-by-hour"
 for h in $(seq 0 23); do ln -sfn "$work/tiles/pal/frames/$h" "$work/tiles-by-hour/$(printf %02d "$h")"; done

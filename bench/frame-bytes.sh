@@ -14,8 +14,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-anchors=${ANCHORS:-$repo/../shared/bench/anchors}
-[ -f "$anchors/make_tiles.py" ] || { echo "no anchor benchmark at $anchors (its make_tiles.py makes the corpus): set ANCHORS=path/to/shared/bench/anchors" >&2; exit 2; }
 work=${BENCH_DIR:-/tmp/matsite-bench}
 out=$work/frame-bytes
 bin=${MATSITE:-$repo/.build/release/matsite}
@@ -26,7 +24,7 @@ mkdir -p "$out"
 command -v montage >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends imagemagick >/dev/null; }
 [ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends time >/dev/null; }
 python3 -c 'import numpy, PIL, playwright' 2>/dev/null || pip install -q numpy Pillow playwright
-if [ ! -f "$work/tiles/pal/frames/23/7/37/53.png" ]; then python3 "$anchors/make_tiles.py" --out "$work/tiles" >&2; fi
+if [ ! -f "$work/tiles/pal/frames/23/7/37/53.png" ]; then python3 "$here/corpus.py" --out "$work/tiles" >&2; fi
 
 config() { # extra line
     cat <<YAML

@@ -12,7 +12,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-anchors=${ANCHORS:-$repo/../shared/bench/anchors}
 work=${BENCH_DIR:-/tmp/matsite-bench}
 port=${PORT:-8079}
 runs=${RUNS:-3}
@@ -27,7 +26,7 @@ command -v vips >/dev/null || need="$need libvips-tools"
 if [ -n "$need" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
 python3 -c 'import numpy, PIL' 2>/dev/null || pip install -q numpy Pillow
 [ -x "$bin" ] || { echo "no matsite binary at $bin: run bench/run.sh once, or set MATSITE" >&2; exit 1; }
-if [ ! -f "$work/tiles/rgb/frames/0/7/30/46.png" ]; then python3 "$anchors/make_tiles.py" --out "$work/tiles" >&2; fi
+if [ ! -f "$work/tiles/rgb/frames/0/7/30/46.png" ]; then python3 "$here/corpus.py" --out "$work/tiles" >&2; fi
 
 # The JPEG corpus: radar over base map, flattened, quality 85.
 if [ ! -f "$work/tiles/jpeg/frames/23/7/37/53.jpg" ]; then

@@ -14,8 +14,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-anchors=${ANCHORS:-$repo/../shared/bench/anchors}
-[ -f "$anchors/make_tiles.py" ] || { echo "no anchor benchmark at $anchors (its make_tiles.py makes the corpus): set ANCHORS=path/to/shared/bench/anchors" >&2; exit 2; }
 work=${BENCH_DIR:-/tmp/matsite-bench}/levels
 tiles=${BENCH_DIR:-/tmp/matsite-bench}/tiles
 bin=${MATSITE:-$repo/.build/release/matsite}
@@ -24,7 +22,7 @@ mkdir -p "$work"
 [ -x "$bin" ] || { echo "no matsite binary at $bin: swift build -c release --product matsite, or set MATSITE" >&2; exit 1; }
 [ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends time >/dev/null; }
 python3 -c 'import numpy, PIL' 2>/dev/null || pip install -q numpy Pillow
-if [ ! -f "$tiles/rgb/frames/23/7/37/53.png" ]; then python3 "$anchors/make_tiles.py" --out "$tiles" >&2; fi
+if [ ! -f "$tiles/rgb/frames/23/7/37/53.png" ]; then python3 "$here/corpus.py" --out "$tiles" >&2; fi
 
 # A box of `size` pixels at zoom 8 from global pixel (x0, y0), as the bbox the frame's
 # pixel-centre rule turns back into exactly that box.

@@ -3,7 +3,7 @@
 #
 #   bench/live.sh          # release build, then the runs below
 #
-# The anchor job (bbox W-95.5 S29 E-74.5 N43.5, zoom 7, 8x8 tiles of make_tiles.py's
+# The anchor job (bbox W-95.5 S29 E-74.5 N43.5, zoom 7, 8x8 tiles of bench/corpus.py's
 # palette corpus) served by nginx on 127.0.0.1 as a feed with the time in the URL:
 # /feed/YYYYMMDDHHMM/{z}/{x}/{y}.png, a new time every 5 minutes (the corpus' 24 frames,
 # reused in turn). Tiles say max-age=600; times the feed has not published yet are 404
@@ -18,7 +18,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-anchors=${ANCHORS:-$repo/../shared/bench/anchors}
 work=${BENCH_DIR:-/tmp/matsite-live}
 port=${PORT:-8079}
 mkdir -p "$work"
@@ -33,7 +32,7 @@ swift build -c release --product matsite --static-swift-stdlib --scratch-path "$
 bin="$scratch/release/matsite"
 
 if [ ! -f "$work/tiles/pal/frames/23/7/37/53.png" ]; then
-    python3 "$anchors/make_tiles.py" --out "$work/tiles" >&2
+    python3 "$here/corpus.py" --out "$work/tiles" >&2
 fi
 # The feed: 28 times from 2026-11-21T10:00Z, every 5 minutes; the last 4 reuse frames 0-3.
 stamp() { date -u -d "2026-11-21T10:00:00Z + $(($1 * 5)) minutes" +%Y%m%d%H%M; }

@@ -5,8 +5,8 @@
 #   RUNS=5 CORPORA="pal rgba" bench/run.sh
 #   MATSITE=path/to/matsite bench/run.sh   # that binary instead (another build, to compare)
 #
-# 1. The anchor job of ../shared/bench/anchors (same bbox W-95.5 S29 E-74.5 N43.5, zoom 7,
-#    8x8 tiles, 24 frames, corpus from make_tiles.py, nginx on 127.0.0.1): cold build
+# 1. The anchor job of bench/anchors.sh (same bbox W-95.5 S29 E-74.5 N43.5, zoom 7,
+#    8x8 tiles, 24 frames, corpus from bench/corpus.py, nginx on 127.0.0.1): cold build
 #    (--no-cache), warm rebuild with nothing changed, rebuild after one frame's tiles
 #    changed. Wall and CPU seconds, peak RSS, requests, bytes fetched, output bytes.
 # 2. Issue 2's 24-frame 8x6-tile animation (a 6-row box at the same zoom): cold build.
@@ -15,7 +15,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-anchors=${ANCHORS:-$repo/../shared/bench/anchors}
 work=${BENCH_DIR:-/tmp/matsite-bench}
 port=${PORT:-8078}
 runs=${RUNS:-3}
@@ -37,9 +36,9 @@ else
     bin="$scratch/release/matsite"
 fi
 
-# Corpus: the anchors' generator, so the tiles are the same bytes.
+# Corpus: bench/corpus.py, the tiles bench/anchors.sh serves to every tool.
 if [ ! -f "$work/tiles/rgba/frames/23/7/37/53.png" ]; then
-    python3 "$anchors/make_tiles.py" --out "$work/tiles" >&2
+    python3 "$here/corpus.py" --out "$work/tiles" >&2
 fi
 
 mkdir -p "$work/nginx/logs" "$work/nginx/tmp"

@@ -5,7 +5,7 @@
 #   DELAY_MS=80 FRAMES=12 bench/shards.sh
 #
 # Eight animations, each the anchor job's box (W-95.5 S29 E-74.5 N43.5, zoom 7, 8x8 tiles
-# of make_tiles.py's palette corpus) with FRAMES frames (default 6) of its own, served on
+# of bench/corpus.py's palette corpus) with FRAMES frames (default 6) of its own, served on
 # 127.0.0.1 by a small Python server that waits DELAY_MS (default 40) before each answer,
 # as a tile server across a network would. Each run starts with an empty site and an
 # empty tile cache. Runs: one whole build; 2 shards and 4 shards as parallel processes
@@ -16,7 +16,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-anchors=${ANCHORS:-$repo/../shared/bench/anchors}
 work=${BENCH_DIR:-/tmp/matsite-shards}
 delay=${DELAY_MS:-40}
 frames=${FRAMES:-6}
@@ -30,7 +29,7 @@ if [ -z "${MATSITE_BIN:-}" ]; then
 else
     bin=$MATSITE_BIN
 fi
-[ -f "$work/tiles/pal/frames/23/7/37/53.png" ] || python3 "$anchors/make_tiles.py" --out "$work/tiles" >&2
+[ -f "$work/tiles/pal/frames/23/7/37/53.png" ] || python3 "$here/corpus.py" --out "$work/tiles" >&2
 
 # The tile server: files under $work/tiles, each answer DELAY_MS late; counts requests.
 python3 - "$work/tiles" "$delay" "$work/port" "$work/requests" <<'PY' &

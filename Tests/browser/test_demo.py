@@ -84,7 +84,7 @@ def test_the_demo_page_shows_legend_words_reports_times_and_downloads(tabs, demo
     # The base map is drawn at the zoom the player shows, not scaled up from a coarser one.
     zoom = page.evaluate(f"() => {PLAYER}.getMap().getZoom()")
     page.wait_for_function("""(z) => { const t = [...document.querySelectorAll('.leaflet-tile-pane img.leaflet-tile')]
-        .filter((i) => i.src.includes('/demo-basemap/' + z + '/'));
+        .filter((i) => new RegExp('/demo-basemap-[0-9]+/([0-9]+)/').exec(i.src)?.[1] === String(z));
         return t.length > 0 && t.every((i) => i.classList.contains('leaflet-tile-loaded')); }""", arg=round(zoom), timeout=20000)
 
     # The exported loops, linked for download and served.

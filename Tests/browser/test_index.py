@@ -47,7 +47,7 @@ def test_the_index_lists_the_animation_with_poster_links_and_embed_code(tab, ser
     assert m["poster"] == "poster.png"
     assert card.locator("image.matsite-card-frame").get_attribute("href") == "radar/poster.png"
     tiles = card.locator("image.matsite-card-base").evaluate_all("(ts) => ts.map((t) => t.getAttribute('href'))")
-    assert tiles and all(t.startswith("assets/demo-basemap/") for t in tiles), tiles
+    assert tiles and all(t.startswith("assets/demo-basemap-") for t in tiles), tiles
     for t in tiles + ["radar/poster.png"]:
         assert (Path(site_dir) / t).is_file(), t
         assert page.evaluate("async (u) => (await fetch(u)).ok", t), t

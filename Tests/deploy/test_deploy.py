@@ -265,6 +265,7 @@ def test_killed_deploy_converges(server, tmp_path):
     reader = Reader(server, tiles=project.tiles())
     reader.start()
     try:
+        mark = server.mark()
         proc = subprocess.Popen([BIN, "deploy", "-c", "matsite.yml"], cwd=tmp_path, env=server.env(),
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         seen = []
@@ -272,7 +273,11 @@ def test_killed_deploy_converges(server, tmp_path):
             seen.append(line)
             if line.startswith("uploading "):
                 break
-        time.sleep(1)
+        # Killed mid-upload: once the server has written a first file of this deploy (an
+        # event, not a second that a loaded machine may spend before the first byte).
+        while not server.writes(mark) and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the deploy ended before it could be killed:\n" + "".join(seen)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(30)
         assert any(line.startswith("uploading ") for line in seen), "".join(seen)
@@ -294,17 +299,20 @@ def test_killed_deploy_converges(server, tmp_path):
     assert rest == {p: site0[p] for p in rest}, "only the old site's files, in their grace period, are left"
 
 
-def settle(server, quiet: float = 1.0, limit: float = 60) -> None:
-    """Waits until the server has written nothing for `quiet` seconds (at most `limit`)."""
-    deadline = time.monotonic() + limit
-    count, since = len(server.writes()), time.monotonic()
-    while time.monotonic() < deadline:
-        time.sleep(0.2)
-        now = len(server.writes())
-        if now != count:
-            count, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
+def settle(server) -> None:
+    """Waits until the server has finished what a killed client had asked of it: until no
+    connection to the server's port is left whose other end no live process holds (the
+    killed client's; the reader's are this process's own). An event, not a quiet spell of
+    seconds that a loaded machine can make the server outlast."""
+    while True:
+        lines = [line.split() for line in subprocess.run(["ss", "-tanpH"], capture_output=True, text=True,
+                                                         check=True).stdout.splitlines()]
+        owned = {cols[3] for cols in lines if len(cols) > 5 and "pid=" in cols[5]}
+        orphaned = [cols for cols in lines if len(cols) > 4 and cols[0] not in ("LISTEN", "TIME-WAIT")
+                    and cols[3] == f"127.0.0.1:{server.port}" and cols[4] not in owned]
+        if not orphaned:
             return
+        time.sleep(0.1)
 
 
 def test_grace_zero_deletes_and_cap(server, tmp_path):

@@ -13,9 +13,12 @@ enum DemoBaseMap {
     static let maxZoom = 4
     /// Deepest zoom a detail region is drawn at, however deep its animation.
     static let deepestDetailZoom = 10
-    /// Names the drawing, as `DemoRadar.version` does; published beside the tiles so that
-    /// a rebuild can keep them without drawing them again.
+    /// Names the drawing, as `DemoRadar.version` does, and the folder of its tiles.
     static let version = "demo-basemap-2"
+    /// Where a site's tiles are (`assets/demo-basemap-2/{z}/{x}/{y}.png`): named by the
+    /// drawing, so a rebuild links the previous site's tiles at the same paths without
+    /// drawing them again, and a viewer never mixes tiles of two drawings.
+    static let folder = "assets/\(version)"
 
     /// Muted on purpose, like the base maps weather layers are shown on: grey-blue sea,
     /// pale land, grey graticule, a darker coastline, so every echo colour stands out.
@@ -70,7 +73,7 @@ enum DemoBaseMap {
         }
     }
 
-    /// The paths under `assets/demo-basemap/` of every tile a site with these details
+    /// The paths under `folder` of every tile a site with these details
     /// publishes: the world down to `maxZoom`, then each detail's tiles.
     static func tilePaths(details: [Detail]) -> [(z: Int, x: Int, y: Int)] {
         var tiles: [(z: Int, x: Int, y: Int)] = []

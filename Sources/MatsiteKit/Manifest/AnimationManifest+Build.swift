@@ -97,7 +97,7 @@ extension AnimationManifest.BaseMap {
     init?(_ map: BaseMapConfig, animation: AnimationConfig) {
         if map.demo {
             self.init(
-                url: "../assets/demo-basemap/{z}/{x}/{y}.png", attributionHtml: Attribution.html(map.attribution),
+                url: "../\(DemoBaseMap.folder)/{z}/{x}/{y}.png", attributionHtml: Attribution.html(map.attribution),
                 maxZoom: 22, maxNativeZoom: DemoBaseMap.maxZoom, subdomains: [],
                 detail: DemoBaseMap.Detail(animation).map {
                     Detail(

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Writes the HTML pages and the site manifest: each template filled from its own typed
-/// context (`PageContexts.swift`).
+/// context (`PageContexts.swift`), then the templates' assets that the pages load.
 struct SitePages: Sendable {
     let config: SiteConfig
     let pages: PageRenderer
@@ -9,13 +9,18 @@ struct SitePages: Sendable {
 
     func write(_ manifests: [AnimationManifest], with writer: SiteWriter) throws {
         let generator = "matsite \(Matsite.version)", address = SiteAddress(config.baseURL)
+        var written: [String] = []
+        func put(_ html: String, at path: String) throws {
+            try writer.put(Array(html.utf8), at: path)
+            written.append(html)
+        }
         for manifest in manifests {
             let page = AnimationPageValues(
                 siteTitle: config.title, title: manifest.title, id: manifest.id, generator: generator, width: manifest.width,
                 height: manifest.height, assets: assets.relative(depth: 1), poster: manifest.poster, address: address)
             let player = PlayerPageContext(page: page, downloads: Self.downloads(manifest.exports))
-            try writer.put(Array(pages.render(player).utf8), at: "\(manifest.id)/index.html")
-            try writer.put(Array(pages.render(EmbedPageContext(page: page)).utf8), at: "\(manifest.id)/embed.html")
+            try put(pages.render(player), at: "\(manifest.id)/index.html")
+            try put(pages.render(EmbedPageContext(page: page)), at: "\(manifest.id)/embed.html")
         }
         let index = IndexPageContext(
             siteTitle: config.title, generator: generator, assets: assets.relative(depth: 0),
@@ -28,7 +33,8 @@ struct SitePages: Sendable {
                     firstTime: manifest.frames.first?.time?.manifestText, lastTime: manifest.frames.last?.time?.manifestText,
                     timeZone: manifest.timeZone)
             })
-        try writer.put(Array(pages.render(index).utf8), at: "index.html")
+        try put(pages.render(index), at: "index.html")
+        try assets.writeReferenced(by: written, with: writer)
         let siteManifest = SiteManifest(
             title: config.title, generator: generator,
             animations: manifests.map {

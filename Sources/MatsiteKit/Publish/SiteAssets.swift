@@ -2,27 +2,44 @@ import Foundation
 
 /// The site's shared files under `assets/`: the player's scripts and styles with
 /// content-hashed names, a copy of Debian's Leaflet, and the demo base map when used.
+///
+/// The templates' own assets are named (hashed) before the pages are rendered but written
+/// only once the pages are: a file is published when some page names it. The default pages
+/// load the bundle, so the scripts it joins are not published one by one; a project's own
+/// `scripts.mustache` that names `{{assets.player_js}}` still gets that file.
 struct SiteAssets: Sendable {
     /// Asset URLs relative to the site root, keyed for templates (`player_js`, `leaflet_css`...).
     var urls: [String: String]
+    /// The templates' assets not written yet: their bytes by path (`assets/player.<hash>.js`).
+    var held: [String: [UInt8]] = [:]
 
-    /// Writes the assets into the staged site and returns their URLs.
+    /// Writes Leaflet and the demo base map into the staged site, names the templates'
+    /// assets, and returns their URLs; `writeReferenced` writes those the pages load.
     static func publish(
         with writer: SiteWriter, pages: PageRenderer, leaflet: URL, demoBaseMap: Bool, demoDetails: [DemoBaseMap.Detail] = []
     ) throws -> SiteAssets {
-        var urls: [String: String] = [:]
+        var assets = SiteAssets(urls: [:])
         // Each file on its own (a project's own scripts.mustache may name them), and the bundle.
         for (name, text) in pages.assets {
-            urls[Self.key(name)] = try putHashed(Array(text.utf8), name: name, with: writer)
+            assets.hold(Array(text.utf8), name: name)
         }
         if !pages.bundle.isEmpty {
-            urls[Self.key(bundleName)] = try putHashed(bundle(pages), name: bundleName, with: writer)
+            assets.hold(bundle(pages), name: bundleName)
         }
         let leafletFolder = try copyLeaflet(from: leaflet, with: writer)
-        urls["leaflet_js"] = "assets/\(leafletFolder)/leaflet.js"
-        urls["leaflet_css"] = "assets/\(leafletFolder)/leaflet.css"
+        assets.urls["leaflet_js"] = "assets/\(leafletFolder)/leaflet.js"
+        assets.urls["leaflet_css"] = "assets/\(leafletFolder)/leaflet.css"
         if demoBaseMap { try writeDemoBaseMap(with: writer, details: demoDetails) }
-        return SiteAssets(urls: urls)
+        return assets
+    }
+
+    /// Writes the held assets whose path one of `pages` (their HTML) names; returns those paths.
+    /// A content-hashed path cannot turn up in a page by chance.
+    @discardableResult
+    func writeReferenced(by pages: [String], with writer: SiteWriter) throws -> [String] {
+        let named = held.keys.filter { path in pages.contains { $0.contains(path) } }.sorted()
+        for path in named { try writer.put(held[path] ?? [], at: path) }
+        return named
     }
 
     /// The scripts of `player-bundle.txt` in one file, in its order.
@@ -34,13 +51,18 @@ struct SiteAssets: Sendable {
         Array(pages.bundle.map { "/* \($0) */\n\(pages.assets[$0] ?? "")\n;\n" }.joined().utf8)
     }
 
-    /// Writes `bytes` as `assets/<stem>.<hash>.<ext>`; returns that path.
-    static func putHashed(_ bytes: [UInt8], name: String, with writer: SiteWriter) throws -> String {
+    /// The path `bytes` are published at: `assets/<stem>.<hash>.<ext>`.
+    static func hashedPath(_ bytes: [UInt8], name: String) -> String {
         let hash = SHA256.hex(of: bytes).prefix(8)
         let stem = (name as NSString).deletingPathExtension, ext = (name as NSString).pathExtension
-        let published = ext.isEmpty ? "\(stem).\(hash)" : "\(stem).\(hash).\(ext)"
-        try writer.put(bytes, at: "assets/\(published)")
-        return "assets/\(published)"
+        return ext.isEmpty ? "assets/\(stem).\(hash)" : "assets/\(stem).\(hash).\(ext)"
+    }
+
+    /// Names `bytes` for the templates (key and hashed path) and holds them until the pages say.
+    private mutating func hold(_ bytes: [UInt8], name: String) {
+        let path = Self.hashedPath(bytes, name: name)
+        urls[Self.key(name)] = path
+        held[path] = bytes
     }
 
     /// `player.js` -> `player_js`, `frame-clock.js` -> `frame_clock_js`.
@@ -97,16 +119,13 @@ private extension SiteAssets {
 }
 
 extension SiteAssets {
-    /// The demo base map's tiles (the world, and each detail region at its zooms), with a
-    /// `VERSION` file naming their drawing: when the previous site has the same one, its
-    /// tiles are linked instead of drawn again (a detail region new to this build is drawn).
+    /// The demo base map's tiles (the world, and each detail region at its zooms). Their
+    /// folder names their drawing: a tile the previous site has at the same path is linked
+    /// instead of drawn again (a detail region new to this build is drawn).
     static func writeDemoBaseMap(with writer: SiteWriter, details: [DemoBaseMap.Detail] = []) throws {
-        let marker = Array((DemoBaseMap.version + "\n").utf8)
-        let keep = writer.previous.holds(marker, at: "assets/demo-basemap/VERSION")
-        try writer.put(marker, at: "assets/demo-basemap/VERSION")
         for (z, x, y) in DemoBaseMap.tilePaths(details: details) {
-            let path = "assets/demo-basemap/\(z)/\(x)/\(y).png"
-            if keep, try writer.link(path) { continue }
+            let path = "\(DemoBaseMap.folder)/\(z)/\(x)/\(y).png"
+            if try writer.link(path) { continue }
             try writer.put(DemoBaseMap.tile(z: z, x: x, y: y), at: path)
         }
     }

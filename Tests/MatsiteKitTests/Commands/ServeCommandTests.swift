@@ -86,14 +86,13 @@ struct ServeCommandTests {
         let before = try await RawHTTP.request(port: port, "/index.html")
         #expect(before.status == 200 && before.text.contains("Before the change"))
 
-        try Data(Self.config(title: "After the change").utf8).write(to: file)
-        var page = ""
-        let deadline = ContinuousClock.now + .seconds(180)
-        while ContinuousClock.now < deadline {
-            page = try await RawHTTP.request(port: port, "/index.html").text
-            if page.contains("After the change") { break }
-            try await Task.sleep(for: .milliseconds(200))
-        }
+        // Replaced at once (as editors save), so the watcher never reads half a file.
+        try Data(Self.config(title: "After the change").utf8).write(to: file, options: .atomic)
+        // Waits for the event (the rebuild's summary after the change was seen), not for a
+        // number of seconds that a loaded machine could outlast.
+        let rebuilt = await serve.waitForError(matching: #"change seen: rebuilding\n(?:.*\n)*?(built .*|error: .*)\n"#)
+        #expect(rebuilt?.last?.hasPrefix("built ") == true, "stderr: \(serve.err)")
+        let page = try await RawHTTP.request(port: port, "/index.html").text
         #expect(page.contains("After the change"), "stderr: \(serve.err)")
         #expect(serve.err.contains("change seen: rebuilding"))
         serve.stop(signal: SIGTERM)

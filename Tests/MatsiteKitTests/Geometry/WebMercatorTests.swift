@@ -9,7 +9,7 @@ struct WebMercatorTests {
 
     @Test("the anchor box at z7 is the 1912x1646 window at (7691, 11978), tiles x 30...37, y 46...53")
     func anchorWindow() {
-        // Reference arithmetic: /work/shared/bench/anchors/run_anchors.sh (Python, round half to even):
+        // Reference arithmetic: bench/anchors.sh (Python, round half to even):
         // float px x 7691.378...9602.844, y 11978.094...13623.847.
         let window = WebMercator.window(of: Self.anchor, zoom: 7, tileSize: 256)
         #expect(window.x == 7691 && window.y == 11978)

@@ -44,7 +44,7 @@ struct PosterBaseMapTests {
         expectCovers(map, manifest)
         for tile in map.tiles {
             let parts = tile.url.split(separator: "/")
-            #expect(tile.url.hasPrefix("assets/demo-basemap/") && parts.count == 5 && tile.url.hasSuffix(".png"), "\(tile.url)")
+            #expect(tile.url.hasPrefix(DemoBaseMap.folder + "/") && parts.count == 5 && tile.url.hasSuffix(".png"), "\(tile.url)")
             #expect(Int(parts[2])! <= DemoBaseMap.maxZoom)
         }
     }

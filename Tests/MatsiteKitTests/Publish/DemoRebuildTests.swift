@@ -48,26 +48,39 @@ struct DemoRebuildTests {
         #expect(loader.freshDigests([.demo(tile), .file("/nonexistent.png")]) == nil)
     }
 
-    @Test("the demo base map is linked from the previous site when its VERSION names the same drawing")
+    @Test("the demo base map is linked from the previous site when its folder names the same drawing, drawn when another")
     func baseMapKeptByVersion() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-basemap-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let old = root.appendingPathComponent("site"), staging = root.appendingPathComponent("staging")
-        // A previous site holding placeholder tiles under the current version: were any
-        // drawn, its bytes would differ from the placeholder.
-        var paths: [String] = []
+        // A previous site holding placeholder tiles under the current drawing's folder and
+        // under an older one's: were any drawn, its bytes would differ from the placeholder.
+        let older = "assets/demo-basemap-1"
+        var tiles: [String] = []
         for z in 0...DemoBaseMap.maxZoom {
-            for x in 0..<(1 << z) { for y in 0..<(1 << z) { paths.append("assets/demo-basemap/\(z)/\(x)/\(y).png") } }
+            for x in 0..<(1 << z) { for y in 0..<(1 << z) { tiles.append("\(z)/\(x)/\(y).png") } }
         }
-        for path in paths + ["assets/demo-basemap/VERSION"] {
-            let file = old.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data((path.hasSuffix("VERSION") ? DemoBaseMap.version + "\n" : "placeholder").utf8).write(to: file)
+        for folder in [DemoBaseMap.folder, older] {
+            for tile in tiles {
+                let file = old.appendingPathComponent("\(folder)/\(tile)")
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data("placeholder".utf8).write(to: file)
+            }
         }
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
         try SiteAssets.writeDemoBaseMap(with: SiteWriter(root: staging, previous: PreviousSite(output: old)))
-        for path in paths {
+        for tile in tiles {
+            let path = "\(DemoBaseMap.folder)/\(tile)"
             #expect(try CacheBench.inode(staging.appendingPathComponent(path)) == CacheBench.inode(old.appendingPathComponent(path)), "\(path)")
         }
+        #expect(!FileManager.default.fileExists(atPath: staging.appendingPathComponent(older).path), "the older drawing is not published")
+
+        // Only the older drawing in the previous site: every tile is drawn.
+        try FileManager.default.removeItem(at: old.appendingPathComponent(DemoBaseMap.folder))
+        try FileManager.default.removeItem(at: staging)
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        try SiteAssets.writeDemoBaseMap(with: SiteWriter(root: staging, previous: PreviousSite(output: old)))
+        let first = try Data(contentsOf: staging.appendingPathComponent("\(DemoBaseMap.folder)/0/0/0.png"))
+        #expect(first == Data(DemoBaseMap.tile(z: 0, x: 0, y: 0)))
     }
 }

@@ -44,8 +44,8 @@ struct OutputLockTests {
         let site = try TestSite()
         defer { site.remove() }
         let lockFile = site.root.appendingPathComponent(".site.matsite-lock").path
-        let holder = try Self.holdLock(lockFile)
-        defer { holder.terminate(); holder.waitUntilExit() }
+        let holder = try LockHolder(lockFile)
+        defer { holder.release() }
 
         var options = BuildOptions()
         options.useCache = false
@@ -70,7 +70,7 @@ struct OutputLockTests {
 
         // The holder dies without unlocking (a killed build): the next build goes ahead.
         kill(holder.processIdentifier, SIGKILL)
-        holder.waitUntilExit()
+        holder.process.waitUntilExit()
         _ = try await Builder(config: site.config(yaml), options: options).run()
         try expectValidSite(site.output)
     }
@@ -121,25 +121,35 @@ struct OutputLockTests {
             frames: { count: 4 }
         """
 
-    /// Starts `flock --no-fork FILE sleep 120` (one process: `sleep` itself holds the lock)
-    /// and returns once the lock is held.
-    static func holdLock(_ path: String) throws -> Process {
+    /// A process holding the lock on a file until told to let go: `flock --no-fork FILE sh`,
+    /// whose shell says `held` once it has the lock and then holds it until its stdin closes.
+    /// No clock anywhere: however loaded the machine, the lock is held from `init` until
+    /// `release` (or a kill), never for a budget of seconds that a slow build could outlive.
+    final class LockHolder {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        process.arguments = ["--exclusive", "--no-fork", path, "sleep", "120"]
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let fd = open(path, O_RDWR | O_CLOEXEC)
-            if fd >= 0 {
-                let free = flock(fd, LOCK_EX | LOCK_NB) == 0
-                if free { flock(fd, LOCK_UN) }
-                close(fd)
-                if !free { return process }
+        private let stdin = Pipe()
+
+        /// Starts the holder and returns once it holds the lock (it printed `held`).
+        init(_ path: String) throws {
+            let stdout = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+            process.arguments = ["--exclusive", "--no-fork", path, "/bin/sh", "-c", "echo held; exec cat >/dev/null"]
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            try process.run()
+            let said = stdout.fileHandleForReading.readData(ofLength: 5)
+            guard String(decoding: said, as: UTF8.self) == "held\n" else {
+                release()
+                throw CocoaError(.fileLocking, userInfo: [NSFilePathErrorKey: path])
             }
-            usleep(20_000)
         }
-        process.terminate()
-        throw CocoaError(.fileLocking)
+
+        var processIdentifier: Int32 { process.processIdentifier }
+
+        /// Lets go: the shell's stdin closes, `cat` ends and the lock goes with it.
+        func release() {
+            try? stdin.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
     }
 }
