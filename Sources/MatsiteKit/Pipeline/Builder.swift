@@ -140,6 +140,7 @@ extension Builder {
                         throw BuildError.tilesFailed(made.failures)
                     }
                     rendered.append(made)
+                    for alert in made.alerts { loopAlerts[id, default: []].append(alert.description) }
                 }
                 // What a failed loop staged is dropped: its published version is kept whole.
                 if failed.contains(id) { try? FileManager.default.removeItem(at: staging.url.appendingPathComponent(id)) }
@@ -310,6 +311,8 @@ extension Builder {
         var manifest: AnimationManifest?
         var failures: [FailedTile]
         var reused: Int
+        /// Parts of the loop kept as last published (a layer), said as alerts.
+        var alerts: [LoopAlert] = []
     }
 
     /// One animation: its frames fetched, kept or stitched by `FramePipeline`, then each of

@@ -232,3 +232,40 @@ struct LiveOperationTests {
         return out
     }
 }
+
+/// A layer whose feed goes down inside a layered loop.
+@Suite("Live operation: a layer kept as published while the others move on")
+struct LayerKeptTests {
+    @Test("the satellite's server fails: the radar moves on, the satellite's published frames stay within max_age, said as an alert")
+    func satelliteDown() async throws {
+        try await LayersBuildTests.withFeeds { server, feed, site in
+            let yaml = LayersBuildTests.standard(server, site)
+            try await LiveFeedTests.build(site, yaml, at: "2026-11-21T12:07:00Z", feed: feed)
+            let published = try LayersBuildTests.layers(site.manifest("storm"))[0]
+            let publishedFrames = try #require(published["frames"] as? [[String: Any]])
+
+            server.route(prefix: "/sat/", .status(500, body: "archive offline"))
+            let reporter = RecordingReporter()
+            let summary = try await LiveFeedTests.build(site, yaml, at: "2026-11-21T12:12:00Z", feed: feed, reporter: reporter)
+            #expect(summary.staleLoops.isEmpty)
+            let manifest = try site.manifest("storm")
+            // The radar moved on to 12:10.
+            let timeline = try #require(manifest["frames"] as? [[String: Any]])
+            #expect(timeline.last?["time"] as? String == "2026-11-21T12:10:00Z")
+            // The satellite as published: the same files, the newest (12:00) shown until its max_age (20 min).
+            let satellite = try LayersBuildTests.layers(manifest)[0]
+            let frames = try #require(satellite["frames"] as? [[String: Any]])
+            #expect(Set(frames.compactMap { $0["sha256"] as? String }).isSubset(of: Set(publishedFrames.compactMap { $0["sha256"] as? String })))
+            #expect(frames.last?["time"] as? String == "2026-11-21T12:00:00Z")
+            for frame in frames {
+                let url = try #require(frame["url"] as? String)
+                #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("storm").appendingPathComponent(url).path), "\(url)")
+            }
+            let mapping = try LayersBuildTests.mapping(manifest)
+            #expect(mapping.last?[0] == frames.count - 1, "12:10 shows the satellite's 12:00")
+            let alert = try #require(reporter.alerts.first).description
+            #expect(alert.contains("storm: layer satellite kept as last published") && alert.contains("archive offline"), "\(alert)")
+            #expect(SiteStatus.read(output: site.output)?.animations.first?.alerts?.contains(alert) == true)
+        }
+    }
+}
