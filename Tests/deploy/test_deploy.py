@@ -143,8 +143,11 @@ class Project:
         return result
 
     def site_tree(self) -> dict[str, bytes]:
+        """What a deploy sends: the site but its dot-files and the builds' report (status.json,
+        which stays on the build host)."""
         return {str(p.relative_to(self.site)): p.read_bytes() for p in self.site.rglob("*")
-                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(self.site).parts)}
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(self.site).parts)
+                and str(p.relative_to(self.site)) != "status.json"}
 
     def tiles(self) -> list[str]:
         """The fallback tiles' z/x/y.png paths, the same for every frame."""
