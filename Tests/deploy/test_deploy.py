@@ -395,7 +395,7 @@ def test_s3_headers(s3, tmp_path):
         "radar/index.html": ("text/html; charset=utf-8", "no-cache"),
         "radar/poster.webp": ("image/webp", "no-cache"),
     }
-    js = next(p for p in project.site_tree() if p.startswith("assets/player.") and p.endswith(".js"))
+    js = next(p for p in project.site_tree() if p.startswith("assets/player-bundle.") and p.endswith(".js"))
     expected[js] = ("text/javascript; charset=utf-8", "public, max-age=31536000, immutable")
     for path, (kind, cache) in expected.items():
         head = client.head_object(Bucket=s3.bucket, Key="www/" + path)
