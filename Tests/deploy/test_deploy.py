@@ -774,11 +774,13 @@ def test_old_ledger_read_by_name_on_nginx(nginx_dav, tmp_path):
 def test_late_failure_keeps_what_landed(s3, tmp_path):
     """A cold deploy whose server goes away after the content-hashed files landed: the
     rerun does not send them again (what landed was recorded as it landed)."""
-    # 9 frames: more content-hashed files than deploy sends before recording them (100).
-    project = Project(tmp_path, s3, minutes=80)
+    # 17 frames with their levels: more content-hashed files than deploy sends before
+    # recording them (100).
+    project = Project(tmp_path, s3, minutes=160, animation_extra="    pyramid: { publish: always }\n")
     project.build(T5)
     site = project.site_tree()
     hashed = [p for p in site if "/frames/" in p or "/tiles/" in p or p.startswith("assets/")]
+    assert len(hashed) > 100, len(hashed)
     proxy = FaultProxy(s3.port)
     try:
         project.write(rclone_flags=["--bwlimit=200k"])
