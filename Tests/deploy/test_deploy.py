@@ -852,5 +852,6 @@ def test_failed_ledger_write_keeps_the_live_ledger(nginx_dav, tmp_path):
     assert not deletes, deletes
     server.refuse_ledger_base(False)
     rerun = project.run_deploy()
-    assert rerun["uploaded"] <= 12 and rerun["unchanged"] > 50, rerun["stderr"]
+    site = project.site_tree()
+    assert rerun["uploaded"] <= 12 and rerun["unchanged"] >= len(site) - 12, rerun["stderr"]
     assert live.read_bytes() != before
