@@ -33,7 +33,10 @@ struct DeployCommandTests {
         #expect(missing.err.contains("deploy.create: true"))
         #expect(!FileManager.default.fileExists(atPath: target.path))
         try Data(Self.config(target: target.path, create: true).utf8).write(to: project.appendingPathComponent("matsite.yml"))
-        let site = CLI.tree(project.appendingPathComponent("site")).filter { !$0.hasPrefix(".") }
+        // What a deploy sends: the site but its dot-files and the builds' report, which stays
+        // on the build host.
+        let site = CLI.tree(project.appendingPathComponent("site")).filter { !$0.hasPrefix(".") && $0 != SiteStatus.file }
+        #expect(FileManager.default.fileExists(atPath: project.appendingPathComponent("site/\(SiteStatus.file)").path))
         let files = site.filter { !$0.hasSuffix("/") && !FileManager.default.isDirectory(project.appendingPathComponent("site/\($0)")) }
 
         let dry = try CLI.run(["deploy", "--dry-run"], in: project)
