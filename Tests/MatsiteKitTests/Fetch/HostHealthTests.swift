@@ -227,14 +227,16 @@ struct HostHealthTests {
             }
             await fetcher.shutdown()
             #expect(bodies == Array(repeating: Self.png, count: 4))
-            // The first two hung; the two queued behind them were not asked.
-            #expect(server.requestCount(prefix: "/s/") == 4 + 2)
+            // At most the first two hung (on a loaded machine the connections may not even
+            // be made within stall_s); the two queued behind them were not asked.
+            #expect((4...(4 + 2)).contains(server.requestCount(prefix: "/s/")))
             let port = Self.port(server)
+            #expect(reporter.warnings.count == 1)
+            let warning = reporter.warnings.first ?? ""
             #expect(
-                reporter.warnings == [
-                    "127.0.0.1:\(port): 4 tiles (or documents) served from the cache, possibly out of date, after the server failed "
-                        + "(no answer from 127.0.0.1:\(port) within 1 s (http.stall_s): the server accepted the connection and sent nothing)"
-                ])
+                warning.hasPrefix(
+                    "127.0.0.1:\(port): 4 tiles (or documents) served from the cache, possibly out of date, after the server failed ")
+                    && warning.contains("127.0.0.1:\(port) within 1 s (http.stall_s)"), "\(warning)")
         }
     }
 
@@ -283,16 +285,16 @@ struct HostHealthTests {
             server.route(prefix: "/hung/", .noResponse)
             let project = try CLI.scratch("hung")
             defer { try? FileManager.default.removeItem(at: project) }
-            try Data(Self.hungProject(server, frames: 6, http: "{ stall_s: 2, timeout_s: 600, retries: 4 }").utf8)
+            try Data(Self.hungProject(server, frames: 6, http: "{ stall_s: 5, timeout_s: 600, retries: 4 }").utf8)
                 .write(to: project.appendingPathComponent("matsite.yml"))
             let started = ContinuousClock.now
             let result = try CLI.run(["build"], in: project, timeout: 600)
             let elapsed = started.duration(to: .now)
             #expect(result.status == 1, "\(result.err)")
             let port = Self.port(server)
-            #expect(
-                result.err.contains("no answer from 127.0.0.1:\(port) within 2 s (http.stall_s): the server accepted the connection and sent nothing"),
-                "\(result.err)")
+            // (On a loaded machine the connection itself may not be made within stall_s: then
+            // the words say the host does not answer connection attempts.)
+            #expect(result.err.contains("127.0.0.1:\(port) within 5 s (http.stall_s)"), "\(result.err)")
             #expect(result.err.contains("24 tiles in 6 frames"), "\(result.err)")
             // Not retries x timeout_s (5 x 600 s): it ended, within a generous multiple of stall_s.
             #expect(elapsed < .seconds(60), "took \(elapsed)")
