@@ -170,19 +170,12 @@ extension MatsiteCommand {
             let atTime = try AtOption.parse(at)
             options.at = atTime?.date
             options.only = onlyIds
+            let summary: BuildSummary
             do {
-                let summary = try await project.build(options: options, reporter: reporter)
+                summary = try await project.build(options: options, reporter: reporter)
                 reporter.finish()
                 reporter.say(Wording.summary(summary))
                 if let note = atTime?.utcNote { reporter.say(note) }
-                // Published, but some loops kept their last version: said even under --quiet.
-                if !summary.staleLoops.isEmpty {
-                    fflush(nil)
-                    for loop in summary.staleLoops {
-                        FileHandle.standardError.write(Data("error: \(Wording.stale(loop, now: options.at ?? Date()))\n".utf8))
-                    }
-                    throw ExitCode(Exit.partial)
-                }
             } catch {
                 let code = Exit.fail(error, reporter: reporter)
                 // Said only where it is news: --verbose has just listed them.
@@ -190,6 +183,14 @@ extension MatsiteCommand {
                     FileHandle.standardError.write(Data("  (matsite build --verbose lists every tile)\n".utf8))
                 }
                 throw code
+            }
+            // Published, but some loops kept their last version: said even under --quiet.
+            if !summary.staleLoops.isEmpty {
+                fflush(nil)
+                for loop in summary.staleLoops {
+                    FileHandle.standardError.write(Data("error: \(Wording.stale(loop, now: options.at ?? Date()))\n".utf8))
+                }
+                throw ExitCode(Exit.partial)
             }
         }
     }

@@ -142,6 +142,41 @@ struct BuildCommandTests {
         #expect(!FileManager.default.fileExists(atPath: site.output.path))
     }
 
+    @Test("one loop of two failing: the other publishes, exit 3, the failed loop said once even under --quiet, status.json says which")
+    func partialBuild() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let result = try await withTestServer { server in
+            server.route(prefix: "/t/", .status(500, body: "upstream database unavailable"))
+            try Data(
+                site.yaml(
+                    """
+                      - id: demo
+                        bbox: [-10.0, 40.0, 10.0, 52.0]
+                        zoom: 3
+                        source: { demo: radar }
+                        frames: { count: 2 }
+                      - id: broken
+                        bbox: [-170, -60, 170, 60]
+                        zoom: 1
+                        source: { url: "\(server.url("/t/{z}/{x}/{y}.png"))" }
+                        frames: { count: 1 }
+                    """
+                ).utf8
+            ).write(to: site.root.appendingPathComponent("matsite.yml"))
+            return try await run(["build", "--quiet"], in: site.root)
+        }
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("error: broken: not built, and never published, so not in the site index: fetch: 4 tile(s) could not be had"),
+            "\(result.stderr)")
+        #expect(result.stderr.contains("upstream database unavailable"), "\(result.stderr)")
+        #expect(!result.stderr.contains("ExitCode"), "\(result.stderr)")
+        #expect(try site.frames("demo").count == 2)
+        let status = try #require(SiteStatus.read(output: site.output))
+        #expect(status.animations.map(\.id) == ["demo", "broken"] && status.animations.map(\.state) == [.ok, .unpublished])
+    }
+
     @Test("40 missing tiles fail the build with one grouped entry and one hint; --verbose lists each")
     func groupedFailure() async throws {
         let site = try TestSite()
