@@ -24,7 +24,7 @@ enum Wording {
         }
         var kept = "the site keeps its last version"
         if let text = loop.lastGoodBuild, let built = try? TimeInstant.parse(text) {
-            let age = Duration.milliseconds(Int64((now.timeIntervalSince1970 * 1000).rounded()) - built.millisecondsSinceEpoch)
+            let age = Duration.milliseconds(TimeInstant(now).millisecondsSinceEpoch - built.millisecondsSinceEpoch)
             kept += ", built \(text) (\(LoopAlert.words(age)) ago)"
         }
         if loop.failedBuilds > 1 { kept += "; \(loop.failedBuilds) builds in a row failed it" }

@@ -166,7 +166,7 @@ extension Builder {
             let previousStatus = SiteStatus.read(output: current.output)
             let status = SiteStatus.next(
                 after: previousStatus, config: config, built: rendered.compactMap(\.manifest), kept: manifests,
-                failed: failed, alerts: loopAlerts, now: clock.now, isShard: isShard)
+                failed: failed, alerts: loopAlerts, now: clock.now)
             // Pages and manifests.
             try await step(.pages) {
                 try SitePages(config: config, pages: pages, assets: assets).write(manifests, with: SiteWriter(root: staging.url, previous: current))

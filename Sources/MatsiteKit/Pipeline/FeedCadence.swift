@@ -36,7 +36,7 @@ struct FeedCadence: Sendable, Equatable {
     /// may be late (the newest time not published yet), two may not.
     func stalled(newest: TimeInstant?, now: Date) -> (newest: TimeInstant, age: Duration, step: Duration)? {
         guard let newest else { return nil }
-        let ageMs = Int64((now.timeIntervalSince1970 * 1000).rounded()) - newest.millisecondsSinceEpoch
+        let ageMs = TimeInstant(now).millisecondsSinceEpoch - newest.millisecondsSinceEpoch
         let age = Duration.milliseconds(ageMs)
         return age > delay + step * 2 ? (newest, age, step) : nil
     }
