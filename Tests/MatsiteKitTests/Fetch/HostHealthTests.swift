@@ -296,8 +296,9 @@ struct HostHealthTests {
             // the words say the host does not answer connection attempts.)
             #expect(result.err.contains("127.0.0.1:\(port) within 5 s (http.stall_s)"), "\(result.err)")
             #expect(result.err.contains("24 tiles in 6 frames"), "\(result.err)")
-            // Not retries x timeout_s (5 x 600 s): it ended, within a generous multiple of stall_s.
-            #expect(elapsed < .seconds(60), "took \(elapsed)")
+            // Not retries x timeout_s (5 x 600 s): it ended, within a tenth of that (room for a
+            // machine at load 20).
+            #expect(elapsed < .seconds(300), "took \(elapsed)")
             // One wave of requests (http.concurrency), then none: the others fail at once.
             #expect(server.requestCount(prefix: "/hung/") <= 6)
             #expect(!FileManager.default.fileExists(atPath: project.appendingPathComponent("site").path))
