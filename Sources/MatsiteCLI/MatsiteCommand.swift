@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MatsiteCapabilities
 import MatsiteKit
 
 /// The `matsite` command: parses, validates, calls one MatsiteKit entry point, and maps
@@ -168,7 +169,7 @@ extension MatsiteCommand {
             options.useCache = !noCache
             options.recheck = recheck
             let atTime = try AtOption.parse(at)
-            options.at = atTime?.date
+            options.at = atTime?.instant
             options.only = onlyIds
             let summary: BuildSummary
             do {
@@ -188,7 +189,7 @@ extension MatsiteCommand {
             if !summary.staleLoops.isEmpty {
                 fflush(nil)
                 for loop in summary.staleLoops {
-                    FileHandle.standardError.write(Data("error: \(Wording.stale(loop, now: options.at ?? Date()))\n".utf8))
+                    FileHandle.standardError.write(Data("error: \(Wording.stale(loop, now: options.at ?? .now()))\n".utf8))
                 }
                 throw ExitCode(Exit.partial)
             }
@@ -424,7 +425,7 @@ extension MatsiteCommand {
             if let note = atTime?.utcNote { print(note) }
             fflush(nil)
             // Each line as it comes: a slow probe is never silence, even into a pipe.
-            let worst = await Checker(config: project.config, at: atTime?.date).run { line in
+            let worst = await Checker(config: project.config, at: atTime?.instant).run { line in
                 switch line {
                 case .animation(let id), .section(let id): print("\(id):")
                 case .fact(let text): print("  \(text)")

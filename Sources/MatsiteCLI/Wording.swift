@@ -17,14 +17,14 @@ enum Wording {
 
     /// An animation this build could not make while the others were published: what failed
     /// it, and what the site shows instead, with its age at `now` (the build's clock).
-    static func stale(_ loop: StaleLoop, now: Date) -> String {
+    static func stale(_ loop: StaleLoop, now: TimeInstant) -> String {
         let cause = String(describing: loop.error).replacingOccurrences(of: "\n", with: "\n  ")
         guard loop.kept else {
             return "\(loop.id): not built, and never published, so not in the site index: \(cause)"
         }
         var kept = "the site keeps its last version"
         if let text = loop.lastGoodBuild, let built = try? TimeInstant.parse(text) {
-            let age = Duration.milliseconds(TimeInstant(now).millisecondsSinceEpoch - built.millisecondsSinceEpoch)
+            let age = Duration.milliseconds(now.millisecondsSinceEpoch - built.millisecondsSinceEpoch)
             kept += ", built \(text) (\(LoopAlert.words(age)) ago)"
         }
         if loop.failedBuilds > 1 { kept += "; \(loop.failedBuilds) builds in a row failed it" }

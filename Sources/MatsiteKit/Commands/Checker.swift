@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 
 /// `matsite check`: validates the config (already done by loading it), plans every
@@ -9,7 +10,7 @@ public struct Checker: Sendable {
     /// The config to check.
     public let config: SiteConfig
     /// The time taken as now (`--at`), or nil for the clock.
-    public let at: Date?
+    public let at: TimeInstant?
 
     /// One line of the report.
     public enum Line: Sendable, Equatable {
@@ -37,7 +38,7 @@ public struct Checker: Sendable {
     }
 
     /// Creates a checker.
-    public init(config: SiteConfig, at: Date? = nil) {
+    public init(config: SiteConfig, at: TimeInstant? = nil) {
         self.config = config
         self.at = at
     }
@@ -50,7 +51,7 @@ public struct Checker: Sendable {
         let fetcher = HTTPFetcher(options: config.http)
         let loader = TileSourceLoader(fetcher: fetcher, exceptions: OGCSources.exceptions)
         let planning = AnimationPlanning(
-            config: noCache, fetcher: fetcher, loader: loader, clock: PlanningClock(now: at ?? Date(), fromAt: at != nil))
+            config: noCache, fetcher: fetcher, loader: loader, clock: PlanningClock(now: at ?? .now(), fromAt: at != nil))
         var worst: ExitClass?
         for animation in config.animations {
             report(.animation(animation.id))

@@ -7,7 +7,7 @@ import MatsiteCapabilities
 /// offset, or no zone (then UTC, and the command says so).
 public struct AtTime: Sendable, Equatable {
     /// The instant.
-    public let date: Date
+    public let instant: TimeInstant
     /// The text as given.
     public let text: String
     /// False when the text named no zone and was taken as UTC.
@@ -21,13 +21,13 @@ public struct AtTime: Sendable, Equatable {
     public init?(_ text: String) {
         let shape = #/(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2})(:\d{2}([.,]\d+)?)?(?<zone>[Zz]|[+-]\d{2}(:?\d{2})?)?/#
         guard let match = text.wholeMatch(of: shape), let instant = try? TimeInstant.parse(text) else { return nil }
-        date = Date(timeIntervalSince1970: Double(instant.millisecondsSinceEpoch) / 1000)
+        self.instant = instant
         self.text = text
         zoneGiven = match.output.zone != nil
     }
 
     /// What the command says when the text named no zone.
     public var utcNote: String? {
-        zoneGiven ? nil : "--at \(text) names no zone: taken as UTC (\(TimeFormat.iso(date)))"
+        zoneGiven ? nil : "--at \(text) names no zone: taken as UTC (\(TimeFormat.iso(instant)))"
     }
 }

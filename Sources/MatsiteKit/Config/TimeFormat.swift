@@ -77,32 +77,25 @@ public struct TimeFormat: Sendable, Equatable {
     }
 
     /// ISO 8601 in UTC, seconds precision (`2026-11-21T10:00:00Z`): the manifest's form.
+    public static func iso(_ instant: TimeInstant) -> String {
+        isoPattern.format(instant)
+    }
+
+    /// ISO 8601 in UTC, seconds precision, of a Foundation date (a file's time).
     public static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        iso(TimeInstant(date))
     }
 
-    /// Parses an ISO 8601 instant a user wrote (config, `--at`, a feed's index or point
-    /// data): with `Z` or an offset, fractional seconds, or a bare date.
+    /// Parses an ISO 8601 instant a user wrote (config, a feed's index or point data), with
+    /// the one ISO 8601 parser, `TimeInstant.parse`, around the text's spaces: a date and
+    /// time with `Z`, an offset or no zone (UTC), `T` or a space between, with or without
+    /// seconds and a fraction; or a date (`2026-11-21`, `2026-11`, `2026`). Nil otherwise.
     public static func instant(_ text: String) -> TimeInstant? {
-        parseISO(text).map(TimeInstant.init)
+        try? TimeInstant.parse(text.trimmingCharacters(in: .whitespaces))
     }
 
-    /// Parses ISO 8601 instants: with `Z` or an offset, fractional seconds, or a bare date.
+    /// `instant(text)` as a Foundation date.
     public static func parseISO(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let full = ISO8601DateFormatter()
-        full.formatOptions = [.withInternetDateTime]
-        if let date = full.date(from: trimmed) { return date }
-        full.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = full.date(from: trimmed) { return date }
-        // YAML timestamps may use a space instead of T.
-        if trimmed.count > 10, trimmed.dropFirst(10).first == " " {
-            return parseISO(String(trimmed.prefix(10)) + "T" + trimmed.dropFirst(11))
-        }
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
-        return day.date(from: trimmed)
+        instant(text)?.date
     }
 }

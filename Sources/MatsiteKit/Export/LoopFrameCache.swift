@@ -7,7 +7,7 @@ import MatsiteImaging
 /// own picture and the one before it and nothing else.
 ///
 /// An entry is named for the SHA-256 of everything its bytes follow from: the encoder and
-/// its settings, and the composed identities (`LoopExporter.composedKey`) of the frame and
+/// its settings, and the composed identities (`LoopExportNames.composedKey`) of the frame and
 /// of the one before it. Each file carries its bytes' SHA-256, so a damaged one is encoded
 /// again; it is written under a temporary name and renamed. After an export the folder
 /// keeps the current loop's entries only (the cache's `max_size` does not count them: a

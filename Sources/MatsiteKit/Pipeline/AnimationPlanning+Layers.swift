@@ -6,7 +6,7 @@ extension AnimationPlanning {
     /// animation is planned (resolved, its unpublished newest frames left out, its tiles
     /// laid out, held to the limits), keeping only the layer frames a timeline time shows.
     func planLayers(of animation: AnimationConfig) async throws -> Planned {
-        let times = try SourceResolver.frames(animation.frames, timeFormat: animation.timeFormat, now: TimeInstant(clock.now)).compactMap(\.time)
+        let times = try SourceResolver.frames(animation.frames, timeFormat: animation.timeFormat, now: clock.now).compactMap(\.time)
         guard !times.isEmpty else { throw NoFrames(animation: animation.id) }
         var layers: [LayerPlan] = []
         var prefetched: [TileLocator: TileOutcome] = [:]

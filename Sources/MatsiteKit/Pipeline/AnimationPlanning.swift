@@ -1,9 +1,10 @@
 import Foundation
+import MatsiteCapabilities
 
 /// The time a run takes as now, and where it came from, for messages that show it.
 struct PlanningClock: Sendable, CustomStringConvertible {
     /// Now, for rolling windows and index times.
-    var now: Date
+    var now: TimeInstant
     /// True when `--at` gave it.
     var fromAt: Bool
 

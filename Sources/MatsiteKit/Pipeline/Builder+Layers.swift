@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 
 extension Builder {
@@ -12,7 +13,7 @@ extension Builder {
     /// version, mapped onto the new timeline within its `max_age`, while the other layers
     /// move on, said as an alert; one never published fails the animation.
     func renderLayers(
-        _ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter, now: Date
+        _ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter, now: TimeInstant
     ) async throws -> Rendered {
         var plan = plan
         var reused = 0

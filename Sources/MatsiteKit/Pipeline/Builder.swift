@@ -12,7 +12,7 @@ public struct BuildOptions: Sendable {
     public var lockWait: Double = 120
     /// The time the build takes as now (`--at`): where rolling windows end and which index
     /// times count as published. nil: the clock.
-    public var at: Date?
+    public var at: TimeInstant?
     /// `--recheck`: ask the feed again for every frame, settled or not (by default a frame
     /// published from the same URLs is carried forward once it is `settle:` old).
     public var recheck = false
@@ -108,7 +108,7 @@ extension Builder {
         }
         // Plan: which tiles make which frame.
         let tileLoader = TileSourceLoader(fetcher: fetcher, exceptions: OGCSources.exceptions)
-        let clock = PlanningClock(now: options.at ?? started, fromAt: options.at != nil)
+        let clock = PlanningClock(now: options.at ?? TimeInstant(started), fromAt: options.at != nil)
         var (plans, prefetched, loopAlerts) = try await plan(
             fetcher: fetcher, loader: tileLoader, output: output, clock: clock, failed: &failed)
         let previous = PreviousSite(output: output)
@@ -319,7 +319,7 @@ extension Builder {
     /// its products (`AnimationSteps.products`) in turn, over one shared context. A layered
     /// animation: each layer so, then the whole (`renderLayers`).
     func render(
-        _ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter, now: Date, fetcher: HTTPFetcher?
+        _ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter, now: TimeInstant, fetcher: HTTPFetcher?
     ) async throws -> Rendered {
         if !plan.layers.isEmpty { return try await renderLayers(plan, inputs: inputs, loader: loader, writer: writer, now: now) }
         let outcomes = try await renderFrames(plan, loader: loader, writer: writer, poster: true, now: now)
@@ -353,7 +353,7 @@ extension Builder {
     /// stitched into `<id>/frames/`, with their costs and transparent tiles reported; a
     /// loop with not one tile fails here. `poster`: sample the last frame for the poster.
     func renderFrames(
-        _ plan: AnimationPlan, loader: any TileLoader, writer: SiteWriter, poster: Bool, now: Date
+        _ plan: AnimationPlan, loader: any TileLoader, writer: SiteWriter, poster: Bool, now: TimeInstant
     ) async throws -> [FramePipeline.Outcome] {
         let animation = plan.config
         let timings = StageTimings()
@@ -367,7 +367,7 @@ extension Builder {
                 missing: animation.missing, timings: timings, frameFormat: animation.frameFormat),
             reporter: reporter, timings: timings)
         pipeline.carry = CarryForward(
-            now: TimeInstant(now), settle: animation.settle, recheck: options.recheck,
+            now: now, settle: animation.settle, recheck: options.recheck,
             publishedNewest: writer.previous.newestTime(animation: animation.id), live: animation.frames.isLive,
             newestIndex: plan.frames.count - 1, mayLeaveOut: poster)
         let folder = writer.root.appendingPathComponent(animation.id).appendingPathComponent("frames")
@@ -408,7 +408,7 @@ extension Builder {
     /// What an operator must see about a planned loop (even under `--quiet`): a window
     /// older than the one the site has published (a feed that went back, or a clock that
     /// did), a live feed whose newest time is older than its cadence allows.
-    func alerts(for plan: AnimationPlan, output: URL, now: Date) -> [LoopAlert] {
+    func alerts(for plan: AnimationPlan, output: URL, now: TimeInstant) -> [LoopAlert] {
         let id = plan.config.id
         var alerts: [LoopAlert] = []
         let times = plan.frames.compactMap(\.time)
@@ -432,7 +432,7 @@ extension Builder {
         let at = options.at
         return HTTPCache(
             directory: config.resolve(config.cache.path), maxSize: config.cache.maxSize, varyHeaders: config.http.headers,
-            clock: { at ?? Date() })
+            clock: { at?.date ?? Date() })
     }
 
     /// The embed code is for other sites: it cannot work there without a whole `base_url`.

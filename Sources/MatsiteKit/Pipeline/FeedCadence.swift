@@ -34,9 +34,9 @@ struct FeedCadence: Sendable, Equatable {
 
     /// The stall, when the newest time is older than the cadence allows at `now`: one step
     /// may be late (the newest time not published yet), two may not.
-    func stalled(newest: TimeInstant?, now: Date) -> (newest: TimeInstant, age: Duration, step: Duration)? {
+    func stalled(newest: TimeInstant?, now: TimeInstant) -> (newest: TimeInstant, age: Duration, step: Duration)? {
         guard let newest else { return nil }
-        let ageMs = TimeInstant(now).millisecondsSinceEpoch - newest.millisecondsSinceEpoch
+        let ageMs = now.millisecondsSinceEpoch - newest.millisecondsSinceEpoch
         let age = Duration.milliseconds(ageMs)
         return age > delay + step * 2 ? (newest, age, step) : nil
     }

@@ -12,10 +12,10 @@ struct SourceResolver: Sendable {
 
     /// A resolver; `fetcher` is needed for capabilities and fetched frame indexes. `now`
     /// is `--at`, else the clock.
-    init(config: SiteConfig, fetcher: HTTPFetcher?, now: Date = Date()) {
+    init(config: SiteConfig, fetcher: HTTPFetcher?, now: TimeInstant = .now()) {
         self.config = config
         self.fetcher = fetcher
-        self.now = TimeInstant(now)
+        self.now = now
     }
 
     /// Resolves one animation.

@@ -54,7 +54,7 @@ public struct SiteStatus: Codable, Sendable, Equatable {
     /// The status a build writes: `previous` moved on by what this build did.
     static func next(
         after previous: SiteStatus?, config: SiteConfig, built: [AnimationManifest], kept manifests: [AnimationManifest],
-        failed: LoopFailures, alerts: [String: [String]], now: Date
+        failed: LoopFailures, alerts: [String: [String]], now: TimeInstant
     ) -> SiteStatus {
         let clock = TimeFormat.iso(now)
         let old = Dictionary((previous?.animations ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import Testing
 
 @testable import MatsiteKit
@@ -7,7 +8,7 @@ import Testing
 /// no zone is UTC and said so, anything else is a usage error listing the accepted forms.
 @Suite("--at")
 struct AtTimeTests {
-    static let noon13 = Date(timeIntervalSince1970: 1_795_608_780) // 2026-11-25T12:13:00Z
+    static let noon13 = TimeInstant(millisecondsSinceEpoch: 1_795_608_780_000) // 2026-11-25T12:13:00Z
 
     @Test(
         "full ISO 8601 times with or without seconds, T or space, Z or an offset or no zone",
@@ -18,7 +19,7 @@ struct AtTimeTests {
         ])
     func accepted(text: String, offset: Double, zone: Bool) throws {
         let time = try #require(AtTime(text))
-        #expect(time.date == Self.noon13.addingTimeInterval(offset), "\(text)")
+        #expect(time.instant.millisecondsSinceEpoch == Self.noon13.millisecondsSinceEpoch + Int64(offset * 1000), "\(text)")
         #expect(time.zoneGiven == zone)
         #expect((time.utcNote != nil) == !zone)
     }

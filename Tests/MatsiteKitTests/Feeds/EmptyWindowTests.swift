@@ -39,7 +39,7 @@ struct EmptyWindowTests {
         var options = BuildOptions()
         options.useCache = false
         options.lockWait = 600
-        options.at = AtTime("2026-11-21T12:02:00Z")?.date
+        options.at = AtTime("2026-11-21T12:02:00Z")?.instant
         _ = try await Builder(config: site.config(yaml), options: options, reporter: reporter).run()
     }
 

@@ -304,7 +304,7 @@ extension LiveFeedTests {
         feed.set(at)
         var options = BuildOptions()
         options.lockWait = TestSite.lockWait
-        options.at = TimeFormat.parseISO(at)
+        options.at = TimeFormat.instant(at)
         return try await Builder(config: site.config(yaml), options: options, reporter: reporter).run()
     }
 

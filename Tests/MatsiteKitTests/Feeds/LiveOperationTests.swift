@@ -173,7 +173,7 @@ struct LiveOperationTests {
             server.resetCounts()
             var options = BuildOptions()
             options.lockWait = TestSite.lockWait
-            options.at = TimeFormat.parseISO("2026-11-21T12:05:00Z")
+            options.at = TimeFormat.instant("2026-11-21T12:05:00Z")
             options.recheck = true
             _ = try await Builder(config: site.config(yaml), options: options).run()
             #expect(LiveFeedTests.tileRequests(server).count == 5)
@@ -210,7 +210,7 @@ struct LiveOperationTests {
             let back = RecordingReporter()
             var options = BuildOptions()
             options.lockWait = TestSite.lockWait
-            options.at = TimeFormat.parseISO("2026-11-21T12:35:00Z")
+            options.at = TimeFormat.instant("2026-11-21T12:35:00Z")
             _ = try await Builder(config: site.config(yaml), options: options, reporter: back).run()
             #expect(back.alerts.contains { if case .olderWindow = $0 { true } else { false } })
         }

@@ -17,11 +17,11 @@ struct DemoWeatherTests {
             source: { demo: radar }
             frames: { last: PT50M, step: PT10M }
         """
-    static let at = ISO8601DateFormatter().date(from: "2026-11-21T12:00:00Z")!
+    static let at = TimeInstant(millisecondsSinceEpoch: 1_795_262_400_000) // 2026-11-21T12:00:00Z
 
     /// Builds the window ending at `at` into `site`, as `matsite build --at` does.
     @discardableResult
-    static func build(_ site: TestSite, at: Date, reporter: any BuildReporter = SilentReporter()) async throws -> BuildSummary {
+    static func build(_ site: TestSite, at: TimeInstant, reporter: any BuildReporter = SilentReporter()) async throws -> BuildSummary {
         var options = BuildOptions()
         options.useCache = false
         options.lockWait = TestSite.lockWait
@@ -42,7 +42,7 @@ struct DemoWeatherTests {
         defer { for site in [first, again, later] { site.remove() } }
         try await Self.build(first, at: Self.at)
         try await Self.build(again, at: Self.at)
-        try await Self.build(later, at: Self.at.addingTimeInterval(600))
+        try await Self.build(later, at: Self.at.adding(ISODuration(milliseconds: 600_000)))
         let (a, b, c) = (try Self.frames(first), try Self.frames(again), try Self.frames(later))
 
         #expect(a.map(\.time) == ["11:10", "11:20", "11:30", "11:40", "11:50", "12:00"].map { "2026-11-21T\($0):00Z" })
@@ -66,11 +66,11 @@ struct DemoWeatherTests {
         defer { for each in [site, fresh] { each.remove() } }
         try await Self.build(site, at: Self.at)
         let recorder = RecordingReporter()
-        let summary = try await Self.build(site, at: Self.at.addingTimeInterval(600), reporter: recorder)
+        let summary = try await Self.build(site, at: Self.at.adding(ISODuration(milliseconds: 600_000)), reporter: recorder)
         #expect(summary.framesReused == 5)
         #expect(recorder.stitchedFrames == [5])
         // What the rebuild kept and drew is what a build from nothing draws.
-        try await Self.build(fresh, at: Self.at.addingTimeInterval(600))
+        try await Self.build(fresh, at: Self.at.adding(ISODuration(milliseconds: 600_000)))
         #expect(try Self.frames(site).map(\.pixels) == Self.frames(fresh).map(\.pixels))
     }
 
@@ -98,9 +98,9 @@ struct DemoWeatherTests {
             return try #require(document["features"] as? [[String: Any]]).map { feature in
                 let coordinates = try #require((feature["geometry"] as? [String: Any])?["coordinates"] as? [Double])
                 let properties = try #require(feature["properties"] as? [String: String])
-                let time = try #require(ISO8601DateFormatter().date(from: properties["time"] ?? ""))
+                let time = try TimeInstant.parse(properties["time"] ?? "")
                 let key = "\(coordinates) \(properties["time"] ?? "") \(properties["type"] ?? "") \(properties["magnitude"] ?? "")"
-                return (Int64(time.timeIntervalSince1970), key, coordinates[0], coordinates[1])
+                return (time.millisecondsSinceEpoch / 1000, key, coordinates[0], coordinates[1])
             }
         }
         let early = try reports(from: 0, through: 120), late = try reports(from: 60, through: 180)

@@ -348,7 +348,7 @@ struct LayersBuildTests {
             feed.set("2026-11-21T12:07:00Z")
             let config = try site.config(Self.standard(server, site))
             let lines = LockedBox([Checker.Line]())
-            let worst = await Checker(config: config, at: TimeFormat.parseISO("2026-11-21T12:07:00Z")).run { line in lines.withLock { $0.append(line) } }
+            let worst = await Checker(config: config, at: TimeFormat.instant("2026-11-21T12:07:00Z")).run { line in lines.withLock { $0.append(line) } }
             #expect(worst == nil)
             let facts = lines.withLock { $0 }.compactMap { if case .fact(let text) = $0 { text } else { nil } }
             #expect(facts.first == "timeline: 13 times, 2026-11-21T11:05:00Z .. 2026-11-21T12:05:00Z", "the timeline first: \(facts)")
