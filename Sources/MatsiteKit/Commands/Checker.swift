@@ -114,7 +114,7 @@ private extension Checker {
         let prefetched = PrefetchedTiles(base: loader, loaded: planned.prefetched)
         guard !plan.layers.isEmpty else { return await probe(plan, loader: prefetched, report: report) }
         for layer in plan.layers {
-            func say(_ line: Line) { report(line.about("layer \(layer.layer.id)")) }
+            func say(_ line: Line) { report(line.about("layer \(layer.layer?.id ?? plan.config.id)")) }
             for skipped in layer.plan.skipped { say(.fact("left out: \(skipped.time): \(skipped.reason)")) }
             if let image = try LegendImage.read(layer.plan.config, config: config) { say(.fact("legend image: \(image.bytes.count) bytes")) }
             describe(layer.plan, report: say(_:))

@@ -1,21 +1,18 @@
 /// The loop as MP4, GIF and/or animated WebP (`export:`), from the frames just staged, its
-/// frames composed and encoded on the CPU pool. A layered animation's loop shows its
-/// layers composed, on the timeline's times, with the top legend and every layer's credit.
+/// frames composed and encoded on the CPU pool: each timeline entry's stack (a one-source
+/// animation's frame, or its layers composed bottom to top), with the credit of every
+/// source shown and the top legend.
 struct ExportStep: AnimationStep {
     var stage: BuildStage { .publish }
 
     func run(_ animation: inout AnimationContext) async throws {
         guard let settings = animation.animation.export else { return }
         var shown = animation.animation
-        let frames: [LoopExporter.Frame]
-        if animation.layers.isEmpty {
-            frames = animation.frames.map { LoopExporter.Frame($0, opacity: shown.opacity ?? 1) }
-        } else {
-            let stack = LayerStack(
-                plan: animation.plan, frames: animation.layerFrames, folder: animation.writer.root.appendingPathComponent(shown.id))
-            frames = zip(animation.frames, stack.entries).map { LoopExporter.Frame($0, stack: $1) }
-            shown.attribution = shown.fullAttribution
-            shown.legend = shown.layers.last { $0.feed.legend != nil }?.feed.legend
+        shown.attribution = shown.fullAttribution
+        shown.legend = animation.layers.last { $0.animation.legend != nil }?.animation.legend
+        let stack = LayerStack(animation)
+        let frames = animation.timeline.entries.enumerated().map { index, entry in
+            LoopExporter.Frame(index: index, time: entry.time, durationMs: entry.durationMs, pictures: stack.entries[index], key: stack.key(at: index))
         }
         var exporter = LoopExporter(
             animation: shown, settings: settings, layout: animation.plan.layout,
@@ -26,6 +23,11 @@ struct ExportStep: AnimationStep {
         // pool itself, side by side.
         let exported = try await exporter.export(frames)
         animation.reporter.report(.exported(exported.report))
-        animation.exports = exported.exports
+        animation.products.add(ExportedLoops(exports: exported.exports))
     }
+}
+
+/// The exported loops' file names, per format.
+struct ExportedLoops: Product {
+    var exports: AnimationManifest.Exports
 }

@@ -1,23 +1,36 @@
 import MatsiteImaging
 
 /// The one place the build's values become the manifest's wire format: a new manifest
-/// field is a property in `Manifest.swift` and a line here.
+/// field is a property in `Manifest.swift` and a line here. Both shapes are mapped from the
+/// stack here: a one-source animation's frames and products are its one layer's; a layered
+/// animation's frames are its timeline's entries, and each layer has an entry of its own.
 extension AnimationManifest {
-    /// The manifest of a built animation: its settings and geometry, its published frames,
-    /// and what its steps made (fallback, levels, legend image, exports, point layers).
+    /// The manifest of a built animation: its settings and geometry, its frames (or
+    /// timeline and layers), and what its steps made (fallback, levels, legend image,
+    /// exports, point layers).
     init(_ built: AnimationContext) {
-        self.init(animation: built.animation, layout: built.plan.layout, frames: built.frames, site: built.site, skipped: built.plan.skipped)
-        fallback = built.fallback
-        pyramid = built.pyramid.map(Pyramid.init)
-        legend = built.animation.legend.map { Legend($0, image: built.legendImage) }
-        exports = built.exports
-        points = built.pointLayers.isEmpty ? nil : built.pointLayers
-        if !built.layers.isEmpty {
-            layers = built.layers
+        if built.isLayered {
+            self.init(animation: built.animation, layout: built.plan.layout, frames: [], site: built.site, skipped: built.plan.skipped)
+            frames = built.timeline.entries.enumerated().map { index, entry in
+                Frame(
+                    index: index, url: "", time: entry.time?.wholeSeconds, durationMs: entry.durationMs, bytes: 0, sha256: "", inputHash: "",
+                    layers: entry.frames)
+            }
+            legend = built.animation.legend.map { Legend($0, image: nil) }
+            layers = built.layers.map(Layer.init)
             // The page credits every source shown: the animation's own, then each layer's.
             attribution = built.animation.fullAttribution
             attributionHtml = Attribution.html(attribution)
+        } else {
+            let own = built.layers[0]
+            self.init(animation: built.animation, layout: built.plan.layout, frames: own.frames, site: built.site, skipped: built.plan.skipped)
+            fallback = own.products[FallbackTiles.self].map(Fallback.init)
+            pyramid = own.products[FramePyramid.self].map(Pyramid.init)
+            legend = built.animation.legend.map { Legend($0, image: own.products[PublishedLegendImage.self]?.name) }
         }
+        poster = built.posterFile
+        exports = built.products[ExportedLoops.self]?.exports
+        points = built.products[PublishedPointLayers.self].flatMap { $0.layers.isEmpty ? nil : $0.layers }
     }
 
     /// An animation's settings, geometry and frames, with the site's base map and embed
@@ -42,34 +55,48 @@ extension AnimationManifest.Frame {
             index: frame.index, url: frame.file, time: frame.time?.wholeSeconds, durationMs: frame.durationMs, bytes: frame.bytes,
             sha256: frame.sha256, missingTiles: frame.missingTiles.isEmpty ? nil : frame.missingTiles.map { .init($0.tile, reason: $0.reason) },
             inputHash: frame.inputHash, sourceHash: frame.sourceHash, fallbackHash: frame.fallbackHash, tiles: frame.levelTiles,
-            layers: frame.layers, blank: frame.blank ? true : nil)
+            blank: frame.blank ? true : nil)
     }
 }
 
 extension AnimationManifest.Layer {
     /// A built layer: its settings and frames, each URL made relative to the animation's
-    /// manifest (the layer's files are in its folder, `<layer id>/`).
-    init(_ built: AnimationContext, layer: LayerConfig) {
-        let folder = "\(layer.id)/"
-        let feed = layer.feed
+    /// manifest (the layer's files are in its folder, `<layer id>/`); a layer kept as
+    /// published, its entry as it was.
+    init(_ built: LayerContext) {
+        if let kept = built.products[KeptLayer.self] {
+            self = kept.entry
+            return
+        }
+        let folder = built.layer.folder
+        let feed = built.animation.feed
         self.init(
-            id: layer.id, title: layer.title, opacity: feed.opacity ?? 1,
-            legend: feed.legend.map { AnimationManifest.Legend($0, image: built.legendImage.map { folder + $0 }) }, attribution: feed.attribution,
-            attributionHtml: Attribution.html(feed.attribution),
+            id: built.layer.layer?.id ?? "", title: built.animation.title, opacity: feed.opacity ?? 1,
+            legend: feed.legend.map { AnimationManifest.Legend($0, image: built.products[PublishedLegendImage.self].map { folder + $0.name }) },
+            attribution: feed.attribution, attributionHtml: Attribution.html(feed.attribution),
             frames: built.frames.map {
                 var frame = AnimationManifest.Frame($0)
                 frame.url = folder + frame.url
                 frame.tiles = frame.tiles.map { folder + $0 }
                 return frame
             },
-            pyramid: built.pyramid.map(AnimationManifest.Pyramid.init),
-            fallback: built.fallback.map {
-                var fallback = $0
+            pyramid: built.products[FramePyramid.self].map(AnimationManifest.Pyramid.init),
+            fallback: built.products[FallbackTiles.self].map {
+                var fallback = AnimationManifest.Fallback($0)
                 // The site's own tiles are in the layer's folder; the source's URLs stay as they are.
-                if fallback.published == true { fallback.templates = fallback.templates.map { folder + $0 } }
+                if $0.published { fallback.templates = fallback.templates.map { folder + $0 } }
                 return fallback
             }, skipped: built.plan.skipped.isEmpty ? nil : built.plan.skipped,
             width: built.plan.layout.width, height: built.plan.layout.height, tileSize: built.plan.layout.tileSize)
+    }
+}
+
+extension AnimationManifest.Fallback {
+    /// The tiles the player falls back on; `published` only for the site's own.
+    init(_ tiles: FallbackTiles) {
+        self.init(
+            templates: tiles.templates, minZoom: tiles.minZoom, maxNativeZoom: tiles.maxNativeZoom, subdomains: tiles.subdomains,
+            published: tiles.published ? true : nil)
     }
 }
 

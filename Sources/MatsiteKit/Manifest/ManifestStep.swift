@@ -7,6 +7,8 @@ struct ManifestStep: AnimationStep {
     func run(_ animation: inout AnimationContext) async throws {
         let manifest = AnimationManifest(animation)
         try animation.writer.put(Array(JSONEncoder.manifest.encode(manifest)), at: "\(animation.animation.id)/manifest.json")
-        animation.manifest = manifest
+        animation.products.add(manifest)
     }
 }
+
+extension AnimationManifest: Product {}

@@ -2,37 +2,38 @@ import Foundation
 import MatsiteCapabilities
 
 extension AnimationPlanning {
-    /// Plans a layered animation: its timeline's times, then each layer as a one-source
-    /// animation is planned (resolved, its unpublished newest frames left out, its tiles
-    /// laid out, held to the limits), keeping only the layer frames a timeline time shows.
-    func planLayers(of animation: AnimationConfig) async throws -> Planned {
+    /// A layered animation's timeline times (nil for a one-source animation): its own
+    /// `frames:`, which must give at least one.
+    func timelineTimes(of animation: AnimationConfig) throws -> [TimeInstant]? {
+        guard animation.isLayered else { return nil }
         let times = try SourceResolver.frames(animation.frames, timeFormat: animation.timeFormat, now: clock.now).compactMap(\.time)
         guard !times.isEmpty else { throw NoFrames(animation: animation.id) }
-        var layers: [LayerPlan] = []
-        var prefetched: [TileLocator: TileOutcome] = [:]
-        for layer in animation.layers {
-            let layerConfig = animation.layerConfig(layer)
-            let source = try await resolver.resolve(layerConfig)
-            let trimmed = try await UnpublishedFrames.trim(source, animation: layerConfig, loader: loader, clock: clock)
-            prefetched.merge(trimmed.loaded) { new, _ in new }
-            // The config admits only timed frames for a layer: an untimed one is never shown.
-            let frames = trimmed.source.frames.filter { $0.time != nil }
-            let frameTimes = frames.compactMap(\.time)
-            let maxAge = layer.maxAge ?? Timeline.defaultMaxAge(layer.feed.frames, times: frameTimes, timeline: times)
-            let (used, mapping) = Timeline.used(Timeline.map(times, frames: frameTimes, maxAge: maxAge))
-            guard !used.isEmpty else {
-                throw LayerNotShown(animation: animation, layer: layer, frames: frameTimes, timeline: times, maxAge: maxAge, file: config.file)
-            }
-            var shown = trimmed.source
-            shown.frames = used.map { frames[$0] }
-            var plan = Planner.plan(layerConfig, source: shown)
-            plan.skipped = trimmed.skipped
-            try plan.checkLimits(config.limits, file: config.file)
-            layers.append(LayerPlan(layer: layer, plan: plan, mapping: mapping, maxAge: maxAge, notes: trimmed.source.notes))
+        return times
+    }
+
+    /// Places a layer's frames on the timeline: keeps in `frames` only those a timeline time
+    /// shows, and returns, per timeline time, the position of the frame shown (within the
+    /// layer's `max_age`, its default from its cadence).
+    func place(
+        _ layer: LayerConfig, of animation: AnimationConfig, frames source: inout ResolvedSource, on timeline: [TimeInstant]
+    ) throws -> (mapping: [Int?], maxAge: ISODuration?) {
+        // The config admits only timed frames for a layer: an untimed one is never shown.
+        let frames = source.frames.filter { $0.time != nil }
+        let frameTimes = frames.compactMap(\.time)
+        let maxAge = layer.maxAge ?? Timeline.defaultMaxAge(layer.feed.frames, times: frameTimes, timeline: timeline)
+        let (used, mapping) = Timeline.used(Timeline.map(timeline, frames: frameTimes, maxAge: maxAge))
+        guard !used.isEmpty else {
+            throw LayerNotShown(animation: animation, layer: layer, frames: frameTimes, timeline: timeline, maxAge: maxAge, file: config.file)
         }
-        // The timeline: times and durations; its pictures are the layers'. Its geometry is
-        // the bottom layer's (every layer covers the same box at the same zoom).
-        let bottom = layers[0].plan
+        source.frames = used.map { frames[$0] }
+        return (mapping, maxAge)
+    }
+
+    /// The layered animation's plan: the timeline's times and durations over its layers'
+    /// plans. Its geometry is the bottom layer's (every layer covers the same box at the
+    /// same zoom).
+    func layered(_ animation: AnimationConfig, timeline times: [TimeInstant], stack: [LayerPlan]) throws -> AnimationPlan {
+        let bottom = stack[0].plan
         let timeline = times.enumerated().map { position, time in
             FramePlan(
                 index: position, time: time,
@@ -42,9 +43,9 @@ extension AnimationPlanning {
         var plan = AnimationPlan(
             config: animation, layout: bottom.layout, sourceZoom: bottom.sourceZoom, frames: timeline, locate: bottom.locate,
             sourceMaxZoom: bottom.sourceMaxZoom)
-        plan.layers = layers
+        plan.stack = stack
         try plan.checkLimits(config.limits, file: config.file)
-        return Planned(plan: plan, prefetched: prefetched, notes: [])
+        return plan
     }
 }
 

@@ -43,19 +43,39 @@ struct AnimationPlanning: Sendable {
         var notes: [String]
     }
 
-    /// Plans `animation`. Throws what stops it: a source that cannot be resolved, an empty
-    /// window (`EmptyWindow`), no frames, or frames over `limits` (a `ConfigError`).
+    /// Plans `animation` as a stack of layers, each planned alike (resolved, its
+    /// unpublished newest frames left out, its tiles laid out, held to the limits): a
+    /// one-source animation is one layer, its own frames; a layered animation's layers keep
+    /// only the frames a timeline time shows. Throws what stops it: a source that cannot be
+    /// resolved, an empty window (`EmptyWindow`), no frames, a layer nothing shows
+    /// (`LayerNotShown`), or frames over `limits` (a `ConfigError`).
     func plan(_ animation: AnimationConfig) async throws -> Planned {
-        if animation.isLayered { return try await planLayers(of: animation) }
-        let source = try await resolver.resolve(animation)
-        let trimmed = try await UnpublishedFrames.trim(source, animation: animation, loader: loader, clock: clock)
-        var plan = Planner.plan(animation, source: trimmed.source)
-        plan.skipped = trimmed.skipped
-        guard !plan.frames.isEmpty else { throw NoFrames(animation: animation.id) }
-        // The tile size is final only now (a WMTS layer may bring 512-pixel tiles): check
-        // the limits again before any tile is asked for.
-        try plan.checkLimits(config.limits, file: config.file)
-        return Planned(plan: plan, prefetched: trimmed.loaded, notes: trimmed.source.notes)
+        let timeline = try timelineTimes(of: animation)
+        var stack: [LayerPlan] = []
+        var prefetched: [TileLocator: TileOutcome] = [:]
+        for layer in animation.isLayered ? animation.layers.map(Optional.some) : [nil] {
+            let part = layer.map(animation.layerConfig) ?? animation
+            let source = try await resolver.resolve(part)
+            let trimmed = try await UnpublishedFrames.trim(source, animation: part, loader: loader, clock: clock)
+            prefetched.merge(trimmed.loaded) { new, _ in new }
+            var shown = trimmed.source
+            var placed: (mapping: [Int?], maxAge: ISODuration?)? = nil
+            if let layer, let timeline {
+                placed = try place(layer, of: animation, frames: &shown, on: timeline)
+            }
+            var plan = Planner.plan(part, source: shown)
+            plan.skipped = trimmed.skipped
+            guard !plan.frames.isEmpty else { throw NoFrames(animation: animation.id) }
+            // The tile size is final only now (a WMTS layer may bring 512-pixel tiles): check
+            // the limits again before any tile is asked for.
+            try plan.checkLimits(config.limits, file: config.file)
+            stack.append(
+                LayerPlan(
+                    layer: layer, plan: plan, mapping: placed?.mapping ?? plan.frames.indices.map { $0 }, maxAge: placed?.maxAge,
+                    notes: trimmed.source.notes))
+        }
+        guard let timeline else { return Planned(plan: stack[0].plan.alone(), prefetched: prefetched, notes: stack[0].notes) }
+        return Planned(plan: try layered(animation, timeline: timeline, stack: stack), prefetched: prefetched, notes: [])
     }
 }
 

@@ -134,11 +134,6 @@ extension Builder {
                 try await failed.run(id) {
                     let made = try await render(
                         plan, inputs: inputs[id] ?? AnimationInputs(), loader: loader, writer: writer, now: clock.now, fetcher: fetcher)
-                    guard made.failures.isEmpty else {
-                        // The error groups them by cause; --verbose lists each first.
-                        for tile in made.failures { reporter.report(.tileFailed(tile)) }
-                        throw BuildError.tilesFailed(made.failures)
-                    }
                     rendered.append(made)
                     for alert in made.alerts { loopAlerts[id, default: []].append(alert.description) }
                 }
@@ -306,33 +301,52 @@ extension Builder {
         return (plans, prefetched, loopAlerts)
     }
 
-    /// What rendering one animation gave: its manifest, or the tiles that failed it.
+    /// What rendering one animation gave: its manifest.
     struct Rendered {
         var manifest: AnimationManifest?
-        var failures: [FailedTile]
         var reused: Int
         /// Parts of the loop kept as last published (a layer), said as alerts.
         var alerts: [LoopAlert] = []
     }
 
-    /// One animation: its frames fetched, kept or stitched by `FramePipeline`, then each of
-    /// its products (`AnimationSteps.products`) in turn, over one shared context. A layered
-    /// animation: each layer so, then the whole (`renderLayers`).
+    /// One animation as the stack of layers it is (a one-source animation's stack is one
+    /// layer, its own frames in its own folder): each layer's frames fetched, kept or
+    /// stitched by `FramePipeline`, then its products (`AnimationSteps.layer`); then the
+    /// animation's products (`AnimationSteps.animation`) over its layers and timeline.
+    ///
+    /// A layer of `layers:` that cannot be made (its feed down, its tiles missing) keeps its
+    /// published version, mapped onto the new timeline within its `max_age`, while the
+    /// other layers move on, said as an alert; one never published fails the animation.
     func render(
         _ plan: AnimationPlan, inputs: AnimationInputs, loader: any TileLoader, writer: SiteWriter, now: TimeInstant, fetcher: HTTPFetcher?
     ) async throws -> Rendered {
-        if !plan.layers.isEmpty { return try await renderLayers(plan, inputs: inputs, loader: loader, writer: writer, now: now) }
-        let outcomes = try await renderFrames(plan, loader: loader, writer: writer, poster: true, now: now)
-        let failures = outcomes.flatMap(\.failures)
-        guard failures.isEmpty else { return Rendered(manifest: nil, failures: failures, reused: 0) }
-        var (plan, inputs, frames) = (plan, inputs, outcomes.compactMap(\.frame))
-        // Frames inside the window that failed and were never published: left out, the
-        // others renumbered, the point layers counted for the frames that remain.
-        let leftOut = outcomes.filter { $0.leftOut != nil }
-        if !leftOut.isEmpty {
-            guard outcomes.last?.leftOut == nil else { throw FrameLeftOutLast(animation: plan.config.id, skipped: leftOut.compactMap(\.leftOut)) }
-            plan = plan.leavingOut(Set(leftOut.map(\.index)), skipped: leftOut.compactMap(\.leftOut))
-            for i in frames.indices { frames[i].index = i }
+        var (plan, inputs) = (plan, inputs)
+        var layers: [LayerContext] = []
+        var alerts: [LoopAlert] = []
+        var (reused, poster): (Int, Poster?) = (0, nil)
+        for (position, part) in plan.stack.enumerated() {
+            let legendImage = part.layer.map { inputs.layerLegendImages[$0.id] } ?? inputs.legendImage
+            do {
+                let made = try await renderLayer(part, on: plan.frames.compactMap(\.time), legendImage: legendImage, loader: loader, writer: writer, now: now)
+                reused += made.reused
+                poster = made.poster
+                plan.stack[position] = made.layer.layer
+                layers.append(made.layer)
+            } catch {
+                if error is CancellationError || Task.isCancelled { throw error }
+                guard let layer = part.layer, let kept = try keepPublished(part, of: plan, loader: loader, writer: writer) else { throw error }
+                let alert = LoopAlert.partKept(animation: plan.config.id, part: "layer \(layer.id)", cause: String(describing: error))
+                reporter.report(.alert(alert))
+                alerts.append(alert)
+                plan.stack[position] = kept.layer
+                layers.append(kept)
+            }
+        }
+        // A one-source animation some of whose frames were left out (they failed inside the
+        // window and were never published): the animation is its one layer as renumbered,
+        // and its point layers are counted for the frames that remain.
+        if !plan.config.isLayered, let own = plan.stack.first?.plan, own.frames.count != plan.frames.count {
+            plan = own.alone()
             if !inputs.points.isEmpty {
                 inputs.points = try await step(.plan) {
                     try await PointLoader(config: config, fetcher: fetcher).load(
@@ -341,12 +355,41 @@ extension Builder {
             }
         }
         var context = AnimationContext(
-            plan: plan, site: config, inputs: inputs, loader: loader, writer: writer, reporter: reporter,
-            frames: frames, poster: outcomes.last?.poster)
-        for product in AnimationSteps.products {
+            plan: plan, site: config, inputs: inputs, loader: loader, writer: writer, reporter: reporter, layers: layers,
+            timeline: Timeline(plan), poster: poster)
+        for product in AnimationSteps.animation {
             try await step(product.stage) { try await product.run(&context) }
         }
-        return Rendered(manifest: context.manifest, failures: [], reused: outcomes.filter(\.reused).count)
+        return Rendered(manifest: context.products[AnimationManifest.self], reused: reused, alerts: alerts)
+    }
+
+    /// One layer of a stack: its frames through `FramePipeline` into its folder (a frame
+    /// that failed inside the window and was never published left out, the layer placed
+    /// again on `timeline`'s times), then its products. The poster is sampled from the last
+    /// frame of a one-source animation's only layer.
+    func renderLayer(
+        _ part: LayerPlan, on timeline: [TimeInstant], legendImage: LegendImage?, loader: any TileLoader, writer: SiteWriter, now: TimeInstant
+    ) async throws -> (layer: LayerContext, reused: Int, poster: Poster?) {
+        let own = part.layer == nil
+        let outcomes = try await renderFrames(part.plan, loader: loader, writer: writer, poster: own, now: now)
+        let failures = outcomes.flatMap(\.failures)
+        guard failures.isEmpty else {
+            // The error groups them by cause; --verbose lists each first.
+            for tile in failures { reporter.report(.tileFailed(tile)) }
+            throw BuildError.tilesFailed(failures)
+        }
+        var (part, frames) = (part, outcomes.compactMap(\.frame))
+        let leftOut = outcomes.filter { $0.leftOut != nil }
+        if !leftOut.isEmpty {
+            part = try part.leavingOut(Set(leftOut.map(\.index)), skipped: leftOut.compactMap(\.leftOut), timeline: timeline)
+            for i in frames.indices { frames[i].index = i }
+        }
+        var context = LayerContext(
+            layer: part, site: config, legendImage: legendImage, loader: loader, writer: writer, reporter: reporter, frames: frames)
+        for product in AnimationSteps.layer {
+            try await step(product.stage) { try await product.run(&context) }
+        }
+        return (context, outcomes.filter(\.reused).count, own ? outcomes.last?.poster : nil)
     }
 
     /// A plan's frames (an animation's, or a layer's in its folder) fetched, kept or
@@ -369,7 +412,7 @@ extension Builder {
         pipeline.carry = CarryForward(
             now: now, settle: animation.settle, recheck: options.recheck,
             publishedNewest: writer.previous.newestTime(animation: animation.id), live: animation.frames.isLive,
-            newestIndex: plan.frames.count - 1, mayLeaveOut: poster)
+            newestIndex: plan.frames.count - 1, mayLeaveOut: true)
         let folder = writer.root.appendingPathComponent(animation.id).appendingPathComponent("frames")
         let outcomes = try await step(.stitch) { try await pipeline.run(into: folder) }
         reporter.report(.framesMade(timings.times(animation: animation.id, frames: plan.frames.count)))

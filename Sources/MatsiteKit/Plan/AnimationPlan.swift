@@ -33,12 +33,17 @@ struct AnimationPlan: Sendable {
     let sourceMaxZoom: Int?
     /// Times left out of this build (not published yet), for the manifest's `skipped`.
     var skipped: [SkippedFrame] = []
-    /// With `layers:`, each layer planned as a one-source animation of its own; then
-    /// `frames` is the timeline (times and durations, no tiles).
-    var layers: [LayerPlan] = []
+    /// The stack of layers the animation shows, bottom to top, each planned as a
+    /// one-source animation of its own: a one-source animation's is one layer (`layer`
+    /// nil), its own frames in its own folder; a layered animation's, its layers, and
+    /// then `frames` is the timeline (times and durations, no tiles).
+    var stack: [LayerPlan] = []
 
-    /// The frames this plan makes: its own, or its layers'.
-    var frameCount: Int { layers.isEmpty ? frames.count : layers.reduce(0) { $0 + $1.plan.frames.count } }
+    /// The layers of a layered animation (none for a one-source one).
+    var layers: [LayerPlan] { stack.filter { $0.layer != nil } }
+
+    /// The frames this plan makes: its stack's.
+    var frameCount: Int { stack.isEmpty ? frames.count : stack.reduce(0) { $0 + $1.plan.frames.count } }
 
     /// Every time left out of this build, its own and its layers', each with the id of the
     /// animation or layer (`<animation>/<layer>`) it was left out of.
@@ -46,17 +51,27 @@ struct AnimationPlan: Sendable {
         skipped.map { (config.id, $0) } + layers.flatMap { layer in layer.plan.skipped.map { (layer.plan.config.id, $0) } }
     }
 
-    /// The tiles this plan asks for: its frames', or its layers'.
-    var tileCount: Int { layers.isEmpty ? frames.count * layout.tileCount : layers.reduce(0) { $0 + $1.plan.tileCount } }
+    /// The tiles this plan asks for: its stack's.
+    var tileCount: Int { stack.isEmpty ? frames.count * layout.tileCount : stack.reduce(0) { $0 + $1.plan.tileCount } }
+
+    /// A one-source animation's plan as the stack of one layer: its own frames, shown each
+    /// at its own time.
+    func alone() -> AnimationPlan {
+        var plan = self
+        plan.stack = [LayerPlan(layer: nil, plan: self, mapping: frames.indices.map { $0 }, maxAge: nil)]
+        return plan
+    }
 
     /// The source tiles of a frame: position in `FramePlan.tiles` <-> world tile.
     var grid: TileGrid { TileGrid(layout: layout, zoom: sourceZoom) }
 }
 
-/// One layer of a layered animation: its plan (its config's id is `<animation>/<layer>`,
-/// its folder in the site) and where its frames fall on the timeline.
+/// One layer of an animation's stack: its plan (its config's id is `<animation>/<layer>`,
+/// its folder in the site; a one-source animation's only layer is the animation itself)
+/// and where its frames fall on the timeline.
 struct LayerPlan: Sendable {
-    let layer: LayerConfig
+    /// The layer's settings; nil for a one-source animation's only layer.
+    let layer: LayerConfig?
     /// The layer's frames: only those some timeline time shows.
     let plan: AnimationPlan
     /// Per timeline time, the position in `plan.frames` of the frame shown, or nil.
@@ -65,6 +80,10 @@ struct LayerPlan: Sendable {
     let maxAge: ISODuration?
     /// What resolving its source found (layer, tile matrix set, time extent), for `check`.
     var notes: [String] = []
+
+    /// Where its files are, relative to the animation's folder: `<layer>/`, or nothing for
+    /// a one-source animation's.
+    var folder: String { layer.map { "\($0.id)/" } ?? "" }
 }
 
 /// A frame of a source before its tiles are planned: its index, time and time text.
@@ -169,8 +188,27 @@ extension AnimationPlan {
             config: config, layout: layout, sourceZoom: sourceZoom, frames: renumbered,
             locate: { index, z, x, y in locate(original[index], z, x, y) }, sourceMaxZoom: sourceMaxZoom)
         plan.skipped = (skipped + left).sorted { $0.time < $1.time }
-        plan.layers = layers
+        plan.stack = stack
         return plan
+    }
+}
+
+extension LayerPlan {
+    /// The layer without the frames at `indices` (each failed inside the window and was
+    /// never published), as a one-source frame with no tile is left out. A one-source
+    /// animation's newest frame left so fails it (`FrameLeftOutLast`: nothing newer to end
+    /// the loop on); a layer of `layers:` is placed again on `timeline`'s times, each
+    /// showing the older frame while it is within `max_age`, and fails only when it would
+    /// show nothing.
+    func leavingOut(_ indices: Set<Int>, skipped left: [SkippedFrame], timeline: [TimeInstant]) throws -> LayerPlan {
+        let kept = plan.leavingOut(indices, skipped: left)
+        guard layer != nil else {
+            guard !indices.contains(plan.frames.count - 1) else { throw FrameLeftOutLast(animation: plan.config.id, skipped: left) }
+            return LayerPlan(layer: nil, plan: kept, mapping: kept.frames.indices.map { $0 }, maxAge: maxAge, notes: notes)
+        }
+        let mapping = Timeline.map(timeline, frames: kept.frames.compactMap(\.time), maxAge: maxAge)
+        guard mapping.contains(where: { $0 != nil }) else { throw FrameLeftOutLast(animation: plan.config.id, skipped: left) }
+        return LayerPlan(layer: layer, plan: kept, mapping: mapping, maxAge: maxAge, notes: notes)
     }
 }
 

@@ -6,6 +6,7 @@ struct PointLayersStep: AnimationStep {
     func run(_ animation: inout AnimationContext) async throws {
         let config = animation.animation, writer = animation.writer
         let frameTimes = animation.plan.frames.map(\.time)
+        var layers: [AnimationManifest.PointLayer] = []
         for (layer, loaded) in zip(config.points, animation.inputs.points) {
             let started = ContinuousClock.now
             let publisher = PointPublisher(animation: config.id, layer: layer, frameTimes: frameTimes)
@@ -20,7 +21,13 @@ struct PointLayersStep: AnimationStep {
                         animation: config.id, layer: published.id, points: published.count, reused: reused,
                         seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
                         levels: published.levels.count, bytes: published.levels.reduce(0) { $0 + $1.bytes })))
-            animation.pointLayers.append(published)
+            layers.append(published)
         }
+        animation.products.add(PublishedPointLayers(layers: layers))
     }
+}
+
+/// The point layers as published, in config order.
+struct PublishedPointLayers: Product {
+    var layers: [AnimationManifest.PointLayer]
 }

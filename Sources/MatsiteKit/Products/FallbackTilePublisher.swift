@@ -37,10 +37,10 @@ struct FallbackTilePublisher: Sendable {
         var sourceTemplate: String?
     }
 
-    /// What was published: the manifest's `fallback`, each frame's `fallback_hash`, and
-    /// what it cost, for `--verbose`.
+    /// What was published: the tiles the player falls back on, each frame's
+    /// `fallback_hash`, and what it cost, for `--verbose`.
     struct Published: Sendable {
-        var fallback: AnimationManifest.Fallback?
+        var fallback: FallbackTiles?
         var hashes: [String?]
         var report: FallbackReport?
     }
@@ -49,8 +49,8 @@ struct FallbackTilePublisher: Sendable {
         var result = Published(fallback: nil, hashes: Array(repeating: nil, count: frames.count), report: nil)
         let templates = frames.compactMap(\.sourceTemplate)
         if settings.fromSource, templates.count == frames.count, templates.allSatisfy({ !$0.isEmpty }) {
-            result.fallback = AnimationManifest.Fallback(
-                templates: templates, minZoom: zoom + 1, maxNativeZoom: sourceMaxZoom ?? 22, subdomains: subdomains)
+            result.fallback = FallbackTiles(
+                templates: templates, minZoom: zoom + 1, maxNativeZoom: sourceMaxZoom ?? 22, subdomains: subdomains, published: false)
             return result
         }
         let deepest = min(zoom + settings.levels, sourceMaxZoom ?? 22)
@@ -71,8 +71,7 @@ struct FallbackTilePublisher: Sendable {
         }
         result.report = FallbackReport(
             animation: animation, tiles: made.published + made.linked, kept: made.linked, zooms: (zoom + 1)...deepest)
-        result.fallback = AnimationManifest.Fallback(
-            templates: urls, minZoom: zoom + 1, maxNativeZoom: deepest, subdomains: [], published: true)
+        result.fallback = FallbackTiles(templates: urls, minZoom: zoom + 1, maxNativeZoom: deepest, subdomains: [], published: true)
         return result
     }
 }

@@ -1,13 +1,17 @@
+import MatsiteImaging
+
 /// Large frames also as tile pyramids (`pyramid:`), cut from the frame files just staged.
-struct PyramidLevelsStep: AnimationStep {
+struct PyramidLevelsStep: LayerStep {
     var stage: BuildStage { .publish }
 
-    func run(_ animation: inout AnimationContext) async throws {
-        guard let levels = FramePyramidPublisher(animation: animation.animation, layout: animation.plan.layout, writer: animation.writer)
+    func run(_ layer: inout LayerContext) async throws {
+        guard let levels = FramePyramidPublisher(animation: layer.animation, layout: layer.plan.layout, writer: layer.writer)
         else { return }
-        let published = try await levels.publish(animation.frames)
-        for i in animation.frames.indices { animation.frames[i].levelTiles = published.tiles[i] }
-        animation.pyramid = levels.pyramid
-        animation.reporter.report(.levelsPublished(levels.report(published.cost, frames: animation.frames.count)))
+        let published = try await levels.publish(layer.frames)
+        for i in layer.frames.indices { layer.frames[i].levelTiles = published.tiles[i] }
+        layer.products.add(levels.pyramid)
+        layer.reporter.report(.levelsPublished(levels.report(published.cost, frames: layer.frames.count)))
     }
 }
+
+extension FramePyramid: Product {}

@@ -22,9 +22,10 @@ struct LoopExportFixture {
             let file = "frames/\(i).png"
             try Data(png).write(to: folder.appendingPathComponent(file))
             let time = TimeInstant(millisecondsSinceEpoch: 1_795_255_200_000 + Int64(i) * 600_000)
-            let published = PublishedFrame(
-                index: i, time: time, durationMs: durationMs, file: file, bytes: png.count, sha256: SHA256.hex(of: png), inputHash: "")
-            frames.append(LoopExporter.Frame(published, opacity: 1))
+            let sha256 = SHA256.hex(of: png)
+            frames.append(
+                LoopExporter.Frame(
+                    index: i, time: time, durationMs: durationMs, pictures: [.init(file: file, sha256: sha256, opacity: 1)], key: sha256))
         }
         self.frames = frames
     }

@@ -210,6 +210,29 @@ struct LayersBuildTests {
         }
     }
 
+    @Test("a rebuild whose last timeline time shows the same layer frames links the published poster; another opacity composes it again")
+    func posterKept() async throws {
+        try await Self.withFeeds { server, feed, site in
+            func inode() throws -> UInt64 {
+                try #require(
+                    try FileManager.default.attributesOfItem(atPath: site.output.appendingPathComponent("storm/poster.png").path)[.systemFileNumber]
+                        as? UInt64)
+            }
+            let yaml = Self.standard(server, site)
+            try await LiveFeedTests.build(site, yaml, at: "2026-11-21T12:07:00Z", feed: feed)
+            let published = try inode()
+            // Only the title changes: a new manifest, the same stack at the last time.
+            let retitled = yaml.replacingOccurrences(of: "title: Radar over satellite", with: "title: Storm")
+            #expect(!(try await LiveFeedTests.build(site, retitled, at: "2026-11-21T12:07:00Z", feed: feed).unchanged))
+            #expect(try site.manifest("storm")["title"] as? String == "Storm")
+            #expect(try inode() == published)
+            // The radar fainter: the last time's stack is another picture, composed again.
+            let fainter = site.yaml(Self.storm(timeline: "{ last: PT1H, step: PT5M }", layers: Self.satellite(server) + Self.radar(server, opacity: 0.3)))
+            try await LiveFeedTests.build(site, fainter, at: "2026-11-21T12:07:00Z", feed: feed)
+            #expect(try inode() != published)
+        }
+    }
+
     @Test("a layer from a JSON index and a layer from a template, each placed by its own times, with max_age")
     func indexAndTemplate() async throws {
         try await Self.withFeeds { server, feed, site in

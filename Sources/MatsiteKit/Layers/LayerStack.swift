@@ -1,13 +1,14 @@
 import Foundation
 import MatsiteImaging
 
-/// What a layered animation shows at each timeline time: per layer, bottom to top, the
-/// layer frame's file and the layer's opacity, or nothing. The poster and the exported
-/// loops compose these pictures as the player stacks them.
+/// What an animation shows at each timeline entry: per layer of its stack, bottom to top,
+/// the layer frame's file and the layer's opacity, or nothing (a one-source animation's
+/// stack is its own frame at its opacity). The poster and the exported loops compose these
+/// pictures as the player stacks them.
 struct LayerStack: Sendable {
     /// One picture of a stack.
     struct Picture: Sendable, Equatable {
-        /// Relative to the animation's folder: `<layer>/frames/<name>`.
+        /// Relative to the animation's folder: `frames/<name>`, or `<layer>/frames/<name>`.
         var file: String
         var sha256: String
         var opacity: Double
@@ -17,17 +18,28 @@ struct LayerStack: Sendable {
     let entries: [[Picture]]
     /// The animation's folder in the staged site.
     let folder: URL
+    /// True for the layers of `layers:`.
+    let layered: Bool
 
-    /// The stacks of `plan`'s timeline; `frames[i]` are layer i's published frames.
-    init(plan: AnimationPlan, frames: [[PublishedFrame]], folder: URL) {
-        self.folder = folder
-        entries = plan.frames.map { entry in
-            zip(plan.layers, frames).compactMap { layer, published in
-                guard let position = layer.mapping[entry.index], position < published.count else { return nil }
-                let frame = published[position]
-                return Picture(file: "\(layer.layer.id)/\(frame.file)", sha256: frame.sha256, opacity: layer.layer.feed.opacity ?? 1)
+    /// The stacks of `animation`'s timeline, from its layers as built.
+    init(_ animation: AnimationContext) {
+        folder = animation.writer.root.appendingPathComponent(animation.animation.id)
+        layered = animation.isLayered
+        entries = animation.timeline.entries.map { entry in
+            zip(animation.layers, entry.frames).compactMap { layer, position in
+                guard let position, layer.frames.indices.contains(position) else { return nil }
+                let frame = layer.frames[position]
+                return Picture(file: layer.layer.folder + frame.file, sha256: frame.sha256, opacity: layer.animation.opacity ?? 1)
             }
         }
+    }
+
+    /// Names entry `index`'s pictures (in an export's keys): a one-source frame's hash, or
+    /// each layer's with its opacity (`-` for a time no layer shows anything at).
+    func key(at index: Int) -> String {
+        let pictures = entries[index]
+        guard layered else { return pictures.first?.sha256 ?? "-" }
+        return pictures.isEmpty ? "-" : pictures.map { "\($0.sha256)@\($0.opacity)" }.joined(separator: "+")
     }
 
     /// Timeline entry `index` composed at `width` x `height`: RGBA, transparent where no
@@ -82,12 +94,12 @@ extension LayerStack {
         var parts: [Part]
 
         /// The key of a loop whose last entry shows `frames` (per layer, a position in that
-        /// layer's `files`, or nil).
-        init(parts: [Part], frames: [Int?], files: [[AnimationManifest.Frame]]) {
+        /// layer's frames, whose input hashes are `files`, or nil).
+        init(parts: [Part], frames: [Int?], files: [[String]]) {
             self.parts = parts.enumerated().map { i, part in
                 var part = part
                 if i < frames.count, let position = frames[i], i < files.count, files[i].indices.contains(position) {
-                    part.frame = files[i][position].inputHash
+                    part.frame = files[i][position]
                 }
                 return part
             }
@@ -97,7 +109,7 @@ extension LayerStack {
         init?(_ manifest: AnimationManifest) {
             guard let layers = manifest.layers, let last = manifest.frames.last?.layers else { return nil }
             self.init(
-                parts: layers.map { Part(id: $0.id, opacity: $0.opacity) }, frames: last, files: layers.map(\.frames))
+                parts: layers.map { Part(id: $0.id, opacity: $0.opacity) }, frames: last, files: layers.map { $0.frames.map(\.inputHash) })
         }
     }
 }

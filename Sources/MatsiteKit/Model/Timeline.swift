@@ -1,10 +1,30 @@
 import MatsiteCapabilities
 
-/// Where each layer's frames fall on a layered animation's timeline: at each timeline time
-/// a layer shows its newest frame at or before that time, when that frame is no older than
-/// the layer's `max_age`; otherwise nothing. Pure: the build, `check` and the tests all
-/// call these.
-enum Timeline {
+/// What an animation shows, entry by entry: a time, how long it is shown, and per layer of
+/// its stack (bottom to top) the position of the layer frame shown then, or nil. A
+/// one-source animation's entries are its frames, each showing itself; a layered one's
+/// are its timeline's times, each layer showing its newest frame at or before that time
+/// while that frame is no older than the layer's `max_age`. The functions that place a
+/// layer's frames so are pure: the build, `check` and the tests all call them.
+struct Timeline: Sendable, Equatable {
+    /// One time of the animation.
+    struct Entry: Sendable, Equatable {
+        var time: TimeInstant?
+        var durationMs: Int
+        /// Per layer, the position in that layer's frames of the frame shown, or nil.
+        var frames: [Int?]
+    }
+
+    /// In order, oldest first.
+    var entries: [Entry]
+
+    /// The entries of `plan` (its stack's mappings on its frames' times and durations).
+    init(_ plan: AnimationPlan) {
+        entries = plan.frames.enumerated().map { position, frame in
+            Entry(time: frame.time, durationMs: frame.durationMs, frames: plan.stack.map { $0.mapping[position] })
+        }
+    }
+
     /// For each of `timeline`'s times, the position in `frames` (a layer's frame times,
     /// oldest first) of the frame shown then, or nil. `maxAge` nil: no limit.
     static func map(_ timeline: [TimeInstant], frames: [TimeInstant], maxAge: ISODuration?) -> [Int?] {

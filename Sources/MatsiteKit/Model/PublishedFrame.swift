@@ -32,9 +32,6 @@ struct PublishedFrame: Sendable, Equatable {
     var fallbackHash: String? = nil
     /// Its level tiles (`frames/1a2b3c4d5e6f7a8b/{z}/{x}/{y}.png`), once published.
     var levelTiles: String? = nil
-    /// A layered animation's timeline entry (which has no file of its own): per layer, the
-    /// position of the layer frame shown, or nil.
-    var layers: [Int?]? = nil
     /// Every pixel fully transparent: the source sent empty tiles for this time.
     var blank = false
 }
