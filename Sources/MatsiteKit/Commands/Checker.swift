@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteDeploy
 import MatsiteImaging
 
 /// `matsite check`: validates the config (already done by loading it), plans every

@@ -1,6 +1,6 @@
 import MatsiteCapabilities
 
-/// Receives what a build (and a deploy, and a watching preview) does, as typed events: the
+/// Receives what a build (and a watching preview) does, as typed events: the
 /// library says what happened, the command line words it. Implementations must be
 /// thread-safe: tiles finish on many tasks at once.
 public protocol BuildReporter: Sendable {
@@ -48,8 +48,6 @@ public enum BuildEvent: Sendable {
     case rebuilt(BuildSummary)
     /// `serve --watch` could not rebuild; the previous site stays served.
     case rebuildFailed(any Error)
-    /// A line already in words: a deploy's plan and rclone's own progress.
-    case note(String)
 }
 
 /// Something a build found worth saying that does not stop it.
@@ -326,11 +324,6 @@ extension BuildReporter {
     /// The planning function's warnings, still in words.
     func warning(_ words: String) {
         report(.warning(.other(words)))
-    }
-
-    /// A deploy's line.
-    func say(_ line: String) {
-        report(.note(line))
     }
 }
 

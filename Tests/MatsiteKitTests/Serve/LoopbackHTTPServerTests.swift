@@ -3,6 +3,7 @@ import MatsiteTestSupport
 import Testing
 
 @testable import MatsiteKit
+@testable import MatsiteServe
 
 @Suite("LoopbackHTTPServer")
 struct LoopbackHTTPServerTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import MatsiteKit
+@testable import MatsiteServe
 
 @Suite("StaticSiteServer")
 struct StaticSiteServerTests {
