@@ -183,9 +183,17 @@ let package = Package(
         .testTarget(name: "MatsiteClusteringTests", dependencies: ["MatsiteClustering"]),
         .testTarget(name: "MatsiteDeployTests", dependencies: ["MatsiteDeploy"]),
         .testTarget(
+            name: "MatsiteServeTests",
+            dependencies: [
+                "MatsiteServe", "MatsiteSupport", "MatsiteTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "MatsiteKitTests",
             dependencies: [
-                "MatsiteKit", "MatsiteImaging", "MatsiteServe", "MatsiteClustering", "MatsiteTestSupport",
+                "MatsiteKit", "MatsiteImaging", "MatsiteClustering", "MatsiteTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

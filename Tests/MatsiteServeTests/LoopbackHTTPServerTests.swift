@@ -1,8 +1,8 @@
 import Foundation
+import MatsiteSupport
 import MatsiteTestSupport
 import Testing
 
-@testable import MatsiteKit
 @testable import MatsiteServe
 
 @Suite("LoopbackHTTPServer")

@@ -1,7 +1,7 @@
 import Foundation
+import MatsiteTestSupport
 import Testing
 
-@testable import MatsiteKit
 @testable import MatsiteServe
 
 @Suite("StaticSiteServer")

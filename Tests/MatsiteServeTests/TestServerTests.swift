@@ -1,9 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+import MatsiteTestSupport
 import NIOCore
 import Testing
-
-@testable import MatsiteKit
 
 // Proves each scripted fault looks to a client the way the fetch tests assume it does.
 @Suite("TestServer")
