@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MatsiteDeploy
 import MatsiteKit
 
 /// Progress on stderr: a live bar on a terminal, plain lines otherwise, nothing but
@@ -68,8 +69,6 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
         case .rebuildFailed(let error):
             finish()
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-        case .note(let line):
-            say(line)
         }
     }
 
@@ -91,6 +90,13 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
         state.withLock { p in
             if mode != .quiet { emit(line, &p) }
         }
+    }
+}
+
+extension ConsoleReporter: DeployReporter {
+    /// Says a deploy's `event`, a line each (nothing when quiet).
+    package func report(_ event: DeployEvent) {
+        say(Wording.deploy(event))
     }
 }
 

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import MatsiteCapabilities
+import MatsiteDeploy
 import MatsiteKit
+import MatsiteServe
 
 /// The `matsite` command: parses, validates, calls one MatsiteKit entry point, and maps
 /// errors to exit codes (0 built, 1 build failed, 2 bad config or usage). The executable's
@@ -255,11 +257,20 @@ extension MatsiteCommand {
                             "not found: deploy publishes the site a config describes; run it beside matsite.yml or name one with --config (it needs a deploy: section)"
                     )
                 }
+                guard let deploy = project.config.deploy else {
+                    throw ConfigError(
+                        file: project.config.file, line: nil, keyPath: "deploy.target",
+                        message: "missing: add a deploy: section with target: \"remote:bucket/path\" (an rclone remote path)")
+                }
                 var options = Deployer.Options()
                 options.dryRun = dryRun
-                options.output = output
-                let summary = try await Deployer(config: project.config, options: options, reporter: reporter).run()
-                reporter.say(summary.report)
+                // The builds' report is the operator's: its errors quote the sources' URLs
+                // (keys in their queries too), and it changes with every build.
+                options.staysHome = [SiteStatus.file]
+                options.lockSite = { try await OutputLock.acquire(for: $0, wait: 120) }
+                let site = project.config.resolve(output ?? project.config.output)
+                let deployer = Deployer(deploy: deploy, configFile: project.config.file, site: site, options: options, reporter: reporter)
+                reporter.say(Wording.deployed(try await deployer.run()))
             } catch {
                 throw Exit.fail(error, reporter: reporter)
             }

@@ -1,11 +1,11 @@
 import Foundation
-import MatsiteKit
+import MatsiteServe
 import NIOCore
 import NIOPosix
 
 /// Fault injection for the loopback server's responses: what a slow, broken or silent tile
 /// server does, so the fetcher's timeouts, retries and error texts can be tested over real
-/// sockets. Kept out of MatsiteKit because `matsite serve` never misbehaves on purpose.
+/// sockets. Kept out of MatsiteServe because `matsite serve` never misbehaves on purpose.
 extension LoopbackHTTPServer.ResponseWriter {
     /// Waits, e.g. to make the response slower than a client's timeout. Throws
     /// `CancellationError` when the server stops meanwhile.

@@ -1,5 +1,6 @@
 import Foundation
 import MatsiteCapabilities
+import MatsiteDeploy
 import MatsiteImaging
 
 /// `matsite check`: validates the config (already done by loading it), plans every

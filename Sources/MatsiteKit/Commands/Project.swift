@@ -14,7 +14,7 @@ public struct Project: Sendable {
     /// Whether no config file was found and the embedded demo stands in for one.
     public let isEmbeddedDemo: Bool
     /// What the embedded demo leaves out on this machine, and why (a tool it lacks).
-    public var demoLeftOut: [String] = []
+    public var demoLeftOut: [DemoLeftOut] = []
 
     /// Loads the project's config.
     ///
@@ -54,7 +54,7 @@ public struct Project: Sendable {
     public func build(options: BuildOptions, reporter: any BuildReporter) async throws -> BuildSummary {
         if isEmbeddedDemo {
             reporter.report(.buildingEmbeddedDemo)
-            for words in demoLeftOut { reporter.report(.warning(.other(words))) }
+            for part in demoLeftOut { reporter.report(.warning(.demoLeftOut(part))) }
         }
         return try await Builder(config: config, options: options, reporter: reporter).run()
     }

@@ -58,7 +58,7 @@ public enum ConfigLoader {
     /// GIF with the label font: `leftOut` says what this machine cannot make, and why).
     static func demo(
         directory: URL, environment: [String: String] = LoopExportTools.processEnvironment
-    ) -> (config: SiteConfig, leftOut: [String]) {
+    ) -> (config: SiteConfig, leftOut: [DemoLeftOut]) {
         var config = SiteConfig()
         config.title = "matsite demo"
         config.directory = directory
@@ -85,13 +85,13 @@ public enum ConfigLoader {
         reports.popup = ["type", "magnitude", "time", "remarks"]
         reports.keyPath = "animations[0].points[0]"
         radar.points = [reports]
-        var leftOut: [String] = []
+        var leftOut: [DemoLeftOut] = []
         var formats: [ExportConfig.Format] = []
         if let problem = LoopExportTools.fontProblem(environment) {
-            leftOut.append("the demo's exported loops are left out: \(problem)")
+            leftOut.append(.exports(problem: problem))
         } else {
             if let problem = LoopExportTools.ffmpegProblem(environment) {
-                leftOut.append("the demo's MP4 is left out: \(problem)")
+                leftOut.append(.mp4(problem: problem))
             } else {
                 formats.append(.mp4)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import MatsiteCapabilities
+import MatsiteDeploy
 import MatsiteImaging
 
 /// A whole `matsite.yml`: the site and its animations, with every default filled in.

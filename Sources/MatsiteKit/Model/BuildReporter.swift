@@ -1,6 +1,6 @@
 import MatsiteCapabilities
 
-/// Receives what a build (and a deploy, and a watching preview) does, as typed events: the
+/// Receives what a build (and a watching preview) does, as typed events: the
 /// library says what happened, the command line words it. Implementations must be
 /// thread-safe: tiles finish on many tasks at once.
 public protocol BuildReporter: Sendable {
@@ -48,8 +48,6 @@ public enum BuildEvent: Sendable {
     case rebuilt(BuildSummary)
     /// `serve --watch` could not rebuild; the previous site stays served.
     case rebuildFailed(any Error)
-    /// A line already in words: a deploy's plan and rclone's own progress.
-    case note(String)
 }
 
 /// Something a build found worth saying that does not stop it.
@@ -77,8 +75,11 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
     /// Requests to a host failed for good (`cause`: the first one's problem) and the cache
     /// answered `count` of them with its copy, possibly out of date (stale-if-error).
     case servedFromCache(host: String, count: Int, cause: TileProblem)
-    /// A warning in words (planning's frames left out until the next build).
-    case other(String)
+    /// The embedded demo leaves a part out on this machine, for want of a tool.
+    case demoLeftOut(DemoLeftOut)
+    /// A live feed's newest frame, which its source has not published yet, left out of this
+    /// build (the next picks it up); `animation` is `<animation>/<layer>` for a layer's.
+    case newestFrameLeftOut(animation: String, frame: SkippedFrame)
 
     /// The warning in words.
     public var description: String {
@@ -101,10 +102,22 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
             "\(f.animation): frame \(f.time.manifestText) left out: \(f.reason)"
         case .servedFromCache(let host, let count, let cause):
             "\(host): \(count == 1 ? "1 tile (or document)" : "\(count) tiles (or documents)") served from the cache, possibly out of date, after the server failed (\(cause))"
-        case .other(let words):
-            words
+        case .demoLeftOut(.exports(let problem)):
+            "the demo's exported loops are left out: \(problem)"
+        case .demoLeftOut(.mp4(let problem)):
+            "the demo's MP4 is left out: \(problem)"
+        case .newestFrameLeftOut(let id, let frame):
+            "\(id): \(frame.time) left out of this build: \(frame.reason); the next build picks it up"
         }
     }
+}
+
+/// What the embedded demo leaves out on a machine that lacks a tool for it.
+public enum DemoLeftOut: Sendable, Equatable {
+    /// Every exported loop: no font for their labels (`problem` says which).
+    case exports(problem: String)
+    /// The MP4: no ffmpeg (`problem` says why).
+    case mp4(problem: String)
 }
 
 /// A frame inside the published window whose tiles could not all be had.
@@ -321,16 +334,6 @@ extension BuildReporter {
     /// The planning function's progress, said as an event.
     func planned(animation: String, frames: Int, tiles: Int) {
         report(.planned(animation: animation, frames: frames, tiles: tiles))
-    }
-
-    /// The planning function's warnings, still in words.
-    func warning(_ words: String) {
-        report(.warning(.other(words)))
-    }
-
-    /// A deploy's line.
-    func say(_ line: String) {
-        report(.note(line))
     }
 }
 

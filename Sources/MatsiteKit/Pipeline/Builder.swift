@@ -288,7 +288,7 @@ extension Builder {
                 prefetched.merge(planned.prefetched) { new, _ in new }
                 // A live feed's newest frames not published yet are left out (a layer's too).
                 for (id, skipped) in planned.plan.leftOut {
-                    reporter.warning("\(id): \(skipped.time) left out of this build: \(skipped.reason); the next build picks it up")
+                    reporter.report(.warning(.newestFrameLeftOut(animation: id, frame: skipped)))
                 }
                 for alert in alerts(for: planned.plan, output: output, now: clock.now) {
                     reporter.report(.alert(alert))

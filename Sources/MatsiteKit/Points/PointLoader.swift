@@ -1,5 +1,6 @@
 import Foundation
 import MatsiteCapabilities
+import MatsiteClustering
 
 /// A point layer ready to publish: its points, read and checked, or the previous site's
 /// layer when nothing it is made from changed (the document is kept: if a file of the old

@@ -1,5 +1,6 @@
 import Foundation
 import MatsiteCapabilities
+import MatsiteClustering
 
 /// Clusters one layer's points and writes its levels into the staged site, content-hashed:
 /// an unchanged level keeps its name, and `SiteWriter` links it from the previous site.

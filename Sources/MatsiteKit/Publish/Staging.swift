@@ -104,7 +104,7 @@ final class FolderLock: Sendable {
 /// It is an `flock` on a file beside the output: the kernel drops it when a build dies,
 /// so a killed build never leaves a stale lock behind. The holder writes who it is into the
 /// file (`LockHolder`), so that a build kept waiting can say which build holds it.
-final class OutputLock: Sendable {
+package final class OutputLock: Sendable {
     private let descriptor: Int32
     /// The lock file.
     let path: String
@@ -120,7 +120,7 @@ final class OutputLock: Sendable {
     }
 
     /// Takes the lock, waiting up to `wait` seconds for another build to finish.
-    static func acquire(for output: URL, wait: Double) async throws -> OutputLock {
+    package static func acquire(for output: URL, wait: Double) async throws -> OutputLock {
         let parent = output.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         let path = parent.appendingPathComponent(".\(output.lastPathComponent).matsite-lock").path

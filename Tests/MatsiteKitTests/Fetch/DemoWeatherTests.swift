@@ -140,10 +140,16 @@ struct DemoWeatherTests {
 
         let noFfmpeg = ConfigLoader.demo(directory: folder, environment: ["MATSITE_EXPORT_FONT": font, "MATSITE_FFMPEG": "/nonexistent/ffmpeg"])
         #expect(noFfmpeg.config.animations.first?.export?.formats == [.gif])
-        #expect(noFfmpeg.leftOut.count == 1 && noFfmpeg.leftOut[0].hasPrefix("the demo's MP4 is left out: "), "\(noFfmpeg.leftOut)")
+        #expect(noFfmpeg.leftOut.count == 1, "\(noFfmpeg.leftOut)")
+        let mp4 = try #require(noFfmpeg.leftOut.first)
+        #expect(BuildWarning.demoLeftOut(mp4).description.hasPrefix("the demo's MP4 is left out: "), "\(mp4)")
+        #expect(BuildWarning.demoLeftOut(mp4).description.contains("/nonexistent/ffmpeg"), "\(mp4)")
 
         let noFont = ConfigLoader.demo(directory: folder, environment: ["MATSITE_EXPORT_FONT": "/nonexistent/font.ttf"])
         #expect(noFont.config.animations.first?.export == nil)
-        #expect(noFont.leftOut.count == 1 && noFont.leftOut[0].contains("/nonexistent/font.ttf"), "\(noFont.leftOut)")
+        #expect(noFont.leftOut.count == 1, "\(noFont.leftOut)")
+        let exports = try #require(noFont.leftOut.first)
+        #expect(BuildWarning.demoLeftOut(exports).description.hasPrefix("the demo's exported loops are left out: "), "\(exports)")
+        #expect(BuildWarning.demoLeftOut(exports).description.contains("/nonexistent/font.ttf"), "\(exports)")
     }
 }

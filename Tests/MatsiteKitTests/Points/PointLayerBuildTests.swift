@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import MatsiteClustering
 @testable import MatsiteKit
 
 /// Point layers through a whole build: files and URLs (over a real loopback server), the

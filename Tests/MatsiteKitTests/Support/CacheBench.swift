@@ -192,41 +192,5 @@ final class CacheBench: Sendable {
     }
 
     /// A 256 px opaque tile of one colour drawn from `seed`.
-    static func solidTile(seed: String) -> [UInt8] {
-        let digest = SHA256.hex(of: Array(seed.utf8))
-        let bytes = stride(from: 0, to: 6, by: 2).map { UInt8(digest.dropFirst($0).prefix(2), radix: 16) ?? 0 }
-        var pixels = [UInt8](repeating: 255, count: 256 * 256 * 4)
-        for i in stride(from: 0, to: pixels.count, by: 4) {
-            pixels[i] = bytes[0]; pixels[i + 1] = bytes[1]; pixels[i + 2] = bytes[2]
-        }
-        return (try? PNGWriter.encode(width: 256, height: 256, format: .rgba, pixels: pixels, level: 1)) ?? []
-    }
-}
-
-/// Checks the manifests' promise: every file they list exists, with its bytes and SHA-256,
-/// under a name that is its content's.
-func expectValidSite(_ output: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let index = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("manifest.json"))) as? [String: Any])
-    let animations = try #require(index["animations"] as? [[String: Any]])
-    #expect(!animations.isEmpty, sourceLocation: sourceLocation)
-    for animation in animations {
-        for key in ["page", "embed", "manifest", "poster"] {
-            let relative = try #require(animation[key] as? String)
-            #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(relative).path), "\(relative)", sourceLocation: sourceLocation)
-        }
-        let id = try #require(animation["id"] as? String)
-        let data = try Data(contentsOf: output.appendingPathComponent(id).appendingPathComponent("manifest.json"))
-        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let frames = try #require(manifest["frames"] as? [[String: Any]])
-        #expect(!frames.isEmpty, sourceLocation: sourceLocation)
-        for frame in frames {
-            let url = try #require(frame["url"] as? String)
-            let bytes = try [UInt8](Data(contentsOf: output.appendingPathComponent(id).appendingPathComponent(url)))
-            #expect(bytes.count == frame["bytes"] as? Int, "\(id)/\(url) size", sourceLocation: sourceLocation)
-            #expect(SHA256.hex(of: bytes) == frame["sha256"] as? String, "\(id)/\(url) sha256", sourceLocation: sourceLocation)
-            // Named by its content only, never by its position.
-            let named = "frames/\(SHA256.hex(of: bytes).prefix(16)).\((url as NSString).pathExtension)"
-            #expect(url == named, "\(id)/\(url) is named by its content", sourceLocation: sourceLocation)
-        }
-    }
+    static func solidTile(seed: String) -> [UInt8] { TestTiles.solid(seed: seed) }
 }

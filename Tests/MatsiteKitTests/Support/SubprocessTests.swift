@@ -39,6 +39,42 @@ struct SubprocessTests {
         #expect(String(decoding: output.stdout, as: UTF8.self) == "hello world")
     }
 
+    @Test("lanes run every index once, a child each, at most width at a time, and return when all ended")
+    func lanes() {
+        let seen = LockedBox((statuses: [Int: Int32](), inFlight: 0, peak: 0))
+        Subprocess.lanes(9, width: 3) { index in
+            seen.withLock {
+                $0.inFlight += 1
+                $0.peak = max($0.peak, $0.inFlight)
+            }
+            let status = (try? Subprocess.run("/bin/sh", ["-c", "exit \(index)"], timeLimit: .seconds(600)))?.status ?? -1
+            seen.withLock {
+                $0.statuses[index] = status
+                $0.inFlight -= 1
+            }
+        }
+        let result = seen.withLock { $0 }
+        #expect(result.statuses == Dictionary(uniqueKeysWithValues: (0..<9).map { ($0, Int32($0)) }))
+        #expect(result.peak >= 1 && result.peak <= 3 && result.inFlight == 0)
+        // No work: no lane, and no wait.
+        let none = LockedBox(0)
+        Subprocess.lanes(0, width: 4) { _ in none.withLock { $0 += 1 } }
+        #expect(none.withLock { $0 } == 0)
+    }
+
+    @Test("lanes run at once: two lanes each wait for the other to have started")
+    func lanesOverlap() {
+        let arrived = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        let met = LockedBox([Bool](repeating: false, count: 2))
+        Subprocess.lanes(2, width: 2) { index in
+            arrived[index].signal()
+            // A bound for a hang only: run one after the other, a lane would wait here forever.
+            let other = arrived[1 - index].wait(timeout: .now() + 600) == .success
+            met.withLock { $0[index] = other }
+        }
+        #expect(met.withLock { $0 } == [true, true])
+    }
+
     @Test("a program that is not there cannot start, and says which and why")
     func cannotStart() {
         #expect {

@@ -1,0 +1,132 @@
+// Runs the real `matsite` binary for the command tests: to its end with its exit status and
+// output, or in the background (serve) with its stderr readable while it runs.
+
+import Foundation
+import MatsiteSupport
+import Testing
+
+package enum CLI {
+    /// The package root, from this file's path (`Sources/MatsiteTestSupport/CLI.swift`).
+    package static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `.build/debug/matsite`, which `swift build --build-tests` leaves behind.
+    package static func binary() throws -> URL {
+        let url = packageRoot.appendingPathComponent(".build/debug/matsite")
+        try #require(FileManager.default.isExecutableFile(atPath: url.path), "build the CLI first: swift build --build-tests")
+        return url
+    }
+
+    package struct Result {
+        package let status: Int32
+        package let out: String
+        package let err: String
+    }
+
+    /// Runs `matsite arguments...` in `directory` to its end (killed after `timeout` s: a
+    /// bound for a hang, far beyond a build on a loaded machine).
+    package static func run(_ arguments: [String], in directory: URL, timeout: Double = 600) throws -> Result {
+        let process = try Background(arguments, in: directory)
+        process.wait(timeout: timeout)
+        return Result(status: process.status, out: process.out, err: process.err)
+    }
+
+    /// A scratch folder under the temporary folder.
+    package static func scratch(_ name: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-cli-\(name)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// The folder's entries, recursively, relative to it.
+    package static func tree(_ folder: URL) -> [String] {
+        (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).sorted()
+    }
+
+    /// `matsite` running in the background; output collected as it comes.
+    package final class Background: @unchecked Sendable {
+        private let process = Process()
+        private let output = LockedBox((out: Data(), err: Data()))
+        private let readers = DispatchGroup()
+
+        package init(_ arguments: [String], in directory: URL) throws {
+            process.executableURL = try CLI.binary()
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            process.standardInput = FileHandle.nullDevice
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            for (pipe, isOut) in [(out, true), (err, false)] {
+                readers.enter()
+                let handle = pipe.fileHandleForReading
+                DispatchQueue.global().async { [self] in
+                    while true {
+                        let chunk = handle.availableData
+                        if chunk.isEmpty { break }
+                        output.withLock { if isOut { $0.out += chunk } else { $0.err += chunk } }
+                    }
+                    readers.leave()
+                }
+            }
+        }
+
+        package var isRunning: Bool { process.isRunning }
+        package var pid: Int32 { process.processIdentifier }
+        package var out: String { output.withLock { String(decoding: $0.out, as: UTF8.self) } }
+        package var err: String { output.withLock { String(decoding: $0.err, as: UTF8.self) } }
+        /// Exit status (after `stop` or once it ended).
+        package var status: Int32 { process.terminationStatus }
+        /// True when it ended by a signal rather than an exit.
+        package var signalled: Bool { process.terminationReason == .uncaughtSignal }
+
+        /// Waits until stderr matches `pattern` (a regular expression) and returns the first
+        /// match's captures, or nil after `timeout` s or once the process ended without it.
+        package func waitForError(matching pattern: String, timeout: Double = 300) async -> [String]? {
+            let regex = try? NSRegularExpression(pattern: pattern)
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                let text = err
+                if let regex, let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    return (0..<match.numberOfRanges).map { i in
+                        Range(match.range(at: i), in: text).map { String(text[$0]) } ?? ""
+                    }
+                }
+                if !isRunning { return nil }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return nil
+        }
+
+        /// Waits until stdout holds `text` and returns it, or nil after `timeout` s or once
+        /// the process ended without it.
+        package func waitForOutput(containing text: String, timeout: Double = 300) async -> String? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                let now = out
+                if now.contains(text) { return now }
+                if !isRunning { return out.contains(text) ? out : nil }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return nil
+        }
+
+        /// Waits for the end (killing it after `timeout` s) and for the output.
+        package func wait(timeout: Double = 600) {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            stop(signal: SIGKILL)
+        }
+
+        /// Sends `signal` if still running, waits for the end and for the output.
+        package func stop(signal: Int32 = SIGTERM) {
+            if process.isRunning { kill(process.processIdentifier, signal) }
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            readers.wait()
+        }
+    }
+}
