@@ -9,6 +9,7 @@
 #   MATSITE_BIN=/path/matsite RCLONE=/usr/bin/rclone bench/deploy.sh   # another binary, rclone
 #   TARGETS="sftp s3" bench/deploy.sh     # some targets only
 #   MOVES=10 JOBS="fallback anchor" bench/deploy.sh   # moves per job (10), jobs (fallback)
+#   JOBS="points points-feed" POINTS=5000 bench/deploy.sh   # the fallback job with a timed point layer
 #
 # Per target and job: a cold deploy, an unchanged one, then MOVES one-frame window moves
 # with the default grace, each beside `rclone sync` of the same site to a second server of
@@ -28,6 +29,10 @@
 # PUT too). RCLONE sets deploy.rclone (to compare rclone versions). Work dir: $BENCH_DIR.
 # The fallback job's feed is the deploy tests' (Tests/deploy/test_deploy.py, write_feed):
 # 64-px tiles over W-10 S40 E10 N52 at zooms 4 and 5, every 10 minutes, each time its own colours.
+# The points jobs add a timed point layer to it (POINTS seeded reports, window PT30M, zooms
+# 0-14): "points" from one document covering every move, "points-feed" from a document of
+# the last three hours' reports, rewritten before each build; the column "of which point
+# data" is the part of the change under <id>/points/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -74,6 +79,43 @@ JOBS = {
     frames: { last: PT110M, step: PT10M }
     fallback: { levels: 1 }
 """, 600, 11),
+}
+# The fallback job with a timed point layer of POINTS reports (default 5,000, window PT30M,
+# zooms 0-14: 16 levels): "points" reads one document that covers every move (its levels
+# should stay as they are), "points-feed" a feed of the last three hours' reports, which
+# changes with every move as a live feed does.
+POINT_LAYER = """    points:
+      - id: reports
+        geojson: reports.geojson
+        time: time
+        window: PT30M
+        label: kind
+"""
+JOBS["points"] = (JOBS["fallback"][0] + POINT_LAYER, 600, 11)
+JOBS["points-feed"] = JOBS["points"]
+
+
+def reports(first, last):
+    """The bench's reports whose times fall from `first` through `last` (epoch seconds), as
+    GeoJSON: POINTS reports in all, seeded, over the fallback job's box, their times spread
+    from an hour before the cold build's first frame to the last move's frame."""
+    import random
+    rng = random.Random(38)
+    start, end = 1795255200 - 3600, 1795255200 + (11 + int(os.environ.get("MOVES", "10"))) * 600
+    features = []
+    for i in range(int(os.environ.get("POINTS", "5000"))):
+        lon, lat, t = rng.uniform(-10, 10), rng.uniform(40, 52), rng.randrange(start, end + 1)
+        if first <= t <= last:
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+            features.append(f'{{"type":"Feature","geometry":{{"type":"Point","coordinates":[{lon:.5f},{lat:.5f}]}},'
+                            f'"properties":{{"time":"{stamp}","kind":"r{i}"}}}}')
+    (work / "reports.geojson").write_text('{"type":"FeatureCollection","features":[\n' + ",\n".join(features) + "\n]}\n")
+
+
+# Before each build of a job at time index i: its point document.
+PREPARE = {
+    "points": lambda i: reports(0, 2**40),
+    "points-feed": lambda i: reports(1795255200 + i * 600 - 3 * 3600, 1795255200 + i * 600),
 }
 
 # Times enough for the cold window and every move, each its own colours (a new frame per move).
@@ -153,14 +195,15 @@ MOVES = int(os.environ.get("MOVES", "10"))
 version = subprocess.run([rclone, "version"], capture_output=True, text=True).stdout.split()[1]
 matsite = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.split()[-1]
 print(f"\nmatsite {matsite} ({binary}), rclone {version}, {os.cpu_count()} cores; the anchor job: 23 frames of 1912 x 1646; "
-      f"the fallback job: 12 frames of 16 64-px tiles at zoom 4, with their zoom-5 fallback tiles; {MOVES} one-frame moves, "
-      "default grace (PT24H)\n")
+      f"the fallback job: 12 frames of 16 64-px tiles at zoom 4, with their zoom-5 fallback tiles; the points jobs: the fallback "
+      f"job with a timed layer of {os.environ.get('POINTS', '5000')} reports (points-feed: the last 3 hours' of them); "
+      f"{MOVES} one-frame moves, default grace (PT24H)\n")
 print("change: the site files whose bytes at their path changed (new frames and tiles, rewritten manifests, pages, poster); "
       "matsite: site files uploaded + ledger bytes written; wire: bytes sent to the server through a counting proxy; "
       "requests: the server's own log\n")
-print("| target | job | deploy | change | matsite: files uploaded + ledger written | (files + ledger) / change | matsite wire | "
-      "matsite requests | rclone sync wire | rclone sync requests |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("| target | job | deploy | change | of which point data | matsite: files uploaded + ledger written | (files + ledger) / change | "
+      "matsite wire | matsite requests | rclone sync wire | rclone sync requests |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 folder = work / "servers"
 subprocess.run(["rm", "-rf", str(folder)])
 
@@ -180,19 +223,23 @@ for kind in os.environ["TARGETS"].split():
         try:
             config(server.target(), animation)
             subprocess.run(["rm", "-rf", str(work / "site"), str(work / "cache")])
+            prepare = PREPARE.get(job, lambda i: None)
+            prepare(first)
             build(first, step)
             previous = {}
             for move in range(MOVES + 2):
                 label = "cold" if move == 0 else "unchanged" if move == 1 else f"move {move - 1}"
                 if move >= 2:
+                    prepare(first + move - 1)
                     build(first + move - 1, step)
                 files = site_bytes()
                 change = sum(len(b) for p, b in files.items() if previous.get(p) != b) if move != 1 else 0
+                points = sum(len(b) for p, b in files.items() if previous.get(p) != b and "/points/" in p) if move != 1 else 0
                 previous = files
                 files_up, uploaded, ledger, wire, requests, wall = deploy(server, proxy)
                 sync_wire, sync_requests, _ = rclone_sync(other, other_proxy, other.target())
                 ratio = f"{(uploaded + ledger) / change:.2f}" if change else "-"
-                print(f"| {kind} | {job} | {label} | {kb(change)} | {files_up} files {kb(uploaded)} + {kb(ledger)} | {ratio} | "
+                print(f"| {kind} | {job} | {label} | {kb(change)} | {kb(points)} | {files_up} files {kb(uploaded)} + {kb(ledger)} | {ratio} | "
                       f"{kb(wire)} | {requests} | {kb(sync_wire)} | {sync_requests} |", flush=True)
         finally:
             proxy.stop()

@@ -10,7 +10,7 @@
 # (/usr/bin/time -v), the time matsite reports for clustering and writing the layer, and
 # the published bytes per zoom (and how a large level is split into tiles), then an unchanged
 # rebuild (the layer linked, not clustered again). TIMED=1 gives every point a time over 24 frames (PT5M,
-# window PT30M), so each level also carries counts per frame. A build without the layer is
+# window PT30M), so each level also carries counts over time (per slot). A build without the layer is
 # timed too, so what the points cost stands apart.
 # Work dir: $BENCH_DIR (default /tmp/matsite-bench-points).
 set -euo pipefail

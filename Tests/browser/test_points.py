@@ -87,14 +87,15 @@ def layer_entry(site):
 
 
 def level(site, entry, zoom):
-    """A published level as whole columns; a tiled level is put together from its tiles."""
+    """A published level as whole columns; a tiled level is put together from its tiles.
+    `entry` is the layer's manifest entry (count_at reads the frames' slots in it)."""
     lv = [l for l in entry["levels"] if l["zoom"] == zoom][0]
     with open(site / "radar" / lv["url"], encoding="utf-8") as f:
         data = json.load(f)
     if "tiles" not in lv:
-        return data
+        return dict(data, entry=entry)
     n = lv["items"]
-    whole = {"zoom": zoom}
+    whole = {"zoom": zoom, "entry": entry}
     for key, url in data["tiles"].items():
         with open(site / "radar" / url, encoding="utf-8") as f:
             tile = json.load(f)
@@ -110,10 +111,13 @@ def level(site, entry, zoom):
 
 
 def count_at(data, i, frame):
-    ch = data["frames"][i]
+    """Item i's count in frame `frame`: its change points are keyed by slots, and the
+    layer's manifest entry (`level` puts it beside the data) gives each frame's slot."""
+    ch = data["slots"][i]
+    slot = data["entry"]["slots"]["frames"][frame]
     c = 0
     for k in range(0, len(ch) - 1, 2):
-        if ch[k] > frame:
+        if ch[k] > slot:
             break
         c = ch[k + 1]
     return c

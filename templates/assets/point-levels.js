@@ -7,8 +7,10 @@
  * Each zoom has its own level (clusters down to max_zoom, then the points
  * themselves), columns of numbers: lat, lon, parent (the item's cluster one
  * level up), and for clusters count, split (the zoom it splits at) and leaf
- * (its point, when it holds one); frames (per item: frame, count, frame,
- * count... change points) for layers published with times. A deep level too
+ * (its point, when it holds one); slots (per item: slot, count, slot,
+ * count... change points) for layers published with times, keyed by slots of
+ * a grid of times (the manifest entry's slots: each frame's slot), which a moved
+ * window leaves where they are. A deep level too
  * large for one file is published as tiles (the manifest's level has tiles,
  * and its url names an index of them, cells of a quadtree keyed z/x/y): only
  * the tiles around the view are fetched, and their items keep their index in
@@ -93,12 +95,14 @@
 		properties: function () { return this._props; },
 
 		// The count of item i of level data d in frame `frame`: the last change point at or
-		// before it (0 before the first); without times, its count.
+		// before the frame's slot (0 before the first); without times, its count.
 		countAt: function (d, i, frame) {
-			if (!this._def.timed || !d.frames || typeof d.frames !== 'object') { return d.count ? d.count[i] : 1; }
-			var ch = d.frames[i] || [];
+			if (!this._def.timed || !d.slots || typeof d.slots !== 'object') { return d.count ? d.count[i] : 1; }
+			var frames = this._def.slots && this._def.slots.frames;
+			var slot = Array.isArray(frames) && isNum(frames[frame]) ? frames[frame] : -Infinity;
+			var ch = d.slots[i] || [];
 			var c = 0;
-			for (var k = 0; k + 1 < ch.length && ch[k] <= frame; k += 2) { c = ch[k + 1]; }
+			for (var k = 0; k + 1 < ch.length && ch[k] <= slot; k += 2) { c = ch[k + 1]; }
 			return c;
 		},
 
@@ -165,7 +169,7 @@
 			});
 			return {
 				zoom: zoom, cells: cells, requested: {}, ids: [],
-				lat: {}, lon: {}, parent: {}, count: null, split: {}, leaf: {}, frames: this._def.timed ? {} : undefined
+				lat: {}, lon: {}, parent: {}, count: null, split: {}, leaf: {}, slots: this._def.timed ? {} : undefined
 			};
 		},
 
@@ -191,7 +195,7 @@
 				var cols = t.points === true ? ['lat', 'lon', 'parent'] : ['lat', 'lon', 'parent', 'split', 'leaf'];
 				if (t.points === true) { d.points = true; } else if (!d.count) { d.count = {}; }
 				if (d.count && Array.isArray(t.count)) { cols.push('count'); }
-				if (d.frames && Array.isArray(t.frames)) { cols.push('frames'); }
+				if (d.slots && Array.isArray(t.slots)) { cols.push('slots'); }
 				t.index.forEach(function (i, k) {
 					cols.forEach(function (c) { d[c][i] = t[c] ? t[c][k] : undefined; });
 					d.ids.push(i);

@@ -101,7 +101,7 @@ private extension Checker {
         let points = PointLoader(config: noCache, fetcher: fetcher)
         for layer in animation.points {
             let document = try await points.bytes(of: layer, animation: animation, frameTimes: plan.frames.map(\.time))
-            let set = try PointReader(layer: layer).read(document)
+            let set = try await PointReader(layer: layer).read(document)
             let skipped = set.skipped > 0 ? ", \(set.skipped) invalid skipped (skip_invalid)" : ""
             report(.fact("points \(layer.id): \(set.count) points\(skipped)"))
         }

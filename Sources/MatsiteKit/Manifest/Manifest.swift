@@ -248,7 +248,7 @@ extension AnimationManifest {
         public var radiusPx: Int
         public var minZoom: Int
         public var maxZoom: Int
-        /// True when counts follow the frames (each level item has `frames` change points).
+        /// True when counts follow the frames (each level item has `slots` change points).
         public var timed: Bool
         /// True when single points carry a label (in the properties file).
         public var labeled: Bool
@@ -261,6 +261,19 @@ extension AnimationManifest {
         /// A hash of what the layer is made from (document, settings, frame times): a
         /// rebuild with the same inputs links the files instead of clustering again.
         public var inputs: String?
+        /// For a timed layer, what its counts are keyed by: slots of a grid of times, which a
+        /// moved window leaves where they are, so the levels do not change with it.
+        public var slots: Slots? = nil
+
+        /// The grid of a timed layer's counts: slot k is the time `origin + k * step_ms`.
+        public struct Slots: Codable, Sendable, Equatable {
+            /// The time of slot 0 (ISO 8601, UTC, whole seconds).
+            public var origin: String
+            /// Milliseconds from one slot to the next: every frame time falls on a slot.
+            public var stepMs: Int
+            /// Each frame's slot, in the manifest's frame order.
+            public var frames: [Int]
+        }
 
         /// One published zoom level.
         public struct Level: Codable, Sendable, Equatable {

@@ -1,5 +1,5 @@
 /// Each point layer clustered and written (or the previous site's files linked), on the
-/// CPU pool.
+/// CPU pool (`PointPublisher` hands its jobs to it).
 struct PointLayersStep: AnimationStep {
     var stage: BuildStage { .publish }
 
@@ -10,7 +10,7 @@ struct PointLayersStep: AnimationStep {
         for (layer, loaded) in zip(config.points, animation.inputs.points) {
             let started = ContinuousClock.now
             let publisher = PointPublisher(animation: config.id, layer: layer, frameTimes: frameTimes)
-            let (published, reused) = try await CPUPool.shared.run { try publisher.publish(loaded, with: writer) }
+            let (published, reused) = try await publisher.publish(loaded, with: writer)
             if let skipped = published.skipped {
                 animation.reporter.report(.warning(.pointsSkipped(animation: config.id, layer: published.id, count: skipped)))
             }

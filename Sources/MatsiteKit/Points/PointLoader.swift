@@ -22,7 +22,7 @@ struct PointLoader {
     /// The animation's point layers, in the order of its `points:`. A layer whose document,
     /// settings and frame times are those the previous site's layer was made from is not
     /// read or clustered again: its files are linked at publish. Reading (a million points
-    /// take seconds) runs on the CPU pool.
+    /// take seconds) runs on the CPU pool (`PointReader` hands it over).
     ///
     /// With `previous`, a layer whose document cannot be had or read keeps the previous
     /// site's version of it (`.kept`), so the rest of the loop moves on; without one, or
@@ -49,16 +49,22 @@ struct PointLoader {
         if let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id && $0.inputs == inputs }) {
             return .unchanged(entry, document: document)
         }
-        let reader = PointReader(layer: layer)
-        return .parsed(try await CPUPool.shared.run { try reader.read(document) }, inputs: inputs)
+        return .parsed(try await PointReader(layer: layer).read(document), inputs: inputs)
     }
 
     /// What a layer's published files are made from: the document, the layer's settings
-    /// and the frames' times (counts per frame follow them), with the format's version.
+    /// and, for a timed layer, the grid of times its counts are keyed by (which a window
+    /// moved by a step keeps: the frames' slots are in the manifest, not in the files),
+    /// with the format's version.
     static func inputs(_ document: [UInt8], layer: PointLayerConfig, frameTimes: [TimeInstant?]) -> String {
         var hash = SHA256()
-        let times = frameTimes.map { $0.map { String($0.millisecondsSinceEpoch) } ?? "-" }
-        hash.update(Array("\(PointClusterer.version)\n\(layer)\n\(times.joined(separator: ","))\n".utf8))
+        var grid = "-"
+        if layer.time != nil {
+            let times = frameTimes.compactMap { $0 }
+            let slots = SlotGrid(frames: times)
+            grid = times.count == frameTimes.count ? "\(slots.step)+\(slots.phase)" : "untimed frames"
+        }
+        hash.update(Array("\(PointClusterer.version)\n\(PointPublisher.format)\n\(layer)\n\(grid)\n".utf8))
         hash.update(document)
         return hash.hexDigest()
     }

@@ -10,14 +10,48 @@ struct PointReader: Sendable {
     /// Largest document accepted.
     static let maxBytes = 512 << 20
 
-    /// The points of `bytes`.
-    func read(_ bytes: [UInt8]) throws(PointError) -> PointSet {
+    /// The points of `bytes`, read on the CPU pool. A CSV file over 1 MiB is read in
+    /// pieces side by side, a pool job each (split where rows begin): the pieces' points
+    /// are those of one reading; when a piece fails, or together they hold more than the
+    /// limit, the file is read again in one piece, which stops (or skips) where and as that
+    /// reading does. Errors are `PointError`s.
+    func read(_ bytes: [UInt8]) async throws -> PointSet {
+        if layer.source.format == .csv, bytes.count >= 1 << 20, bytes.count <= Self.maxBytes {
+            let (rows, table) = try csvHeader(bytes)
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let pieces = CSVRows.pieces(bytes, from: rows.position, line: rows.line, parts: min(cores, 8))
+            if pieces.count > 1 {
+                let sets = await withTaskGroup(of: (Int, PointSet?).self) { group in
+                    for (k, piece) in pieces.enumerated() {
+                        group.addTask {
+                            let set = try? await CPUPool.shared.run {
+                                try read(CSVRows(bytes, piece: piece.range, line: piece.line), table, limit: .max)
+                            }
+                            return (k, set)
+                        }
+                    }
+                    var sets = [PointSet?](repeating: nil, count: pieces.count)
+                    for await (k, set) in group { sets[k] = set }
+                    return sets.compactMap { $0 }
+                }
+                if sets.count == pieces.count, sets.reduce(0, { $0 + $1.count }) <= layer.maxPoints {
+                    return sets.dropFirst().reduce(into: sets[0]) { $0.append($1) }
+                }
+            }
+        }
+        return try await CPUPool.shared.run { try readWhole(bytes) }
+    }
+
+    /// The points of `bytes`, in one reading on the calling thread.
+    func readWhole(_ bytes: [UInt8]) throws(PointError) -> PointSet {
         guard bytes.count <= Self.maxBytes else {
             throw fail("", "the document is \(bytes.count) bytes, over the \(Self.maxBytes >> 20) MiB limit")
         }
         switch layer.source.format {
         case .geojson: return try geojson(bytes)
-        case .csv: return try csv(bytes)
+        case .csv:
+            let (rows, table) = try csvHeader(bytes)
+            return try read(rows, table, limit: layer.maxPoints)
         }
     }
 
@@ -97,7 +131,8 @@ private extension PointReader {
 // MARK: - CSV
 
 private extension PointReader {
-    func csv(_ bytes: [UInt8]) throws(PointError) -> PointSet {
+    /// The rows after the header, and the header's columns.
+    func csvHeader(_ bytes: [UInt8]) throws(PointError) -> (CSVRows, CSVTable) {
         var rows = CSVRows(bytes)
         guard let header = try rows.next(fail: fail) else { throw fail("", "empty: a CSV file needs a header row naming its columns") }
         var columns: [String: Int] = [:]
@@ -112,25 +147,7 @@ private extension PointReader {
         }
         let latIndex = try column(layer.latColumn, "lat")
         let lonIndex = try column(layer.lonColumn, "lon")
-        let table = CSVTable(header: header.fields, columns: columns, lat: latIndex, lon: lonIndex)
-        // A large file is read in pieces side by side, one per core. The pieces' points
-        // are those of one reading; when a piece fails, or together they hold more than
-        // the limit, the file is read again in one piece, which stops (or skips) where and
-        // as that reading does.
-        let cores = bytes.count >= 1 << 20 ? ProcessInfo.processInfo.activeProcessorCount : 1
-        let pieces = CSVRows.pieces(bytes, from: rows.position, line: rows.line, parts: min(cores, 8))
-        if pieces.count > 1 {
-            let sets = LockedBox([PointSet?](repeating: nil, count: pieces.count))
-            DispatchQueue.concurrentPerform(iterations: pieces.count) { k in
-                let set = try? read(CSVRows(bytes, piece: pieces[k].range, line: pieces[k].line), table, limit: .max)
-                sets.withLock { $0[k] = set }
-            }
-            let parts = sets.withLock { $0 }.compactMap { $0 }
-            if parts.count == pieces.count, parts.reduce(0, { $0 + $1.count }) <= layer.maxPoints {
-                return parts.dropFirst().reduce(into: parts[0]) { $0.append($1) }
-            }
-        }
-        return try read(rows, table, limit: layer.maxPoints)
+        return (rows, CSVTable(header: header.fields, columns: columns, lat: latIndex, lon: lonIndex))
     }
 
     /// A CSV file's header: its fields, each column's index by name, the lat and lon columns.

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import Testing
 
 @testable import MatsiteClustering
@@ -74,6 +75,10 @@ struct PointLayerBuildTests {
         #expect(layer["count"] as? Int == 41 && layer["timed"] as? Bool == true && layer["labeled"] as? Bool == true)
         let levels = try #require(layer["levels"] as? [[String: Any]])
         #expect(levels.compactMap { $0["zoom"] as? Int } == Array(2...13))
+        let slots = try #require(layer["slots"] as? [String: Any])
+        #expect(slots["origin"] as? String == "2026-11-21T10:00:00Z" && slots["step_ms"] as? Int == 600_000)
+        let frameSlots = try #require(slots["frames"] as? [Int])
+        #expect(frameSlots == [0, 1, 2])
         for entry in levels {
             let url = try #require(entry["url"] as? String)
             #expect(url.wholeMatch(of: /points\/reports\/z[0-9]{2}-[0-9a-f]{12}\.json/) != nil, "\(url)")
@@ -83,17 +88,14 @@ struct PointLayerBuildTests {
             #expect(counts.reduce(0, +) == 41)
             #expect((data["parent"] as? [Int])?.count == lat.count)
             // Per frame: the 40 points split over the three frames; the early point (09:55,
-            // window 10 min) shows in frame 0 only.
-            let frames = try #require(data["frames"] as? [[Int]])
+            // window 10 min) shows in frame 0 only. Counts are keyed by slots of the frames'
+            // 10 minutes, from the first slot a point shows in (10:00).
+            let changes = try #require(data["slots"] as? [[Int]])
             var perFrame = [0, 0, 0]
-            for changes in frames {
-                var count = 0
-                var k = 0
-                for f in 0..<3 {
-                    while k < changes.count, changes[k] == f {
-                        count = changes[k + 1]
-                        k += 2
-                    }
+            for item in changes {
+                for (f, slot) in frameSlots.enumerated() {
+                    var count = 0
+                    for k in stride(from: 0, to: item.count - 1, by: 2) where item[k] <= slot { count = item[k + 1] }
                     perFrame[f] += count
                 }
             }
@@ -111,6 +113,57 @@ struct PointLayerBuildTests {
         try await site.build(yaml)
         let again = try #require((try site.manifest("demo")["points"] as? [[String: Any]])?.first?["levels"] as? [[String: Any]])
         #expect(again.compactMap { $0["url"] as? String } == levels.compactMap { $0["url"] as? String })
+    }
+
+    @Test(
+        "a window moved one step (--at) over a live feed changes the new frame, the manifests and the pages: every file of the timed point layer stays, and only the frames' slots in the manifest move"
+    )
+    func movedWindowKeepsThePointFiles() async throws {
+        try await withTestServer { server in
+            let feed = FeedServer(server, tileLag: 0)
+            let site = try TestSite()
+            defer { site.remove() }
+            // Reports every 5 minutes from 11:20 to 12:10, in three places, served over loopback.
+            var reports: [(lon: Double, lat: Double, time: String)] = []
+            for k in 0..<11 {
+                let time = TimeInstant(millisecondsSinceEpoch: 1_795_260_000_000 + Int64(k) * 300_000).manifestText
+                for place in 0..<3 { reports.append((-5 + Double(place) * 4 + Double(k) * 0.01, 45 + Double(place), time)) }
+            }
+            server.route("/reports.geojson", .text(Self.geojson(reports), contentType: "application/geo+json"))
+            let yaml = site.yaml(
+                LiveFeedTests.animation(url: server.url("/radar/{time}/{z}/{x}/{y}.png"), frames: "{ last: PT20M, step: PT5M }") + """
+
+                        points:
+                          - id: reports
+                            url: \(server.url("/reports.geojson"))
+                            time: time
+                            window: PT10M
+                            label: name
+                            cluster: { radius_px: 40, max_zoom: 8, min_zoom: 0 }
+                    """)
+            try await LiveFeedTests.build(site, yaml, at: "2026-11-21T12:00:00Z", feed: feed)
+            let before = try site.fileHashes()
+            let first = try site.manifest("radar")
+            try await LiveFeedTests.build(site, yaml, at: "2026-11-21T12:05:00Z", feed: feed)
+            let after = try site.fileHashes()
+            let second = try site.manifest("radar")
+
+            // What changed: the new frame's file, the manifests, the pages and the poster.
+            let newFrame = try #require(try site.frames("radar").last?["url"] as? String)
+            #expect(before["radar/\(newFrame)"] == nil)
+            let changed = Set(after.filter { before[$0.key] != $0.value }.keys)
+            let rewritten: Set<String> = ["manifest.json", "index.html", "radar/manifest.json", "radar/index.html", "radar/embed.html", "radar/poster.png"]
+            #expect(changed.subtracting(rewritten) == ["radar/\(newFrame)"], "\(changed.sorted())")
+            // The layer's files are the same files with the same bytes, listed the same way.
+            let pointFiles = { (hashes: [String: String]) in hashes.filter { $0.key.hasPrefix("radar/points/") } }
+            #expect(pointFiles(after) == pointFiles(before) && pointFiles(before).count == 10 + 1)
+            let layers = try #require(first["points"] as? [[String: Any]]).first, moved = try #require(second["points"] as? [[String: Any]]).first
+            #expect(layers?["levels"] as? [[String: AnyHashable]] == moved?["levels"] as? [[String: AnyHashable]])
+            // The frames' slots move on by one; the grid stays (5 minutes from 11:20).
+            let slots = try #require(layers?["slots"] as? [String: Any]), movedSlots = try #require(moved?["slots"] as? [String: Any])
+            #expect(slots["origin"] as? String == "2026-11-21T11:20:00Z" && movedSlots["origin"] as? String == "2026-11-21T11:20:00Z")
+            #expect(slots["frames"] as? [Int] == [4, 5, 6, 7, 8] && movedSlots["frames"] as? [Int] == [5, 6, 7, 8, 9])
+        }
     }
 
     @Test(
@@ -241,6 +294,33 @@ struct PointLayerBuildTests {
         try await site.build(yaml, reporter: remade)
         #expect(remade.pointLayers.map(\.reused) == [false])
         #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("demo/\(gone)").path))
+    }
+
+    @Test(
+        "slots: the grid's step is the frames' spacing (their gaps' common divisor), a point's slots are the frames it shows in, and an item's counts change where its points come and go"
+    )
+    func slotCounts() throws {
+        let at = { (iso: String) in try #require(PointTime.parse(iso)) }
+        // Frames 10:00, 10:10, 10:25: 5-minute slots from 10:00.
+        let grid = SlotGrid(frames: [try at("2026-11-21T10:00:00Z"), try at("2026-11-21T10:10:00Z"), try at("2026-11-21T10:25:00Z")])
+        #expect(grid.step == 300_000 && grid.frames.map { $0 - grid.frames[0] } == [0, 2, 5])
+        let first = grid.frames[0]
+        // At or after: a time on a slot is that slot, one a second past it the next.
+        #expect(grid.slot(atOrAfter: try at("2026-11-21T10:10:00Z")) - first == 2)
+        #expect(grid.slot(atOrAfter: try at("2026-11-21T10:10:01Z")) - first == 3)
+        #expect(grid.slot(atOrAfter: try at("2026-11-21T09:59:59Z")) - first == 0)
+        // Points 0-3 in item 0, point 4 alone in item 1, point 5 (an empty range) in item 2.
+        let ranges = SlotRanges(
+            start: [0, 2, 2, 4, 1, 3], end: [2, 5, 3, 6, 3, 3], startOrder: [0, 4, 1, 2, 5, 3], endOrder: [0, 2, 4, 5, 1, 3],
+            slots: .init(origin: "2026-11-21T10:00:00Z", stepMs: 300_000, frames: [0, 2, 5]))
+        let counts = PointPublisher.slotCounts(owner: [0, 0, 0, 0, 1, 2], items: 3, ranges: ranges)
+        // Item 0: 1 from 0; at 2 point 0 goes and 1 and 2 come (2); at 3 point 2 goes (1);
+        // at 4 point 3 comes (2); at 5 point 1 goes (1); at 6 none.
+        #expect(counts == [[0, 1, 2, 2, 3, 1, 4, 2, 5, 1, 6, 0], [1, 1, 3, 0], []])
+        // Without a window a point counts for good.
+        let open = SlotRanges(start: [3, 1], end: nil, startOrder: [1, 0], endOrder: nil, slots: ranges.slots)
+        #expect(PointPublisher.slotCounts(owner: [0, 0], items: 1, ranges: open) == [[1, 1, 3, 2]])
+        #expect(PointPublisher.slotCounts(owner: nil, items: 2, ranges: open) == [[3, 1], [1, 1]])
     }
 
     @Test("quadtree cells: dense regions get small cells, sparse ones stay large, none finer than the deepest zoom")

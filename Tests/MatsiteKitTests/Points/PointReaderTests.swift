@@ -14,12 +14,12 @@ struct PointReaderTests {
         return layer
     }
 
-    func read(_ text: String, _ layer: PointLayerConfig) throws -> PointSet {
-        try PointReader(layer: layer).read(Array(text.utf8))
+    func read(_ text: String, _ layer: PointLayerConfig) async throws -> PointSet {
+        try await PointReader(layer: layer).read(Array(text.utf8))
     }
 
-    func failure(_ text: String, _ layer: PointLayerConfig) throws -> PointError {
-        let error = #expect(throws: PointError.self) { try read(text, layer) }
+    func failure(_ text: String, _ layer: PointLayerConfig) async throws -> PointError {
+        let error = await #expect(throws: PointError.self) { try await read(text, layer) }
         return try #require(error)
     }
 
@@ -32,13 +32,13 @@ struct PointReaderTests {
     }
 
     @Test("GeoJSON points are read with their time, label and popup properties")
-    func geojson() throws {
+    func geojson() async throws {
         let l = layer(.geojson("data/r.geojson")) {
             $0.time = "time"
             $0.label = "type"
             $0.popup = ["type", "magnitude", "absent"]
         }
-        let set = try read(
+        let set = try await read(
             Self.collection([
                 Self.feature("-97.5", "35.25", #"{"time":"2026-11-21T10:00:00Z","type":"hail","magnitude":1.75}"#),
                 Self.feature("-96", "36", #"{"time":1795255200,"type":"<b>wind</b>","magnitude":60}"#),
@@ -52,45 +52,46 @@ struct PointReaderTests {
     }
 
     @Test("bad GeoJSON is an error naming the document, the feature and the key")
-    func badGeoJSON() throws {
+    func badGeoJSON() async throws {
         let l = layer(.geojson("data/r.geojson")) { $0.time = "time" }
-        var e = try failure("hello", l)
+        var e = try await failure("hello", l)
         #expect(e.description.contains("data/r.geojson") && e.message.contains("not JSON"))
-        e = try failure(#"{"type":"Feature"}"#, l)
+        e = try await failure(#"{"type":"Feature"}"#, l)
         #expect(e.message.contains("FeatureCollection"))
-        e = try failure(Self.collection([Self.feature("1", "2", #"{"time":"2026-11-21T10:00:00Z"}"#), Self.feature("1", "2", "{}", type: "LineString")]), l)
+        e = try await failure(
+            Self.collection([Self.feature("1", "2", #"{"time":"2026-11-21T10:00:00Z"}"#), Self.feature("1", "2", "{}", type: "LineString")]), l)
         #expect(e.place == "features[1].geometry.type" && e.message.contains("not a Point"))
-        e = try failure(Self.collection([Self.feature("200", "2", #"{"time":"2026-11-21T10:00:00Z"}"#)]), l)
+        e = try await failure(Self.collection([Self.feature("200", "2", #"{"time":"2026-11-21T10:00:00Z"}"#)]), l)
         #expect(e.place == "features[0].geometry.coordinates" && e.message.contains("out of range"))
-        e = try failure(Self.collection([Self.feature("1", "95", #"{"time":"2026-11-21T10:00:00Z"}"#)]), l)
+        e = try await failure(Self.collection([Self.feature("1", "95", #"{"time":"2026-11-21T10:00:00Z"}"#)]), l)
         #expect(e.message.contains("out of range"))
-        e = try failure(Self.collection([Self.feature("1", "2", #"{"time":"yesterday"}"#)]), l)
+        e = try await failure(Self.collection([Self.feature("1", "2", #"{"time":"yesterday"}"#)]), l)
         #expect(e.place == "features[0].properties.time" && e.message.contains("not a time"))
-        e = try failure(Self.collection([Self.feature("1", "2", #"{"time":"2026-02-30T10:00:00Z"}"#)]), l)
+        e = try await failure(Self.collection([Self.feature("1", "2", #"{"time":"2026-02-30T10:00:00Z"}"#)]), l)
         #expect(e.place == "features[0].properties.time")
-        e = try failure(Self.collection([Self.feature("1", "2")]), l)
+        e = try await failure(Self.collection([Self.feature("1", "2")]), l)
         #expect(e.place == "features[0].properties.time" && e.message.contains("missing"))
         #expect(e.description == "animations[0].points[0]: data/r.geojson: features[0].properties.time: missing: the layer's time: names this property")
     }
 
     @Test("more points than max_points is an error naming the limit")
-    func limit() throws {
+    func limit() async throws {
         let l = layer(.geojson("p.json")) { $0.maxPoints = 2 }
-        let e = try failure(Self.collection([Self.feature("1", "2"), Self.feature("1", "2"), Self.feature("1", "2")]), l)
+        let e = try await failure(Self.collection([Self.feature("1", "2"), Self.feature("1", "2"), Self.feature("1", "2")]), l)
         #expect(e.place == "features[2].geometry.coordinates" && e.message.contains("max_points"))
     }
 
     @Test("skip_invalid leaves bad features out and counts them")
-    func skipInvalid() throws {
+    func skipInvalid() async throws {
         let l = layer(.geojson("p.json")) { $0.skipInvalid = true }
-        let set = try read(
+        let set = try await read(
             Self.collection([Self.feature("1", "2"), Self.feature("1", "2", type: "Polygon"), "42", Self.feature("1", "99"), Self.feature("3", "4")]), l)
         #expect(set.count == 2 && set.skipped == 3)
         #expect(set.lon == [1, 3])
     }
 
     @Test("CSV rows are read by the named columns, quotes and all")
-    func csv() throws {
+    func csv() async throws {
         let l = layer(.csv("r.csv")) {
             $0.latColumn = "latitude"
             $0.time = "when"
@@ -99,7 +100,7 @@ struct PointReaderTests {
         }
         let text =
             "\u{FEFF}when,latitude,lon,type,remarks\r\n2026-11-21T10:00:00Z,35.5,-97,hail,\"big, \"\"very\"\" big\"\r\n1795255260,36,-96,wind,\"two\nlines\"\n"
-        let set = try read(text, l)
+        let set = try await read(text, l)
         #expect(set.lat == [35.5, 36] && set.lon == [-97, -96])
         #expect(set.time?.map(\.millisecondsSinceEpoch) == [1_795_255_200_000, 1_795_255_260_000])
         #expect(Array(set.popupValues(0)) == ["big, \"very\" big"])
@@ -107,21 +108,21 @@ struct PointReaderTests {
     }
 
     @Test("bad CSV is an error naming the row and the column")
-    func badCSV() throws {
+    func badCSV() async throws {
         let l = layer(.csv("r.csv")) { $0.time = "time" }
-        var e = try failure("latitude,lon,time\n1,2,2026-11-21T10:00:00Z\n", l)
+        var e = try await failure("latitude,lon,time\n1,2,2026-11-21T10:00:00Z\n", l)
         #expect(e.place == "row 1 (header)" && e.message.contains("no column \"lat\""))
-        e = try failure("lat,lon,time\n1,2,2026-11-21T10:00:00Z\n3,4\n", l)
+        e = try await failure("lat,lon,time\n1,2,2026-11-21T10:00:00Z\n3,4\n", l)
         #expect(e.place == "row 3" && e.message.contains("2 columns"))
-        e = try failure("lat,lon,time\n1,east,2026-11-21T10:00:00Z\n", l)
+        e = try await failure("lat,lon,time\n1,east,2026-11-21T10:00:00Z\n", l)
         #expect(e.place == "row 2, column lon")
-        e = try failure("lat,lon,time\n1,2,soon\n", l)
+        e = try await failure("lat,lon,time\n1,2,soon\n", l)
         #expect(e.place == "row 2, column time")
-        e = try failure("lat,lon,time\n1,2,\"open\n", l)
+        e = try await failure("lat,lon,time\n1,2,\"open\n", l)
         #expect(e.message.contains("not closed"))
         #expect(e.description.hasPrefix("animations[0].points[0]: r.csv: row 2"))
         let skipping = layer(.csv("r.csv")) { $0.skipInvalid = true }
-        let set = try read("lat,lon\n1,2\n3\n100,1\n5,6\n", skipping)
+        let set = try await read("lat,lon\n1,2\n3\n100,1\n5,6\n", skipping)
         #expect(set.count == 2 && set.skipped == 2)
     }
 
@@ -154,7 +155,7 @@ struct PointReaderTests {
     }
 
     @Test("a large CSV read in pieces side by side gives the points of one reading, in order")
-    func csvPieces() throws {
+    func csvPieces() async throws {
         let text = Self.largeCSV(rows: 40_000)
         let bytes = Array(text.utf8)
         #expect(bytes.count > 1 << 20)
@@ -178,7 +179,7 @@ struct PointReaderTests {
         // A carriage return ending a row alone counts as a line: such a file is one piece.
         let lone = Array("lat,lon\r1,2\r3,4\r".utf8) + Array(repeating: 0x20, count: 100)
         #expect(CSVRows.pieces(lone, from: 8, line: 2, parts: 2).count == 1)
-        let points = try read(text, layer(.csv("r.csv")) { $0.label = "name" })
+        let points = try await read(text, layer(.csv("r.csv")) { $0.label = "name" })
         #expect(points.count == 40_000)
         #expect(points.label?[5] == "line 5\nsecond, \"quoted\"")
         #expect(points.label?[39_999] == "report 39999")
@@ -186,16 +187,16 @@ struct PointReaderTests {
     }
 
     @Test("a large CSV names its bad row, skips it, or stops at the limit as one reading does")
-    func csvPiecesFail() throws {
+    func csvPiecesFail() async throws {
         // Row 30,001 of the data is row 30,002 of the file, plus a line for each of the 6,000
         // quoted labels before it that span two lines.
         let bad = [30_000: "91.5,10,x"]
         let text = Self.largeCSV(rows: 40_000, bad: bad)
-        let error = try failure(text, layer(.csv("r.csv")) { $0.label = "name" })
+        let error = try await failure(text, layer(.csv("r.csv")) { $0.label = "name" })
         #expect(error.place == "row 36002, columns lat/lon", "\(error)")
-        let skipped = try read(text, layer(.csv("r.csv")) { $0.skipInvalid = true })
+        let skipped = try await read(text, layer(.csv("r.csv")) { $0.skipInvalid = true })
         #expect(skipped.count == 39_999 && skipped.skipped == 1)
-        let limited = try failure(Self.largeCSV(rows: 40_000), layer(.csv("r.csv")) { $0.maxPoints = 35_000 })
+        let limited = try await failure(Self.largeCSV(rows: 40_000), layer(.csv("r.csv")) { $0.maxPoints = 35_000 })
         #expect(limited.message.contains("more than 35000 points"), "\(limited)")
         #expect(limited.place == "row \(35_001 + 1 + 7_000), columns lat/lon", "\(limited)")
     }
