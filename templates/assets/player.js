@@ -35,9 +35,7 @@
 		offscreen: ''
 	};
 
-	function isNum(v) { return typeof v === 'number' && isFinite(v); }
-
-	function clamp01(v) { return Math.max(0, Math.min(1, v)); }
+	var isNum = M.isNum, clamp01 = M.clamp01;
 
 	M.Player = L.Evented.extend({
 		options: {
