@@ -1,16 +1,19 @@
 /*
  * Matsite.frameLayer(source, options): the frame layer for one set of frames,
- * the one place the player gets a frame layer from. Frames published as tile
+ * the one place the player gets a frame layer from. An animation with usable
+ * data layers (`layers`) gets a Matsite.LayerStack (layer-stack.js), which makes
+ * one frame layer per data layer here in turn; frames published as tile
  * pyramids (a usable `pyramid`, each frame's `tiles`) get a Matsite.FramePyramid,
  * frames published as single images a Matsite.FrameOverlay.
  *
  * source: what the manifest says of the frames: bounds, zoom, frames (each with
- * url, and tiles with levels), pyramid when published. An animation's manifest
- * is one; so is a data layer's entry with the animation's bounds (LayerStack,
- * layer-stack.js, makes one frame layer per data layer of a timeline).
+ * url, and tiles with levels), pyramid when published, layers when stacked. An
+ * animation's manifest is one; so is a data layer's entry with the animation's
+ * bounds.
  *
  * options: resolve ((URL relative to the manifest) -> URL), first (the frame
- * the player opens on), and the layers' own options (posterUrl, alt, pane...).
+ * the player opens on), and the layers' own options (posterUrl, alt, pane,
+ * visible: the ids of the data layers shown at first...).
  *
  * Every frame layer is a Leaflet layer that offers the same:
  *   getLoader()      an L.Evented with start(), loaded(), total(), isComplete(),
@@ -34,6 +37,9 @@
 		var opts = L.extend({}, options);
 		var resolve = opts.resolve || same;
 		delete opts.resolve;
+		if (M.LayerStack.usable(source)) {
+			return new M.LayerStack(source, resolve, opts);
+		}
 		if (M.PyramidGrid.usable(source)) {
 			return new M.FramePyramid(source, source.frames.map(function (f) { return resolve(f.tiles); }), opts);
 		}

@@ -25,9 +25,7 @@
 (function (L, M) {
 	'use strict';
 
-	function isNum(v) { return typeof v === 'number' && isFinite(v); }
-
-	function clamp01(v) { return Math.max(0, Math.min(1, v)); }
+	var isNum = M.isNum, clamp01 = M.clamp01;
 
 	function usableFallback(fb) {
 		return fb && Array.isArray(fb.templates) ? fb : null;

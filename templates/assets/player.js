@@ -1,8 +1,11 @@
 /*
  * Matsite.Player: wires the pieces together for one [data-matsite-player]
- * element. The frame layer (Matsite.frameLayer: images or levels) draws and its
- * loader preloads, FrameClock times, PlayerControl takes input, EmbedApi talks
- * to a parent page.
+ * element, and keeps its API and state. The frame layer (Matsite.frameLayer:
+ * images, levels, or a stack of data layers) draws and its loader preloads,
+ * FrameClock times, PlayerControl takes input, EmbedApi talks to a parent page.
+ * The map is made in player-map.js; what holds playback back, and the fallback
+ * tiles, are player-holds.js; the control bar, legend, layers control, keys and
+ * full screen player-chrome.js (mixins, loaded before this file).
  *
  * The root element reflects the state for scripts and tests:
  *   data-state          loading | ready | playing | paused
@@ -24,22 +27,19 @@
 (function (L, M) {
 	'use strict';
 
-	// Priority when several reasons hold playback at once.
-	var REASONS = ['zoom', 'bounds', 'tiles', 'hidden', 'offscreen'];
+	var isNum = M.isNum, clamp01 = M.clamp01;
 
-	var MESSAGES = {
-		zoom: 'Zoomed in past the animation\u2019s detail: paused, showing this frame as map tiles. Zoom out to resume.',
-		bounds: 'The view has left the animation\u2019s area: paused. Pan back to resume.',
-		tiles: 'Loading the detail of this view for every frame: playback resumes when it is in.',
-		hidden: '',
-		offscreen: ''
-	};
-
-	function isNum(v) { return typeof v === 'number' && isFinite(v); }
-
-	function clamp01(v) { return Math.max(0, Math.min(1, v)); }
+	// What the player needs of a manifest: frames, and bounds in numbers.
+	function validManifest(m) {
+		return !!m && Array.isArray(m.frames) && m.frames.length > 0 && !!m.bounds &&
+			[m.bounds.west, m.bounds.south, m.bounds.east, m.bounds.north].every(isNum);
+	}
 
 	M.Player = L.Evented.extend({
+		// The map (player-map.js), what holds playback back with the fallback tiles
+		// (player-holds.js), and the controls around the map (player-chrome.js).
+		includes: [M.PlayerMap, M.PlayerHolds, M.PlayerChrome],
+
 		options: {
 			// @option manifestUrl: String = 'manifest.json'
 			manifestUrl: 'manifest.json',
@@ -241,16 +241,48 @@
 		getMap: function () { return this._map; },
 
 		_setup: function (m) {
-			if (!m || !Array.isArray(m.frames) || !m.frames.length || !m.bounds ||
-				![m.bounds.west, m.bounds.south, m.bounds.east, m.bounds.north].every(isNum)) {
+			if (!validManifest(m)) {
 				this._fail('The animation\u2019s manifest is not valid.');
 				return;
 			}
 			this._manifest = m;
 			var o = this.options;
+			this._readManifest(m);
+			var initial = this._initial;
+			// Known before loading ends, so a player off screen never starts playing first.
+			this._watchVisibility();
+			// One frame layer for either shape: a stack of data layers, or the animation's own frames.
+			var layer = this._overlay = M.frameLayer(m, {
+				resolve: this._resolve.bind(this),
+				first: initial,
+				posterUrl: o.posterUrl ? o.posterUrl : '',
+				alt: typeof m.title === 'string' ? m.title : '',
+				visible: o.layers
+			});
+			this._loader = layer.getLoader();
+			this._watchLoader();
+			// Frames first: the map below takes a while to build, and whole frames need none of it
+			// (a pyramid's loader waits for the view).
+			this._loader.start();
+			this._buildMap(m);
+			this._fitMap(m);
+			layer.addTo(this._map);
+			layer.setOpacity(this._opacity);
+			layer.showInitial(initial);
+			this._addControls(m);
+			this._addPoints(m);
+			this._listenControls();
+			if (this._api) {
+				this._api.setAllowedOrigins(m.embed && Array.isArray(m.embed.allowed_origins) ? m.embed.allowed_origins : ['*']);
+			}
+		},
+
+		// What the player keeps of the manifest, and the options it settles: the frames'
+		// times and words for them, the crossfade, loop, autoplay, opacity and the first frame.
+		_readManifest: function (m) {
+			var o = this.options;
 			var n = m.frames.length;
 			this._dir = o.manifestUrl.replace(/[^/]*$/, '');
-			var self = this;
 			this._times = m.frames.map(function (f) {
 				var t = typeof f.time === 'string' ? Date.parse(f.time) : NaN;
 				return isFinite(t) ? t : null;
@@ -270,105 +302,14 @@
 				now: o.now
 			});
 			this._root.setAttribute('data-frame', String(initial));
-
-			// Known before loading ends, so a player off screen never starts playing first.
-			this._watchVisibility();
-			var layer = this._overlay = M.LayerStack.usable(m) ? new M.LayerStack(m, this._resolve.bind(this), {
-				first: initial,
-				posterUrl: o.posterUrl ? o.posterUrl : '',
-				visible: o.layers
-			}) : M.frameLayer(m, {
-				resolve: this._resolve.bind(this),
-				first: initial,
-				posterUrl: o.posterUrl ? o.posterUrl : '',
-				alt: typeof m.title === 'string' ? m.title : ''
-			});
-			this._loader = layer.getLoader();
-			this._watchLoader();
-			// Only a loader whose tiles follow the view holds playback back after the first load.
-			this._loader.on('hold', function (e) {
-				this._progress.textContent = e.on ? this._loader.loaded() + ' / ' + this._loader.total() + ' frames' : '';
-				this._hold('tiles', e.on);
-			}, this);
-			// Frames first: the map below takes a while to build, and whole frames need none of it
-			// (a pyramid's loader waits for the view).
-			this._loader.start();
-			this._buildMap(m);
-			this._fitMap(m);
-			layer.addTo(this._map);
-			layer.setOpacity(this._opacity);
-			layer.showInitial(initial);
-
-			this._control = new M.PlayerControl(this._root, {
-				count: n,
-				label: this._label.bind(this),
-				fullscreen: true,
-				newest: this._timeWords.newest()
-			});
-			this._legend = new M.Legend(m.legend, m.skipped, this._timeWords.format.bind(this._timeWords), this._resolve.bind(this))
-				.addTo(this._root, this._control.getContainer());
-			if (layer.setLayer) {
-				// Each layer has its own opacity there; the bar's one would read as a third.
-				L.DomUtil.addClass(this._root, 'matsite-has-layers');
-				this._addLayersControl(layer, initial);
-			}
-			this._control.update({index: initial, playing: false, speed: o.speed, loop: o.loop, opacity: this._opacity});
-			if (M.PointLayers && Array.isArray(m.points) && m.points.length) {
-				// Point layers follow the frame shown (point-layer.js).
-				this._points = new M.PointLayers(m.points, this._resolve.bind(this), {frame: initial, reducedMotion: o.reducedMotion})
-					.addTo(this._map);
-				this.on('frame', function (e) { this._points.setFrame(e.index); }, this);
-			}
-			this._control.on('toggle', this.toggle, this);
-			this._control.on('step', function (e) { if (this._clock) { this._clock.step(e.delta); } }, this);
-			this._control.on('seek', function (e) { this.seek(e.index); }, this);
-			this._control.on('speed', function (e) { if (this._clock) { this._clock.setSpeed(e.speed); } }, this);
-			this._control.on('loop', function (e) { if (this._clock) { this._clock.setLoop(e.loop); } }, this);
-			this._control.on('opacity', function (e) { this.setOpacity(e.value); }, this);
-			this._control.on('fullscreen', this._toggleFullscreen, this);
-			this._listen(this._root, 'keydown', this._onKey.bind(this));
-			this._listen(document, 'fullscreenchange', function () {
-				self._control.setFullscreen(document.fullscreenElement === self._root);
-				self._map.invalidateSize();
-			});
-			if (this._timeWords.isLive()) {
-				// Relative labels ("12 minutes ago") move on by themselves, without being announced.
-				var timer = setInterval(function () {
-					if (self._control) { self._control.update({index: self.index(), quiet: true}); }
-				}, 15000);
-				this._cleanup.push(function () { clearInterval(timer); });
-			}
-
-			if (this._api) {
-				this._api.setAllowedOrigins(m.embed && Array.isArray(m.embed.allowed_origins) ? m.embed.allowed_origins : ['*']);
-			}
 		},
 
-		// The layers control of an animation with data layers, over the legend strip.
-		_addLayersControl: function (stack, initial) {
-			var control = this._layersControl = new M.LayersControl(stack.layers(),
-				this._timeWords.format.bind(this._timeWords), this._resolve.bind(this))
-				.addTo(this._root, this._legend.getContainer() || this._control.getContainer());
-			var noData = function (i) {
-				control.setNoData(stack.noData(i).map(function (l) { return l.id; }));
-			};
-			control.on('layer', function (e) { this.setLayer(e.id, e); }, this);
-			stack.on('layer', function (e) {
-				control.update(e.id, e);
-				noData(this.index());
-				// The time label names the shown layers without data.
-				this._control.update({index: this.index(), quiet: true});
-				this.fire('layer', e);
-			}, this);
-			this.on('frame', function (e) { noData(e.index); });
-			noData(initial);
-		},
-
-		// A step's time, and which shown layers have no data then ("Satellite: no data").
-		_label: function (i) {
-			var text = this._timeWords.label(i);
-			var none = this._overlay.noData ? this._overlay.noData(i) : [];
-			return none.length ? text + ' \u00b7 ' + none.map(function (l) { return l.title + ': no data'; }).join(', ') : text;
+		// Point layers follow the frame shown (point-layer.js).
+		_addPoints: function (m) {
+			if (!M.PointLayers || !Array.isArray(m.points) || !m.points.length) { return; }
+			this._points = new M.PointLayers(m.points, this._resolve.bind(this), {frame: this._initial, reducedMotion: this.options.reducedMotion})
+				.addTo(this._map);
+			this.on('frame', function (e) { this._points.setFrame(e.index); }, this);
 		},
 
 		_watchLoader: function () {
@@ -380,66 +321,17 @@
 			this._loader.on('error', function (e) { this._fail(e.message); }, this);
 			this._loader.on('load', this._onLoaded, this);
 			this._say('Loading frames\u2026');
-		},
-
-		_fitMap: function (m) {
-			this._frameBounds = this._overlay.getBounds();
-			// Small frames in a large page would otherwise open already "too deep".
-			this._map.fitBounds(this._frameBounds, {animate: false, maxZoom: m.zoom + 1});
-			this._map.setMinZoom(Math.max(0, this._map.getZoom() - 3));
+			// Only a loader whose tiles follow the view holds playback back after the first load.
+			this._loader.on('hold', function (e) {
+				this._progress.textContent = e.on ? this._loader.loaded() + ' / ' + this._loader.total() + ' frames' : '';
+				this._hold('tiles', e.on);
+			}, this);
 		},
 
 		// addEventListener, undone by remove().
 		_listen: function (target, type, fn) {
 			target.addEventListener(type, fn);
 			this._cleanup.push(function () { target.removeEventListener(type, fn); });
-		},
-
-		_buildMap: function (m) {
-			var base = m.base_map && typeof m.base_map.url === 'string' ? m.base_map : null;
-			var fb = m.fallback && Array.isArray(m.fallback.templates) ? m.fallback : null;
-			// Two levels past the deepest fallback tiles, the animation's or a data layer's.
-			var fallbacks = [fb].concat(Array.isArray(m.layers) ? m.layers.map(function (l) { return l && l.fallback; }) : []);
-			var deepest = fallbacks.reduce(function (z, f) {
-				return f && isNum(f.max_native_zoom) ? Math.max(z, f.max_native_zoom + 2) : z;
-			}, m.zoom + 4);
-			if (base && isNum(base.max_zoom)) { deepest = Math.max(deepest, Math.min(base.max_zoom, m.zoom + 6)); }
-			deepest = Math.min(22, deepest);
-			// On a touch screen one finger scrolls the page, as everywhere else on it; two fingers
-			// move and zoom the map. A map that took every swipe would trap the page's scrolling.
-			var touch = !!(window.matchMedia && window.matchMedia('(pointer: coarse)').matches);
-			var map = this._map = L.map(this._mapEl, {
-				keyboard: false, // Left/Right belong to the frame stepping
-				zoomSnap: 0.5,
-				maxZoom: deepest,
-				worldCopyJump: false,
-				dragging: !touch,
-				tap: false,
-				attributionControl: true
-			});
-			map.attributionControl.setPrefix('<a href="https://leafletjs.com" rel="noopener noreferrer" target="_blank">Leaflet</a>');
-			var attribution = typeof m.attribution_html === 'string' ? M.safeAttribution(m.attribution_html)
-				: typeof m.attribution === 'string' && m.attribution ? M.escapeText(m.attribution) : '';
-			if (attribution) { map.attributionControl.addAttribution(attribution); }
-			if (base) {
-				var opts = {
-					maxZoom: deepest,
-					maxNativeZoom: isNum(base.max_native_zoom) ? base.max_native_zoom : isNum(base.max_zoom) ? base.max_zoom : 19,
-					attribution: M.safeAttribution(base.attribution_html || '') || undefined,
-					className: 'matsite-basemap'
-				};
-				if (Array.isArray(base.subdomains) && base.subdomains.length) { opts.subdomains = base.subdomains; }
-				new M.TileLayer(this._resolve(base.url), opts).addTo(map);
-				// The demo base map is drawn deeper around the animation only: those tiles go
-				// over the world's coarser ones there, and nothing is asked for elsewhere.
-				var d = base.detail;
-				if (d && isNum(d.min_zoom) && isNum(d.max_native_zoom) && Array.isArray(d.bounds) && d.bounds.length === 4) {
-					var detail = L.extend({}, opts, {minZoom: d.min_zoom, maxNativeZoom: d.max_native_zoom, attribution: undefined});
-					if (d.bounds[0] < d.bounds[2]) { detail.bounds = [[d.bounds[1], d.bounds[0]], [d.bounds[3], d.bounds[2]]]; }
-					new M.TileLayer(this._resolve(base.url), detail).addTo(map);
-				}
-			}
-			this._fallback = fb;
 		},
 
 		_onLoaded: function () {
@@ -486,137 +378,6 @@
 			if (this._fallbackLayer) { this._fallbackLayer.setUrl(this._fallbackUrl(i)); }
 			var t = this._manifest.frames[i].time;
 			this.fire('frame', {index: i, time: typeof t === 'string' ? t : undefined});
-		},
-
-		// Runs or stops the clock from what the viewer wants and what holds it back.
-		_update: function () {
-			if (!this._clock) { return; }
-			var reason = null;
-			for (var k = 0; k < REASONS.length; k++) {
-				if (this._holds[REASONS[k]]) { reason = REASONS[k]; break; }
-			}
-			if (this._wantPlay && !reason) {
-				this._clock.run();
-				if (this._clock.isRunning()) { this._overlay.prepare(this._clock.nextIndex()); }
-			} else {
-				this._clock.stop();
-			}
-			var running = this._clock.isRunning();
-			if (running) { this._everPlayed = true; }
-			if (this._wantPlay && reason && !running) {
-				this._root.setAttribute('data-paused-reason', reason);
-			} else {
-				this._root.removeAttribute('data-paused-reason');
-			}
-			this._control.update({playing: running});
-			var range = this._range ? this._range.reason() : null;
-			this._say(range ? MESSAGES[range] : this._holds.tiles && this._wantPlay ? MESSAGES.tiles : '');
-			this._setState(running ? 'playing' : (this._everPlayed || this._wantPlay ? 'paused' : 'ready'));
-		},
-
-		_hold: function (reason, on) {
-			if (!!this._holds[reason] === !!on) { return; }
-			if (on) { this._holds[reason] = true; } else { delete this._holds[reason]; }
-			this._update();
-		},
-
-		// Zoomed past the frames' detail or panned off them: pause on fallback tiles.
-		_onRange: function (e) {
-			delete this._holds.zoom;
-			delete this._holds.bounds;
-			if (e.reason) { this._holds[e.reason] = true; }
-			this._showFallback(!!e.reason);
-			this._update();
-		},
-
-		_watchVisibility: function () {
-			var self = this;
-			this._listen(document, 'visibilitychange', function () { self._hold('hidden', document.hidden); });
-			this._hold('hidden', document.hidden);
-			if ('IntersectionObserver' in window) {
-				var observer = new IntersectionObserver(function (entries) {
-					var e = entries[entries.length - 1];
-					self._hold('offscreen', !e.isIntersecting);
-				}, {threshold: 0});
-				observer.observe(this._root);
-				this._cleanup.push(function () { observer.disconnect(); });
-			}
-		},
-
-		_showFallback: function (on) {
-			var fb = this._fallback;
-			if (this._overlay.showFallback) {
-				// Data layers: each shows its own fallback tiles, in its own pane.
-				var any = this._overlay.showFallback(on);
-				L.DomUtil[on && any ? 'addClass' : 'removeClass'](this._root, 'matsite-fallback-active');
-				return;
-			}
-			if (on && fb && !this._fallbackLayer) {
-				var opts = {
-					maxZoom: this._map.getMaxZoom(),
-					className: 'matsite-fallback',
-					zIndex: 10,
-					opacity: this._opacity
-				};
-				if (isNum(fb.min_zoom)) { opts.minNativeZoom = fb.min_zoom; }
-				if (isNum(fb.max_native_zoom)) { opts.maxNativeZoom = fb.max_native_zoom; }
-				if (Array.isArray(fb.subdomains) && fb.subdomains.length) { opts.subdomains = fb.subdomains; }
-				// Published tiles exist only over the frames' bounds: do not ask for others.
-				if (fb.published === true) { opts.bounds = this._frameBounds; }
-				this._fallbackLayer = new M.TileLayer(this._fallbackUrl(this._clock.index()), opts).addTo(this._map);
-			} else if (!on && this._fallbackLayer) {
-				this._fallbackLayer.remove();
-				this._fallbackLayer = null;
-			}
-			// Without fallback tiles the scaled frame is still the best there is.
-			this._overlay.setVisible(!(on && fb));
-			L.DomUtil[on && fb ? 'addClass' : 'removeClass'](this._root, 'matsite-fallback-active');
-		},
-
-		// A frame's own template: published tiles sit in a folder named by their content.
-		_fallbackUrl: function (index) {
-			return this._resolve(String(this._fallback.templates[index] || ''));
-		},
-
-		_onKey: function (e) {
-			if (!this._clock || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) { return; }
-			var t = e.target;
-			var tag = t && t.tagName;
-			if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') { return; }
-			var n = this._manifest.frames.length;
-			switch (e.key) {
-			case ' ':
-			case 'Spacebar':
-				// A focused button handles Space itself (click).
-				if (tag === 'BUTTON') { return; }
-				this.toggle();
-				break;
-			case 'ArrowLeft':
-			case 'Left':
-				this._clock.step(-1);
-				break;
-			case 'ArrowRight':
-			case 'Right':
-				this._clock.step(1);
-				break;
-			case 'Home':
-				this._clock.seek(0);
-				break;
-			case 'End':
-				this._clock.seek(n - 1);
-				break;
-			default:
-				return;
-			}
-			e.preventDefault();
-		},
-
-		_toggleFullscreen: function () {
-			if (document.fullscreenElement) {
-				document.exitFullscreen();
-			} else if (this._root.requestFullscreen) {
-				this._root.requestFullscreen().catch(function () { /* refused by the browser */ });
-			}
 		},
 
 		_resolve: function (url) {

@@ -10,7 +10,7 @@
 
 	function words(n) { return n === 1 ? '1 point' : n + ' points'; }
 
-	function isNum(v) { return typeof v === 'number' && isFinite(v); }
+	var isNum = M.isNum;
 
 	M.PointLayer.include({
 		// The element of this layer an event happened in, if any: none while the layer is

@@ -1,10 +1,12 @@
 /*
  * Matsite.PointLayer, motion: carries out a draw worked out by _draw
  * (point-layer.js) over the next animation frames: elements made a slice a
- * frame, the slice sized by how late the frames come; then moves (a split
- * from the ancestor's place, a merge into it) and fades started, again a slice
- * a frame, with Web Animations the compositor runs. Joined to the class with
- * include, after point-layer.js.
+ * frame (_make), the slice sized by how late the frames come (_sliceSize), each job
+ * by its direction (_makeJob: a split from the ancestor's place zooming in, a
+ * merge into it zooming out, a fade in on a pan, none under reduced motion);
+ * then moves and fades started, again a slice a frame (_startMoves), with Web
+ * Animations the compositor runs. Joined to the class with include, after
+ * point-layer.js.
  */
 (function (L, M) {
 	'use strict';
@@ -12,128 +14,157 @@
 	M.PointLayer.include({
 		// Carries out a draw's jobs (an element to make, perhaps moving from a start; an
 		// element to move away and fade) in two steps. First every element is made, a
-		// few at a time, one slice a frame; then, from the next frame, the moves and fades
-		// start, again a slice a frame. A moving element is a layer the browser composites, and adding
-		// elements to the page while hundreds of such layers exist costs several times
-		// more than adding them before. A later draw drops what is left: it works out
-		// its own.
+		// few at a time, one slice a frame (_make); then, from the next frame, the moves and
+		// fades start, again a slice a frame (_startMoves). A moving element is a layer the
+		// browser composites, and adding elements to the page while hundreds of such layers
+		// exist costs several times more than adding them before. A later draw drops what is
+		// left: it works out its own.
 		// `under`: the elements go in under those shown (a zoom-in), else over them.
 		// `held`: the moves wait for _release(queue) (the layer is hidden meanwhile).
 		_run: function (jobs, d, z, under, held) {
+			var queue = this._queue = {
+				held: !!held, jobs: jobs, d: d, z: z, under: under, shown: this._shown,
+				k: 0,          // the next job to make
+				anims: [],     // [el, start, end, kind]: kind 'split', 'merge' or 'fade'
+				started: 0,    // the anims started
+				last: 0,       // when the last slice ran (_sliceSize)
+				// A small draw is done at once. A large one starts in the next frame: this one
+				// has worked out the draw (and Leaflet its own zoom), and elements that merge
+				// were moved to where they start.
+				now: jobs.length <= this.options.perFrame / 4 && (!jobs.length || !jobs[0].el)
+			};
+			if (queue.now) { this._make(queue); } else { this._nextFrame(queue, this._make); }
+		},
+
+		// Calls fn(queue) in the next frame, unless another draw came first or the layer went.
+		_nextFrame: function (queue, fn) {
 			var self = this;
-			var queue = this._queue = {held: !!held};
-			var shown = this._shown;
-			var box = this._box;
-			var k = 0;
-			var motion = !this.options.reducedMotion;
-			var anims = [];  // [el, start, end, kind]: kind 'split', 'merge' or 'fade'
-			// How much a frame takes is learnt from the frames themselves: a frame that
-			// came late (the one before took too long) makes the next slice smaller in
-			// proportion, a frame early lets it grow back as fast, up to perFrame. Late means near
-			// a visible gap (50 ms), not merely past one refresh: a slow device whose every
-			// frame takes two refreshes can still make a good slice in each, and slices cut
-			// to the bone only spread the same work over more frames.
-			// Starting moves is paced on its own, as before (a frame over 30 ms cuts the
-			// slice to 0.6): each move is a layer the compositor makes, and zoom-outs had
-			// more gaps with larger slices of them.
-			var last = 0;
-			var pace = function (making) {
-				var t = window.performance ? performance.now() : Date.now();
-				var key = making ? '_pace' : '_movePace';
-				var n = self[key] || self.options.perFrame;
-				if (last) {
-					// Sized for a frame of about 38 ms, at most twice the last slice: one
-					// late frame (often another tab's or the machine's doing) is made up for
-					// in a frame or two, not ten.
-					var took = t - last;
-					if (!making) {
-						if (took > 30) { n = Math.max(10, Math.round(n * 0.6)); } else if (took < 20) { n = Math.round(n * 1.25); }
-					} else if (took > 45 || took < 30) {
-						n = Math.round(n * Math.min(2, 38 / took));
-					}
-					n = Math.min(self.options.perFrame, Math.max(Math.min(10, self.options.perFrame), n));
+			L.Util.requestAnimFrame(function () {
+				if (self._queue === queue && self._map) { fn.call(self, queue); }
+			});
+		},
+
+		// How many elements to make (`making`), or moves to start, in this frame. How much a
+		// frame takes is learnt from the frames themselves: a frame that came late (the one
+		// before took too long) makes the next slice smaller in proportion, a frame early lets
+		// it grow back as fast, up to perFrame. Late means near a visible gap (50 ms), not
+		// merely past one refresh: a slow device whose every frame takes two refreshes can
+		// still make a good slice in each, and slices cut to the bone only spread the same
+		// work over more frames. Starting moves is paced on its own, as before (a frame over
+		// 30 ms cuts the slice to 0.6): each move is a layer the compositor makes, and
+		// zoom-outs had more gaps with larger slices of them.
+		_sliceSize: function (queue, making) {
+			var t = window.performance ? performance.now() : Date.now();
+			var key = making ? '_pace' : '_movePace';
+			var n = this[key] || this.options.perFrame;
+			if (queue.last) {
+				// Sized for a frame of about 38 ms, at most twice the last slice: one
+				// late frame (often another tab's or the machine's doing) is made up for
+				// in a frame or two, not ten.
+				var took = t - queue.last;
+				if (!making) {
+					if (took > 30) { n = Math.max(10, Math.round(n * 0.6)); } else if (took < 20) { n = Math.round(n * 1.25); }
+				} else if (took > 45 || took < 30) {
+					n = Math.round(n * Math.min(2, 38 / took));
 				}
-				last = t;
-				self[key] = n;
-				return n;
-			};
-			var make = function () {
-				if (self._queue !== queue || !self._map) { return; }
-				var made = 0, most = pace(true);
-				var added = {};
-				while (k < jobs.length && made < most) {
-					var job = jobs[k++];
-					var animate = motion && anims.length < self.options.moves;
-					if (job.el) {
-						if (animate) { anims.push([job.el, job.start, job.at, 'merge']); } else { L.DomUtil.remove(job.el); }
-					} else if (!shown[job.i]) {
-						var el = self._create(d, z, job.i, job.count);
-						made++;
-						if (animate && job.start) {
-							self._setPos(el, job.start);
-							anims.push([el, job.start, job.at, 'split']);
-						} else {
-							self._setPos(el, job.at);
-							if (animate) {
-								// Out of sight until its fade starts.
-								el.style.opacity = '0';
-								anims.push([el, null, null, 'fade']);
-							}
-						}
-						shown[job.i] = el;
-						var key = self._regionOf(job.at);
-						(added[key] = added[key] || document.createDocumentFragment()).appendChild(el);
-					}
+				n = Math.min(this.options.perFrame, Math.max(Math.min(10, this.options.perFrame), n));
+			}
+			queue.last = t;
+			this[key] = n;
+			return n;
+		},
+
+		// Makes one slice of a draw's elements, each region's in one fragment.
+		_make: function (queue) {
+			if (this._queue !== queue || !this._map) { return; }
+			var jobs = queue.jobs, made = 0, most = this._sliceSize(queue, true);
+			var added = {};
+			while (queue.k < jobs.length && made < most) {
+				var job = jobs[queue.k++];
+				var el = this._makeJob(queue, job);
+				if (!el) { continue; }
+				made++;
+				var key = this._regionOf(job.at);
+				(added[key] = added[key] || document.createDocumentFragment()).appendChild(el);
+			}
+			Object.keys(added).forEach(function (key) {
+				var r = this._region(key);
+				if (queue.under) { r.insertBefore(added[key], r.firstChild); } else { r.appendChild(added[key]); }
+			}, this);
+			if (queue.k < jobs.length) {
+				this._nextFrame(queue, this._make);
+			} else if (queue.now) {
+				this._startMoves(queue);
+			} else {
+				this._nextFrame(queue, this._startMoves);
+			}
+			queue.now = false;
+		},
+
+		// One job, by its direction: a merge (zooming out) moves an element shown away; a
+		// split (zooming in) makes one at its ancestor's place; a pan's fades one in where
+		// it stands. Under reduced motion, or past the moves allowed, an element is made in
+		// place or removed. Returns the element made, if any.
+		_makeJob: function (queue, job) {
+			var animate = !this.options.reducedMotion && queue.anims.length < this.options.moves;
+			if (job.el) {
+				if (animate) { queue.anims.push([job.el, job.start, job.at, 'merge']); } else { L.DomUtil.remove(job.el); }
+				return null;
+			}
+			if (queue.shown[job.i]) { return null; }
+			var el = this._create(queue.d, queue.z, job.i, job.count);
+			if (animate && job.start) {
+				this._setPos(el, job.start);
+				queue.anims.push([el, job.start, job.at, 'split']);
+			} else {
+				this._setPos(el, job.at);
+				if (animate) {
+					// Out of sight until its fade starts.
+					el.style.opacity = '0';
+					queue.anims.push([el, null, null, 'fade']);
 				}
-				Object.keys(added).forEach(function (key) {
-					var r = self._region(key);
-					if (under) { r.insertBefore(added[key], r.firstChild); } else { r.appendChild(added[key]); }
+			}
+			queue.shown[job.i] = el;
+			return el;
+		},
+
+		// Starts one slice of a draw's moves and fades, once its elements are made.
+		_startMoves: function (queue) {
+			if (this._queue !== queue || !this._map) { return; }
+			if (queue.held) {
+				queue.resume = this._startMoves.bind(this, queue);
+				return;
+			}
+			this._switch();
+			var anims = queue.anims;
+			var end = Math.min(anims.length, queue.started + this._sliceSize(queue, false));
+			for (; queue.started < end; queue.started++) {
+				var a = anims[queue.started];
+				this._start(a[0], a[1], a[2], a[3]);
+			}
+			if (queue.started < anims.length) {
+				this._nextFrame(queue, this._startMoves);
+				return;
+			}
+			this._ran(queue.z);
+		},
+
+		// A draw is carried out: empty regions go, merged elements after their moves, and the
+		// levels one zoom away are fetched and parsed now, so a zoom does not wait for them.
+		_ran: function (z) {
+			var self = this;
+			this._queue = null;
+			this._dropEmpty();
+			if (this._leaving.length) {
+				this._timers.push(setTimeout(function () { self._finishLeaving(); }, this.options.duration + 50));
+			}
+			this.fire('drawn', {zoom: z, shown: this._drawn});
+			var prefetch = function () {
+				[z - 1, z + 1].forEach(function (n) {
+					if (n >= self._levels.minZoom() && n <= self._levels.maxZoom()) { self._load(n).catch(function () {}); }
 				});
-				if (k < jobs.length) {
-					L.Util.requestAnimFrame(make);
-				} else if (first) {
-					start();
-				} else {
-					L.Util.requestAnimFrame(start);
-				}
-				first = false;
 			};
-			var started = 0;
-			var start = function () {
-				if (self._queue !== queue || !self._map) { return; }
-				if (queue.held) {
-					queue.resume = start;
-					return;
-				}
-				self._switch();
-				var end = Math.min(anims.length, started + pace(false));
-				for (; started < end; started++) {
-					var a = anims[started];
-					self._start(a[0], a[1], a[2], a[3]);
-				}
-				if (started < anims.length) {
-					L.Util.requestAnimFrame(start);
-					return;
-				}
-				self._queue = null;
-				self._dropEmpty();
-				if (self._leaving.length) {
-					self._timers.push(setTimeout(function () { self._finishLeaving(); }, self.options.duration + 50));
-				}
-				self.fire('drawn', {zoom: z, shown: self._drawn});
-				// The levels one zoom away, fetched and parsed now, so a zoom does not wait for them.
-				var prefetch = function () {
-					[z - 1, z + 1].forEach(function (n) {
-						if (n >= self._levels.minZoom() && n <= self._levels.maxZoom()) { self._load(n).catch(function () {}); }
-					});
-				};
-				if (window.requestIdleCallback) { window.requestIdleCallback(prefetch, {timeout: 2000}); } else { setTimeout(prefetch, 200); }
-			};
-			// A small draw is done at once. A large one starts in the next frame: this one
-			// has worked out the draw (and Leaflet its own zoom), and elements that merge
-			// were moved to where they start.
-			var first = jobs.length <= self.options.perFrame / 4 && (!jobs.length || !jobs[0].el);
-			if (first) { make(); } else { L.Util.requestAnimFrame(make); }
+			if (window.requestIdleCallback) { window.requestIdleCallback(prefetch, {timeout: 2000}); } else { setTimeout(prefetch, 200); }
 		},
 
 		// Lets a held draw's moves start (in the next frame) once its elements are made. What

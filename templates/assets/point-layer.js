@@ -12,11 +12,13 @@
  * follow the animation's frame (for layers published with times).
  *
  * The class is spread over files joined with include, as Leaflet.markercluster
- * spreads its own: this one works out what a draw shows (_update, _draw);
- * point-layer-motion.js carries a draw out over the next frames (making the
- * elements a slice a frame, then starting their moves and fades);
- * point-layer-items.js makes an element, shows its count and label, and opens
- * a cluster or a point. Load them in that order, after point-levels.js.
+ * spreads its own: this one follows the map and decides when to draw which
+ * level (_update); point-layer-draw.js works out what a draw shows, a part per
+ * direction (zoom-in, zoom-out, pan); point-layer-motion.js carries a draw out
+ * over the next frames (making the elements a slice a frame, then starting
+ * their moves and fades); point-layer-items.js makes an element, shows its
+ * count and label, and opens a cluster or a point. Load them in that order,
+ * after point-levels.js.
  *
  * Data is read as text: labels and popups are set with textContent, never as
  * markup.
@@ -284,152 +286,6 @@
 				toLatLng: function (p) { return map.unproject(L.point(p).add(corner), zoom); }
 			};
 		},
-
-		// Draws level z; `from` is the level drawn before when the change is animated.
-		// Elements already shown are updated at once; new elements, and moves, go in
-		// a few at a time over the next frames, nearest the view's centre first: making
-		// and styling a thousand elements, or starting a thousand moves, in one frame
-		// would freeze the page for a tenth of a second on a fast machine.
-		// `at`: the view drawn for (_viewOf), the map's by default; `held`: the moves wait
-		// for _release (a draw made while the zoom's animation runs).
-		_draw: function (z, from, at, held) {
-			var v = at || this._viewOf(null);
-			this._drawnCount = (this._drawnCount || 0) + 1;
-			var d = this._levels.data(z);
-			var move = from !== null && !this.options.reducedMotion;
-			// Only items whose element can be seen, in the view or within the largest
-			// element's half (plus its shadow) of its edge; those beyond come in with a
-			// pan. Every element on the page is work for each frame that adds more. A
-			// point's label reaches to its right: on the left, single points of a labeled
-			// layer further off (clusters have no label).
-			var size = v.size, edge = this.options.edge;
-			var left = this._def.labeled ? edge + 160 : edge;
-			var bounds = L.latLngBounds(v.toLatLng([-left, size.y + edge]), v.toLatLng([size.x + edge, -edge]));
-			var south = bounds.getSouth(), north = bounds.getNorth(), west = bounds.getWest(), east = bounds.getEast();
-			var near = v.toLatLng([-edge, 0]).lng;
-			this._switch();
-			this._finishLeaving();
-			var old = this._shown, oldLevel = this._level, oldData = oldLevel === null ? null : this._levels.data(oldLevel);
-			var levels = this._levels;
-			// Zooming in, the new level is made under the level shown (its elements go in
-			// first in the box), which stays until the new level's moves start: its clusters
-			// cover the new members that start where they stand, so each cluster is seen to
-			// split. (Zooming out, the new level is made among the old one's elements, which
-			// merge away once it is made.)
-			var under = oldLevel !== null && oldLevel < z;
-			// An item holding the same points as an element shown (a cluster that does not
-			// split at this zoom, a point alone at both) takes that element over: retagged
-			// and put in its place, not made again. Equal counts say so: an item's count is
-			// the sum of its descendants'.
-			var kept = {};  // new index -> old index whose element it takes
-			var same = function (a, i) {
-				var t = levels.totalOf(d, i);
-				return t > 0 && t === levels.totalOf(oldData, a);
-			};
-			if (oldData && oldLevel !== z) {
-				if (oldLevel < z) {
-					this._eachIn(d, south, north, west, east, function (i) {
-						var a = levels.ancestor(z, i, oldLevel);
-						if (a >= 0 && old[a] && same(a, i)) { kept[i] = a; }
-					});
-				} else {
-					Object.keys(old).forEach(function (key) {
-						var a = levels.ancestor(oldLevel, +key, z);
-						if (a >= 0 && same(+key, a)) { kept[a] = +key; }
-					});
-				}
-			}
-			var shown = {};
-			var self = this;
-			var jobs = [];
-			var src = move && from < z ? this._levels.data(from) : null;
-			// Only what stands in the view moves; an element at its edge just appears.
-			var lo = v.toLayer(v.toLatLng([0, 0])), hi = v.toLayer(v.toLatLng([size.x, size.y]));
-			var seen = function (p) { return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y; };
-			var drawn = 0;
-			this._eachIn(d, south, north, west, east, function (i) {
-				var count = levels.countAt(d, i, self._frame);
-				if (count <= 0 || (count > 1 && d.lon[i] < near)) { return; }
-				drawn++;
-				var was = oldLevel === z ? i : kept[i];
-				var el = was === undefined ? null : old[was];
-				var target = v.toLayer([d.lat[i], d.lon[i]]);
-				if (el) {
-					delete old[was];
-					if (oldLevel !== z) { self._retag(el, z, i); }
-					self._setCount(el, d, i, count);
-					self._place(el, target);
-					shown[i] = el;
-					return;
-				}
-				var job = {i: i, count: count, at: target, start: null};
-				if (src) {
-					// Splitting: from where the ancestor stood.
-					var a = levels.ancestor(z, i, from);
-					var start = a >= 0 ? v.toLayer([src.lat[a], src.lon[a]]) : null;
-					if (start && (seen(start) || seen(target))) { job.start = start; }
-				}
-				jobs.push(job);
-			});
-			// What the new level no longer shows: merged into its ancestor, or simply gone.
-			// The merges nearest the centre move (as many as may); the others go now.
-			var centre = v.toLayer(v.center);
-			var far = function (p) { return Math.abs(p.x - centre.x) + Math.abs(p.y - centre.y); };
-			var merging = [];
-			Object.keys(old).forEach(function (key) {
-				var gone = old[key];
-				if (under && oldData) {
-					// Shown where it stands at the new zoom until the new level replaces it.
-					var at = v.toLayer([oldData.lat[+key], oldData.lon[+key]]);
-					if (seen(at)) {
-						self._place(gone, at);
-						gone.setAttribute('aria-hidden', 'true');
-						gone.tabIndex = -1;
-						self._stale.push(gone);
-						return;
-					}
-				}
-				if (move && from > z && oldData) {
-					var a = self._levels.ancestor(from, +key, z);
-					var start = v.toLayer([oldData.lat[+key], oldData.lon[+key]]);
-					var end = a >= 0 ? v.toLayer([d.lat[a], d.lon[a]]) : null;
-					if (end && (seen(start) || seen(end))) {
-						merging.push({el: gone, at: end, start: start, far: far(start)});
-						return;
-					}
-				}
-				L.DomUtil.remove(gone);
-			});
-			merging.sort(function (p, q) { return p.far - q.far; });
-			merging.forEach(function (job, n) {
-				if (n >= self.options.merges) {
-					L.DomUtil.remove(job.el);
-					return;
-				}
-				self._place(job.el, job.start);
-				job.el.setAttribute('aria-hidden', 'true');
-				job.el.tabIndex = -1;
-				self._leaving.push(job.el);
-			});
-			this._shown = shown;
-			this._level = z;
-			this._drawn = drawn;
-			jobs.forEach(function (j) { j.far = far(j.at); });
-			jobs.sort(function (p, q) { return p.far - q.far; });
-			jobs = merging.slice(0, this.options.merges).concat(jobs);
-			this._run(jobs, d, z, under, held);
-		},
-
-		// Calls fn(i) for each item of level data d inside the bounds.
-		_eachIn: function (d, south, north, west, east, fn) {
-			var ids = d.ids, n = ids ? ids.length : d.lat.length;
-			for (var k = 0; k < n; k++) {
-				var i = ids ? ids[k] : k;
-				var lat = d.lat[i], lon = d.lon[i];
-				if (lat >= south && lat <= north && lon >= west && lon <= east) { fn(i); }
-			}
-		},
-
 
 		_clear: function () {
 			this._switch();
