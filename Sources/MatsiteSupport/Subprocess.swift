@@ -134,8 +134,15 @@ package final class Subprocess: @unchecked Sendable {
         var child: pid_t = 0
         let argv = ([executable] + arguments).map { strdup($0) }
         defer { for arg in argv { free(arg) } }
-        let code = (argv + [nil]).withUnsafeBufferPointer { args in
-            posix_spawn(&child, executable, &actions, &attributes, args.baseAddress!, environ)
+        // ETXTBSY: the program was written a moment ago (updated in place, or a stand-in),
+        // and a child another thread forked meanwhile still holds it open for writing until
+        // that child execs. It passes within milliseconds: try again a few times.
+        var code = ETXTBSY
+        for attempt in 0..<6 where code == ETXTBSY {
+            if attempt > 0 { usleep(UInt32(10_000 << attempt)) }
+            code = (argv + [nil]).withUnsafeBufferPointer { args in
+                posix_spawn(&child, executable, &actions, &attributes, args.baseAddress!, environ)
+            }
         }
         // The child's ends are the child's now (or nobody's).
         close(out.write)
