@@ -120,7 +120,7 @@ private func listing(_ items: [String], label: String, limit: Int = 12) -> Strin
 
 extension CapabilitiesError {
     /// Maps a refused XML document to the reason users see.
-    init(url: String, failure: LibXMLDocument.Failure) {
+    init(url: String, failure: LibXMLDocument.ParseError) {
         let reason: Reason
         switch failure {
         case .empty: reason = .empty

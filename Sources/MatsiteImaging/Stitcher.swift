@@ -10,7 +10,7 @@ public enum TileContent: Sendable {
 }
 
 /// A tile that could not be used, by its place in the layout's grid.
-public struct TileFailure: Swift.Error, Sendable, CustomStringConvertible {
+public struct UnusableTileError: Swift.Error, Sendable, CustomStringConvertible {
     /// Source tile column (unwrapped, as in `FrameLayout.columns`).
     public let column: Int
     /// Source tile row.
@@ -40,7 +40,7 @@ public struct TileFailure: Swift.Error, Sendable, CustomStringConvertible {
 /// What a stitch did besides writing rows.
 public struct StitchReport: Sendable {
     /// Tiles that failed to decode and were drawn transparent (only when tolerated).
-    public var failedTiles: [TileFailure] = []
+    public var failedTiles: [UnusableTileError] = []
     /// The format the frame was written in.
     public var format: PixelFormat
     /// True when every pixel of the frame is fully transparent (nothing drawn at all).
@@ -71,10 +71,10 @@ public struct Stitcher: Sendable {
     /// Reads every tile's header; counting colours also decodes tiles (one at a time, only
     /// their pixels inside the frame count), stopping at the 257th colour. Tiles of the
     /// wrong size or that fail to decode are returned as failures (and count as transparent).
-    public func plan(layout: FrameLayout, tiles: [TileContent]) -> (format: PixelFormat, failures: [TileFailure]) {
+    public func plan(layout: FrameLayout, tiles: [TileContent]) -> (format: PixelFormat, failures: [UnusableTileError]) {
         var palette: Palette?
         var sharedPalette = true
-        var failures: [TileFailure] = []
+        var failures: [UnusableTileError] = []
         var readable = [Bool](repeating: false, count: tiles.count)
         for (i, tile) in tiles.enumerated() {
             guard case .encoded(let bytes) = tile else { continue }
@@ -83,7 +83,7 @@ public struct Stitcher: Sendable {
                 let info = try decoder.info(of: bytes)
                 guard info.width == layout.tileSize, info.height == layout.tileSize else {
                     failures.append(
-                        TileFailure(
+                        UnusableTileError(
                             column: column, row: row, problem: .wrongSize(width: info.width, height: info.height, expected: layout.tileSize)))
                     continue
                 }
@@ -94,7 +94,7 @@ public struct Stitcher: Sendable {
                     sharedPalette = false
                 }
             } catch {
-                failures.append(TileFailure(column: column, row: row, problem: .undecodable(error)))
+                failures.append(UnusableTileError(column: column, row: row, problem: .undecodable(error)))
             }
         }
         let anyEmpty = readable.contains(false)
@@ -119,7 +119,7 @@ public struct Stitcher: Sendable {
                         rows: buffer.baseAddress! + (window.y.lowerBound * ts + window.x.lowerBound) * 4,
                         width: window.x.count, height: window.y.count, stride: ts * 4)
                 } catch {
-                    failures.append(TileFailure(column: column, row: row, problem: .undecodable(error)))
+                    failures.append(UnusableTileError(column: column, row: row, problem: .undecodable(error)))
                     fits = table.insert(0)
                 }
             }
@@ -187,7 +187,7 @@ public struct Stitcher: Sendable {
                             }
                             drawn = true
                         } catch {
-                            let failure = TileFailure(column: column, row: row, problem: .undecodable(error))
+                            let failure = UnusableTileError(column: column, row: row, problem: .undecodable(error))
                             guard tolerateBadTiles else { throw failure }
                             report.failedTiles.append(failure)
                         }

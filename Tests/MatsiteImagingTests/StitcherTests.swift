@@ -107,7 +107,7 @@ struct StitcherTests {
         bad[idat + 10] ^= 0x55 // the chunk's data (and so its CRC) no longer match
         let tiles: [TileContent] = [.png(good), .png(bad)]
         let writer = try PNGWriter(path: nil, width: 16, height: 8, format: .rgba)
-        #expect(throws: TileFailure.self) {
+        #expect(throws: UnusableTileError.self) {
             try Stitcher().stitch(layout: layout, tiles: tiles, format: .rgba, to: writer, tolerateBadTiles: false)
         }
         let tolerant = try PNGWriter(path: nil, width: 16, height: 8, format: .rgba)

@@ -84,7 +84,7 @@ struct TileFormatTests {
         let tolerant = try Stitcher().stitch(layout: layout, tiles: tiles, format: .rgba, to: direct, tolerateBadTiles: true)
         #expect(tolerant.failedTiles.map(\.column) == [1])
         let strict = try PNGWriter(path: nil, width: 128, height: 64, format: .rgba)
-        #expect(throws: TileFailure.self) {
+        #expect(throws: UnusableTileError.self) {
             try Stitcher().stitch(layout: layout, tiles: tiles, format: .rgba, to: strict, tolerateBadTiles: false)
         }
     }

@@ -23,7 +23,7 @@
 (function (L, M) {
 	'use strict';
 
-	function isNum(v) { return typeof v === 'number' && isFinite(v); }
+	var isNum = M.isNum;
 
 	// World y (0 at the north edge of Web Mercator, 1 at the south) of a latitude.
 	function worldY(lat) {

@@ -27,10 +27,10 @@ struct WebMercatorGrid: Sendable, Equatable {
     /// set) is trusted on its name: only its scales are used to number zooms (some servers write
     /// a wrong corner). Any other set must be in EPSG:3857 (or an alias) and each matrix used must
     /// have a Web Mercator scale and the Web Mercator top-left corner.
-    static func check(_ set: WMTSCapabilities.TileMatrixSet) -> Result<WebMercatorGrid, WhyNot> {
+    static func check(_ set: WMTSCapabilities.TileMatrixSet) -> Result<WebMercatorGrid, NotWebMercatorError> {
         let wellKnown = isWellKnownName(set.identifier) || set.wellKnownScaleSet.map(isWellKnownName) == true
         guard wellKnown || isWebMercatorCRS(set.supportedCRS) else {
-            return .failure(WhyNot("its CRS is \(set.supportedCRS.isEmpty ? "not given" : set.supportedCRS)"))
+            return .failure(NotWebMercatorError("its CRS is \(set.supportedCRS.isEmpty ? "not given" : set.supportedCRS)"))
         }
         var bySize: [Int: [Int: String]] = [:]
         var firstProblem: String?
@@ -68,12 +68,12 @@ struct WebMercatorGrid: Sendable, Equatable {
                 a.value.count != b.value.count ? a.value.count < b.value.count : (a.key != 256 && b.key == 256)
             })
         else {
-            return .failure(WhyNot(firstProblem ?? "it has no tile matrices"))
+            return .failure(NotWebMercatorError(firstProblem ?? "it has no tile matrices"))
         }
         return .success(WebMercatorGrid(tileSize: best.key, matrices: best.value))
     }
 
-    struct WhyNot: Error, Equatable {
+    struct NotWebMercatorError: Error, Equatable {
         let text: String
         init(_ text: String) { self.text = text }
     }

@@ -26,7 +26,7 @@ final class LibXMLDocument {
     private let document: xmlDocPtr
 
     /// Why a document was refused; turned into `CapabilitiesError.Reason` by the callers.
-    enum Failure: Swift.Error, Equatable {
+    enum ParseError: Swift.Error, Equatable {
         case empty
         case tooLarge(bytes: Int, limit: Int)
         case html
@@ -55,7 +55,7 @@ final class LibXMLDocument {
         _ bytes: [UInt8],
         limits: XMLLimits = .default,
         externalDTDAllowedFor allowedRoots: Set<String> = []
-    ) throws(Failure) -> LibXMLDocument {
+    ) throws(ParseError) -> LibXMLDocument {
         _ = libxml2Initialized
         matsite_xml_silence_thread()
         if bytes.count > limits.maxBytes || bytes.count > Int(Int32.max) {
@@ -72,8 +72,8 @@ final class LibXMLDocument {
             XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue
                 | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
         var guardState = matsite_xml_guard()
-        let result: Result<xmlDocPtr, Failure> = withUnsafeMutablePointer(to: &guardState) { guardPointer in
-            bytes.withUnsafeBufferPointer { buffer -> Result<xmlDocPtr, Failure> in
+        let result: Result<xmlDocPtr, ParseError> = withUnsafeMutablePointer(to: &guardState) { guardPointer in
+            bytes.withUnsafeBufferPointer { buffer -> Result<xmlDocPtr, ParseError> in
                 guard let address = buffer.baseAddress else { return .failure(.empty) }
                 let base = UnsafeRawPointer(address).assumingMemoryBound(to: CChar.self)
                 guard
@@ -261,7 +261,7 @@ private func collectText(_ node: xmlNodePtr, into bytes: inout [UInt8]) {
     }
 }
 
-private func malformed(_ state: matsite_xml_guard, bytes: [UInt8]) -> LibXMLDocument.Failure {
+private func malformed(_ state: matsite_xml_guard, bytes: [UInt8]) -> LibXMLDocument.ParseError {
     guard state.have_error != 0 else {
         return .malformed(line: 0, column: 0, message: "the document is not well-formed XML", truncated: false)
     }

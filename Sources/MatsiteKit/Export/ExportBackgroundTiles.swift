@@ -16,7 +16,7 @@ struct ExportBackgroundTiles: Sendable {
     let digest: String
 
     /// What went wrong fetching a tile, with its URL.
-    struct Failure: Error, CustomStringConvertible {
+    struct TileError: Error, CustomStringConvertible {
         let url: String
         let reason: String
         var description: String { "export_background tile \(url): \(reason)" }
@@ -32,7 +32,7 @@ struct ExportBackgroundTiles: Sendable {
         let (x0, x1) = (layout.originX / size, (layout.originX + layout.width - 1) / size)
         let (y0, y1) = (max(0, layout.originY / size), min(side - 1, (layout.originY + layout.height - 1) / size))
         guard (x1 - x0 + 1) * (y1 - y0 + 1) <= maxTiles else {
-            throw Failure(url: template, reason: "the box needs more than \(maxTiles) tiles at zoom \(zoom)")
+            throw TileError(url: template, reason: "the box needs more than \(maxTiles) tiles at zoom \(zoom)")
         }
         let decoder = TileDecoder(maxWidth: size, maxHeight: size)
         var tiles: [Int: DecodedImage] = [:]
@@ -47,17 +47,17 @@ struct ExportBackgroundTiles: Sendable {
                 do {
                     response = try await fetcher.get(url, accept: "image/png,image/jpeg,image/webp,*/*;q=0.1")
                 } catch {
-                    throw Failure(url: url, reason: error.reason)
+                    throw TileError(url: url, reason: error.reason)
                 }
                 hash.update(Array("\(x)/\(y) \(response.status)\n".utf8))
                 if [204, 404].contains(response.status) { continue }
-                guard response.status == 200 else { throw Failure(url: url, reason: "HTTP \(response.status)") }
+                guard response.status == 200 else { throw TileError(url: url, reason: "HTTP \(response.status)") }
                 hash.update(response.body)
                 let body = response.body
                 do {
                     tiles[y * side + x] = try await CPUPool.shared.run { try decoder.decode(body, keepIndices: false) }
                 } catch {
-                    throw Failure(url: url, reason: "not a tile image (\(error))")
+                    throw TileError(url: url, reason: "not a tile image (\(error))")
                 }
             }
         }

@@ -17,7 +17,7 @@ struct FrameFetcher: Sendable {
     /// The tiles' identities when every one is known without loading it (fresh cache
     /// entries, through the cache's index); nil means "load them to know".
     func knownIdentities(_ locators: [TileLocator]) -> [TileIdentity]? {
-        loader.freshDigests(locators)?.map { .png($0) }
+        loader.freshDigests(locators)?.map { .image($0) }
     }
 
     /// Loads every tile; never throws: a tile that cannot be had is a problem, not an error.
@@ -39,7 +39,7 @@ struct FrameFetcher: Sendable {
                 switch outcome {
                 case .tile(let bytes, let digest):
                     tiles.contents[i] = .encoded(bytes)
-                    tiles.identities[i] = .png(digest ?? TileDigest(of: bytes))
+                    tiles.identities[i] = .image(digest ?? TileDigest(of: bytes))
                     reporter.report(.tileLoaded(bytes: bytes.count))
                 case .problem(let problem):
                     tiles.problems.append((i, problem))

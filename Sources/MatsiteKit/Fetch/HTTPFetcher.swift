@@ -22,7 +22,7 @@ struct HTTPResponseData: Sendable {
 }
 
 /// A request that failed for good, with every fact a user needs to act.
-struct FetchFailure: Swift.Error, Sendable, CustomStringConvertible {
+struct FetchError: Swift.Error, Sendable, CustomStringConvertible {
     /// The URL asked for.
     var url: String
     /// Why it failed.
@@ -140,12 +140,12 @@ final class HTTPFetcher: Sendable {
     /// a fresh cached 404/204 is asked about again (conditionally) instead of trusted.
     func get(
         _ url: String, accept: String, maxBytes: Int? = nil, revalidateAbsence: Bool = false
-    ) async throws(FetchFailure)
+    ) async throws(FetchError)
         -> HTTPResponseData
     {
         let cap = maxBytes ?? options.maxTileBytes
         guard let parsed = HTTPURL(url) else {
-            throw FetchFailure(url: url, problem: .transfer("not an http(s) URL"), attempts: 0)
+            throw FetchError(url: url, problem: .transfer("not an http(s) URL"), attempts: 0)
         }
         let sent = requestHeaders(accept: accept)
         let cached = cache?.lookup(url, request: sent)
@@ -157,8 +157,8 @@ final class HTTPFetcher: Sendable {
         let endpoint = Endpoint(host: parsed.host, port: parsed.url.port ?? (parsed.url.scheme?.lowercased() == "https" ? 443 : 80))
         let host = health.health(endpoint)
         // Failed for good: the cached copy stands in when there is one.
-        func failure(_ problem: TileProblem, attempts: Int) throws(FetchFailure) -> HTTPResponseData {
-            try failed(FetchFailure(url: url, problem: problem, attempts: attempts), cached: cached, endpoint: endpoint)
+        func failure(_ problem: TileProblem, attempts: Int) throws(FetchError) -> HTTPResponseData {
+            try failed(FetchError(url: url, problem: problem, attempts: attempts), cached: cached, endpoint: endpoint)
         }
         var attempt = 0
         while true {
@@ -291,7 +291,7 @@ private extension HTTPFetcher {
             // whole exchange, body included, gets timeout_s.
             let bodyTime = started + .milliseconds(Int64(seconds * 1000)) - ContinuousClock.now
             let collected: ByteBuffer?
-            do { collected = try await Self.collect(response.body, upTo: cap, within: bodyTime, heard: heard) } catch is BodyOverCap {
+            do { collected = try await Self.collect(response.body, upTo: cap, within: bodyTime, heard: heard) } catch is BodyOverCapError {
                 return .failed(.tooLarge(limit: cap, declared: nil), .never)
             }
             guard let buffer = collected else { return .failed(.timeout(.body, seconds: seconds), .transient) }
@@ -329,7 +329,7 @@ private extension HTTPFetcher {
     /// network failed and the cache holds the tile, stale or not (RFC 5861's
     /// stale-if-error; a cached 404 is no tile and is not used), and counted for the
     /// host's warning. Otherwise thrown.
-    func failed(_ failure: FetchFailure, cached: HTTPCache.Entry?, endpoint: Endpoint) throws(FetchFailure) -> HTTPResponseData {
+    func failed(_ failure: FetchError, cached: HTTPCache.Entry?, endpoint: Endpoint) throws(FetchError) -> HTTPResponseData {
         guard let cached, cached.status == 200, failure.problem.isServerFailure else { throw failure }
         staleServed.withLock { served in
             served[endpoint] = (count: (served[endpoint]?.count ?? 0) + 1, cause: served[endpoint]?.cause ?? failure.problem)
@@ -394,7 +394,7 @@ private extension HTTPFetcher {
     }
 
     /// The body, or nil when it is not complete within `limit`; each piece that arrives is
-    /// told to the host's watch. Throws `BodyOverCap` past `cap` bytes.
+    /// told to the host's watch. Throws `BodyOverCapError` past `cap` bytes.
     static func collect(
         _ body: HTTPClientResponse.Body, upTo cap: Int, within limit: Duration, heard: HostHealth.Heard
     ) async throws -> ByteBuffer? {
@@ -403,7 +403,7 @@ private extension HTTPFetcher {
             group.addTask {
                 var buffer = ByteBuffer()
                 for try await piece in body {
-                    guard buffer.readableBytes + piece.readableBytes <= cap else { throw BodyOverCap() }
+                    guard buffer.readableBytes + piece.readableBytes <= cap else { throw BodyOverCapError() }
                     buffer.writeImmutableBuffer(piece)
                     heard.bytes()
                 }
@@ -444,7 +444,7 @@ extension HTTPFetcher {
 }
 
 /// A body longer than the cap.
-private struct BodyOverCap: Swift.Error {}
+private struct BodyOverCapError: Swift.Error {}
 
 /// A semaphore per host, created on first use.
 private actor HostLimiter {

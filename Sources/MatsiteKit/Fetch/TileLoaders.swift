@@ -124,7 +124,7 @@ final class MBTilesArchives: Sendable {
         let queue: DatabaseQueue
         switch open(path) {
         case .success(let opened): queue = opened
-        case .failure(let error as MBTilesMissing): return .problem(.notFound(error.absence))
+        case .failure(let error as MBTilesMissingError): return .problem(.notFound(error.absence))
         case .failure(let error): return .problem(.unreadable("cannot open the MBTiles archive: \(error)"))
         }
         do {
@@ -147,7 +147,7 @@ final class MBTilesArchives: Sendable {
             if let existing = queues[path] { return existing }
             let result: Result<DatabaseQueue, any Swift.Error>
             if !FileManager.default.fileExists(atPath: path) {
-                result = .failure(MBTilesMissing(path: path))
+                result = .failure(MBTilesMissingError(path: path))
             } else {
                 var configuration = Configuration()
                 configuration.readonly = true
@@ -159,7 +159,7 @@ final class MBTilesArchives: Sendable {
     }
 }
 
-private struct MBTilesMissing: Swift.Error, CustomStringConvertible {
+private struct MBTilesMissingError: Swift.Error, CustomStringConvertible {
     let path: String
     var description: String { "no such file" }
     /// A missing archive is a missing source file, like a missing tile file.

@@ -7,7 +7,7 @@ extension AnimationPlanning {
     func timelineTimes(of animation: AnimationConfig) throws -> [TimeInstant]? {
         guard animation.isLayered else { return nil }
         let times = try SourceResolver.frames(animation.frames, timeFormat: animation.timeFormat, now: clock.now).compactMap(\.time)
-        guard !times.isEmpty else { throw NoFrames(animation: animation.id) }
+        guard !times.isEmpty else { throw NoFramesError(animation: animation.id) }
         return times
     }
 
@@ -23,7 +23,7 @@ extension AnimationPlanning {
         let maxAge = layer.maxAge ?? Timeline.defaultMaxAge(layer.feed.frames, times: frameTimes, timeline: timeline)
         let (used, mapping) = Timeline.used(Timeline.map(timeline, frames: frameTimes, maxAge: maxAge))
         guard !used.isEmpty else {
-            throw LayerNotShown(animation: animation, layer: layer, frames: frameTimes, timeline: timeline, maxAge: maxAge, file: config.file)
+            throw LayerNotShownError(animation: animation, layer: layer, frames: frameTimes, timeline: timeline, maxAge: maxAge, file: config.file)
         }
         source.frames = used.map { frames[$0] }
         return (mapping, maxAge)
@@ -54,7 +54,7 @@ extension AnimationPlanning {
 /// window that does not overlap the timeline). Publishing the animation without it would
 /// hide the outage. Named like a config error (`file:line: key.path:`), as the fix is made
 /// there; the build fails (exit 1), as for any feed that fails.
-struct LayerNotShown: Swift.Error, CustomStringConvertible {
+struct LayerNotShownError: Swift.Error, CustomStringConvertible {
     let animation: AnimationConfig
     let layer: LayerConfig
     /// The layer's frame times (oldest first).

@@ -47,8 +47,8 @@ struct AnimationPlanning: Sendable {
     /// unpublished newest frames left out, its tiles laid out, held to the limits): a
     /// one-source animation is one layer, its own frames; a layered animation's layers keep
     /// only the frames a timeline time shows. Throws what stops it: a source that cannot be
-    /// resolved, an empty window (`EmptyWindow`), no frames, a layer nothing shows
-    /// (`LayerNotShown`), or frames over `limits` (a `ConfigError`).
+    /// resolved, an empty window (`EmptyWindowError`), no frames, a layer nothing shows
+    /// (`LayerNotShownError`), or frames over `limits` (a `ConfigError`).
     func plan(_ animation: AnimationConfig) async throws -> Planned {
         let timeline = try timelineTimes(of: animation)
         var stack: [LayerPlan] = []
@@ -65,7 +65,7 @@ struct AnimationPlanning: Sendable {
             }
             var plan = Planner.plan(part, source: shown)
             plan.skipped = trimmed.skipped
-            guard !plan.frames.isEmpty else { throw NoFrames(animation: animation.id) }
+            guard !plan.frames.isEmpty else { throw NoFramesError(animation: animation.id) }
             // The tile size is final only now (a WMTS layer may bring 512-pixel tiles): check
             // the limits again before any tile is asked for.
             try plan.checkLimits(config.limits, file: config.file)
@@ -80,7 +80,7 @@ struct AnimationPlanning: Sendable {
 }
 
 /// An animation whose source offers no frame for its `frames:` setting.
-struct NoFrames: Swift.Error, CustomStringConvertible, Equatable {
+struct NoFramesError: Swift.Error, CustomStringConvertible, Equatable {
     let animation: String
 
     var description: String { "animation \(animation) has no frames" }

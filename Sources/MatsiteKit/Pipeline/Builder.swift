@@ -420,7 +420,7 @@ extension Builder {
         // with --verbose.
         let transparent = outcomes.flatMap(\.transparent)
         for tile in transparent { reporter.report(.tileDrawnTransparent(tile)) }
-        try await step(.fetch) { try EmptyLoop.check(outcomes, frames: plan.frames, animation: animation.id) }
+        try await step(.fetch) { try EmptyLoopError.check(outcomes, frames: plan.frames, animation: animation.id) }
         for line in TileProblemGroups(transparent).transparentWarnings() { reporter.report(.warning(.drawnTransparent(line))) }
         return outcomes
     }

@@ -1,7 +1,7 @@
 /// Every tile of every frame of an animation could not be had, and `missing: transparent`
 /// drew them all empty: publishing that loop would pass an outage (or a wrong URL) off as
 /// a quiet map. The build fails instead, and the published site stays as it was.
-struct EmptyLoop: Swift.Error, CustomStringConvertible {
+struct EmptyLoopError: Swift.Error, CustomStringConvertible {
     let animation: String
     /// Every tile, with its problem.
     let tiles: [FailedTile]
@@ -11,7 +11,7 @@ struct EmptyLoop: Swift.Error, CustomStringConvertible {
         guard !frames.isEmpty, outcomes.count == frames.count,
             zip(outcomes, frames).allSatisfy({ $0.transparent.count >= $1.tiles.count })
         else { return }
-        throw EmptyLoop(animation: animation, tiles: outcomes.flatMap(\.transparent))
+        throw EmptyLoopError(animation: animation, tiles: outcomes.flatMap(\.transparent))
     }
 
     var description: String {

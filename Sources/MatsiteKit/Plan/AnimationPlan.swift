@@ -196,25 +196,25 @@ extension AnimationPlan {
 extension LayerPlan {
     /// The layer without the frames at `indices` (each failed inside the window and was
     /// never published), as a one-source frame with no tile is left out. A one-source
-    /// animation's newest frame left so fails it (`FrameLeftOutLast`: nothing newer to end
+    /// animation's newest frame left so fails it (`LastFrameLeftOutError`: nothing newer to end
     /// the loop on); a layer of `layers:` is placed again on `timeline`'s times, each
     /// showing the older frame while it is within `max_age`, and fails only when it would
     /// show nothing.
     func leavingOut(_ indices: Set<Int>, skipped left: [SkippedFrame], timeline: [TimeInstant]) throws -> LayerPlan {
         let kept = plan.leavingOut(indices, skipped: left)
         guard layer != nil else {
-            guard !indices.contains(plan.frames.count - 1) else { throw FrameLeftOutLast(animation: plan.config.id, skipped: left) }
+            guard !indices.contains(plan.frames.count - 1) else { throw LastFrameLeftOutError(animation: plan.config.id, skipped: left) }
             return LayerPlan(layer: nil, plan: kept, mapping: kept.frames.indices.map { $0 }, maxAge: maxAge, notes: notes)
         }
         let mapping = Timeline.map(timeline, frames: kept.frames.compactMap(\.time), maxAge: maxAge)
-        guard mapping.contains(where: { $0 != nil }) else { throw FrameLeftOutLast(animation: plan.config.id, skipped: left) }
+        guard mapping.contains(where: { $0 != nil }) else { throw LastFrameLeftOutError(animation: plan.config.id, skipped: left) }
         return LayerPlan(layer: layer, plan: kept, mapping: mapping, maxAge: maxAge, notes: notes)
     }
 }
 
 /// The newest frame of a loop failed, inside the window the site publishes, and no build
 /// published it: with nothing newer to end the loop on, the loop keeps its published version.
-struct FrameLeftOutLast: Swift.Error, CustomStringConvertible {
+struct LastFrameLeftOutError: Swift.Error, CustomStringConvertible {
     let animation: String
     let skipped: [SkippedFrame]
 

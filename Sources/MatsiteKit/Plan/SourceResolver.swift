@@ -162,7 +162,7 @@ struct SourceResolver: Sendable {
             let response: HTTPResponseData
             do {
                 response = try await requireFetcher().get(url.text, accept: "application/json,*/*;q=0.1", maxBytes: FrameIndex.maxBytes)
-            } catch let failure as FetchFailure {
+            } catch let failure as FetchError {
                 let hint = failure.problem.hint(tolerated: false).map { "\n  hint: \($0)" } ?? ""
                 throw FrameIndexError(document: url.text, path: "", message: "cannot be fetched: \(failure.problem)\(hint)")
             }

@@ -19,7 +19,7 @@ public struct SkippedFrame: Codable, Sendable, Equatable {
 /// an advertised time without data).
 ///
 /// When every frame of the window is absent so, nothing is "not published yet": the URLs
-/// are wrong (a `time_format`, a delay, a clock), and the build fails with `EmptyWindow`.
+/// are wrong (a `time_format`, a delay, a clock), and the build fails with `EmptyWindowError`.
 /// When every frame is absent or blank, with some blank, the blank frames are what the
 /// source shows (nothing at all): they are kept.
 ///
@@ -32,7 +32,7 @@ enum UnpublishedFrames {
         var loaded: [TileLocator: TileOutcome]
     }
 
-    /// Drops the newest frames not published yet; throws `EmptyWindow` when that is every
+    /// Drops the newest frames not published yet; throws `EmptyWindowError` when that is every
     /// frame.
     static func trim(_ source: ResolvedSource, animation: AnimationConfig, loader: any TileLoader, clock: PlanningClock) async throws -> Result {
         guard animation.frames.followsLiveFeed else { return Result(source: source, skipped: [], loaded: [:]) }
@@ -60,7 +60,7 @@ enum UnpublishedFrames {
         // what the source shows): keep the frames up to the newest blank one.
         guard let newestBlank = run.firstIndex(where: \.blank) else {
             let shown = run[0].plan, oldest = run[run.count - 1]
-            throw EmptyWindow(
+            throw EmptyWindowError(
                 animation: animation, frames: source.frames, tilesPerFrame: oldest.plan.tiles.count,
                 problem: oldest.problem ?? .notFound(.file), example: shown.tiles[shown.tiles.count / 2].description, clock: clock)
         }
@@ -119,7 +119,7 @@ private extension UnpublishedFrames {
 
 /// No frame of a live window (or index) has a single tile: the URLs are wrong, not late.
 /// Nothing is published, whatever `missing:` says: an empty loop must not pass for a loop.
-struct EmptyWindow: Swift.Error, CustomStringConvertible {
+struct EmptyWindowError: Swift.Error, CustomStringConvertible {
     let animation: AnimationConfig
     let frames: [SourceFrame]
     let tilesPerFrame: Int

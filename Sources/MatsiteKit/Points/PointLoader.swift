@@ -89,7 +89,7 @@ struct PointLoader {
             do {
                 response = try await fetcher.get(url.text, accept: accept, maxBytes: PointReader.maxBytes)
             } catch {
-                // `get` throws only FetchFailure (typed throws).
+                // `get` throws only FetchError (typed throws).
                 throw fail("cannot be fetched: \(error.reason)")
             }
             guard response.status == 200 else { throw fail("HTTP \(response.status) (expected 200 and the points)") }

@@ -94,7 +94,7 @@ private extension FallbackTilePublisher {
     ) async throws -> String {
         // Every tile fresh in the cache: the folder's name is known without loading one.
         if let digests = loader.freshDigests(locators) {
-            let hash = InputHash.hash(header, digests.map { .png($0) })
+            let hash = InputHash.hash(header, digests.map { .image($0) })
             if try reuse(hash, tiles, present: tiles.map { _ in true }, into: &made) { return hash }
         }
         let loaded = try await load(tiles, locators, into: staged(loading))
@@ -146,7 +146,7 @@ private extension FallbackTilePublisher {
                     let file = "\(target)/\(tile.z)/\(tile.x)/\(tile.y).\(ext)"
                     try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                     try FileWrite.write(bytes, to: file)
-                    return (t, .png(digest ?? TileDigest(of: bytes)), ext)
+                    return (t, .image(digest ?? TileDigest(of: bytes)), ext)
                 }
             }
             var identities = [TileIdentity](repeating: .absent, count: locators.count)

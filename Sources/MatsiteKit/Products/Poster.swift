@@ -22,13 +22,13 @@ enum Poster: Sendable {
         case .previous where previous.link(animation: animation, relative: file, to: target):
             break
         default:
-            throw NoPoster(animation: animation)
+            throw NoPosterError(animation: animation)
         }
     }
 }
 
 /// Neither a new poster nor the previous one could be had.
-struct NoPoster: Swift.Error, CustomStringConvertible, Equatable {
+struct NoPosterError: Swift.Error, CustomStringConvertible, Equatable {
     let animation: String
 
     var description: String { "animation \(animation): no poster could be made from the last frame" }

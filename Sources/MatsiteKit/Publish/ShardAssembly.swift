@@ -29,7 +29,7 @@ struct ShardAssembly: Sendable {
                 continue
             }
             for relative in files.sorted() where try !writer.link(relative) {
-                throw ShardFileGone(animation: id, file: relative)
+                throw ShardFileGoneError(animation: id, file: relative)
             }
             byId[id] = manifest
         }
@@ -38,7 +38,7 @@ struct ShardAssembly: Sendable {
 }
 
 /// Another animation's published file could not be kept by a shard build.
-struct ShardFileGone: Swift.Error, CustomStringConvertible, Equatable {
+struct ShardFileGoneError: Swift.Error, CustomStringConvertible, Equatable {
     let animation: String
     /// Relative to the site.
     let file: String

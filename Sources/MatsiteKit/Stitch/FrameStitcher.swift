@@ -107,7 +107,7 @@ struct FrameStitcher: Sendable {
                 try FileWrite.write(try buffer.encode(chosen), to: temporary)
                 return (report, try sampler?.encode(as: chosen), chosen)
             }
-        } catch is TileFailure {
+        } catch is UnusableTileError {
             // A tile whose header was fine but whose pixels are not (truncated or corrupt
             // IDAT, a decompression bomb): the stitch stops at the first one. Name every
             // such tile of the frame, like any other failed tile.
@@ -178,7 +178,7 @@ private extension PixelFormat {
 
 extension TileProblem {
     /// The stitcher's finding about a tile.
-    init(_ problem: TileFailure.Problem) {
+    init(_ problem: UnusableTileError.Problem) {
         switch problem {
         case .wrongSize(let width, let height, let expected): self = .wrongSize(width: width, height: height, expected: expected)
         case .undecodable(let error): self = .undecodable(error.reason)

@@ -1,6 +1,6 @@
-/// A tile as an input hash sees it: its digest, or its absence.
+/// A tile as an input hash sees it: its digest (of any image format), or its absence.
 enum TileIdentity: Sendable {
-    case png(TileDigest)
+    case image(TileDigest)
     case absent
 }
 
@@ -14,7 +14,8 @@ enum InputHash {
         hash.update(Array((header + "\n").utf8))
         for tile in tiles {
             switch tile {
-            case .png(let digest): hash.update(Array("png \(digest.size) \(digest.sha256)\n".utf8))
+            // "png" names every format here: the hashed text never changes (see above).
+            case .image(let digest): hash.update(Array("png \(digest.size) \(digest.sha256)\n".utf8))
             case .absent: hash.update(Array("absent\n".utf8))
             }
         }

@@ -6,14 +6,14 @@ import Testing
 struct LibXMLDocumentTests {
     let url = "https://example.org/wmts.xml"
 
-    private func failure(_ text: String, limits: XMLLimits = .default) -> LibXMLDocument.Failure? {
+    private func failure(_ text: String, limits: XMLLimits = .default) -> LibXMLDocument.ParseError? {
         failure(text.bytes, limits: limits)
     }
 
     private func failure(
         _ bytes: [UInt8], limits: XMLLimits = .default,
         allowing roots: Set<String> = []
-    ) -> LibXMLDocument.Failure? {
+    ) -> LibXMLDocument.ParseError? {
         do {
             _ = try LibXMLDocument.parse(bytes, limits: limits, externalDTDAllowedFor: roots)
             return nil
@@ -45,7 +45,7 @@ struct LibXMLDocumentTests {
             text += " <!ENTITY lol\(level) \"" + String(repeating: "&\(previous);", count: 10) + "\">\n"
         }
         text += "]>\n<lolz>&lol9;</lolz>"
-        var result: LibXMLDocument.Failure?
+        var result: LibXMLDocument.ParseError?
         let elapsed = milliseconds { result = failure(text) }
         #expect(result == .entityDeclared)
         #expect(elapsed < 20_000) // a hang detector, generous for a loaded 2-core CI
@@ -75,7 +75,7 @@ struct LibXMLDocumentTests {
             <!DOCTYPE Capabilities SYSTEM "http://127.0.0.1:1/x.dtd">
             <Capabilities xmlns="http://www.opengis.net/wmts/1.0"/>
             """
-        var result: LibXMLDocument.Failure?
+        var result: LibXMLDocument.ParseError?
         let elapsed = milliseconds { result = failure(text) }
         #expect(result == .externalDTD(systemID: "http://127.0.0.1:1/x.dtd"))
         #expect(elapsed < 20_000) // a hang detector, generous for a loaded 2-core CI
@@ -141,7 +141,7 @@ struct LibXMLDocumentTests {
         let body = "<a>" + String(repeating: "x", count: 2000) + "</a>"
         #expect(failure(body, limits: XMLLimits(maxBytes: 1024)) == .tooLarge(bytes: 2007, limit: 1024))
         let huge = [UInt8](repeating: 0x20, count: (16 << 20) + 1)
-        var result: LibXMLDocument.Failure?
+        var result: LibXMLDocument.ParseError?
         let elapsed = milliseconds { result = failure(huge) }
         #expect(result == .tooLarge(bytes: (16 << 20) + 1, limit: 16 << 20))
         #expect(elapsed < 20_000) // a hang detector, generous for a loaded 2-core CI
@@ -166,7 +166,7 @@ struct LibXMLDocumentTests {
     func deepNesting() {
         let depth = 100_000
         let text = String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth)
-        var result: LibXMLDocument.Failure?
+        var result: LibXMLDocument.ParseError?
         let elapsed = milliseconds { result = failure(text) }
         guard case .malformed = result else {
             Issue.record("expected a malformed document, got \(String(describing: result))")

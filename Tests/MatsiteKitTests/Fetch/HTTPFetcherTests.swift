@@ -81,7 +81,7 @@ struct HTTPFetcherTests {
         try await withTestServer { server in
             server.route("/t.png", .dynamic { request in .status(500, body: "failure \(request.attempt)") })
             let url = server.url("/t.png")
-            let error = await #expect(throws: FetchFailure.self) {
+            let error = await #expect(throws: FetchError.self) {
                 try await withFetcher(Self.options(retries: 2)) { try await $0.get(url, accept: "image/png") }
             }
             #expect(error?.problem == .refused(status: 500, excerpt: "failure 3"))
@@ -131,7 +131,7 @@ struct HTTPFetcherTests {
         try await withTestServer { server in
             server.route("/t.png", .shortBody(Self.png))
             let url = server.url("/t.png")
-            let error = await #expect(throws: FetchFailure.self) {
+            let error = await #expect(throws: FetchError.self) {
                 try await withFetcher(Self.options(retries: 1)) { try await $0.get(url, accept: "image/png") }
             }
             #expect(error?.attempts == 2)
@@ -143,7 +143,7 @@ struct HTTPFetcherTests {
         try await withTestServer { server in
             server.route("/t.png", .hugeContentLength())
             let url = server.url("/t.png")
-            let error = await #expect(throws: FetchFailure.self) {
+            let error = await #expect(throws: FetchError.self) {
                 try await withFetcher(Self.options()) { try await $0.get(url, accept: "image/png") }
             }
             #expect(error?.reason.contains("max_tile_bytes") == true)
@@ -200,7 +200,7 @@ struct HTTPFetcherTests {
             options.timeoutSeconds = 0.4
             let url = server.url("/t.png")
             let started = ContinuousClock.now
-            let error = await #expect(throws: FetchFailure.self) {
+            let error = await #expect(throws: FetchError.self) {
                 try await withFetcher(options) { try await $0.get(url, accept: "image/png") }
             }
             #expect(error?.reason.contains("timed out") == true, "\(error?.reason ?? "")")
@@ -214,7 +214,7 @@ struct HTTPFetcherTests {
         try await withTestServer { server in
             server.route("/t.png", .redirectLoop)
             let url = server.url("/t.png")
-            let error = await #expect(throws: FetchFailure.self) {
+            let error = await #expect(throws: FetchError.self) {
                 try await withFetcher(Self.options()) { try await $0.get(url, accept: "image/png") }
             }
             #expect(error?.reason.contains("redirect") == true, "\(error?.reason ?? "")")
@@ -253,7 +253,7 @@ struct HTTPFetcherTests {
             options.timeoutSeconds = 1
             let url = server.url("/t.png")
             let started = ContinuousClock.now
-            let error = await #expect(throws: FetchFailure.self) {
+            let error = await #expect(throws: FetchError.self) {
                 try await withFetcher(options) { try await $0.get(url, accept: "image/png") }
             }
             let took = started.duration(to: .now)
@@ -282,7 +282,7 @@ struct HTTPFetcherTests {
                 #expect(response.status == 302, "followed to \(response.status)")
                 #expect(!String(decoding: response.body, as: UTF8.self).contains("root:"))
             } catch {
-                #expect(error is FetchFailure)
+                #expect(error is FetchError)
             }
         }
     }
@@ -300,7 +300,7 @@ struct HTTPFetcherTests {
             var options = Self.options()
             options.maxTileBytes = 4096
             let url = server.url("/t.png")
-            let error = await #expect(throws: FetchFailure.self) {
+            let error = await #expect(throws: FetchError.self) {
                 try await withFetcher(options) { try await $0.get(url, accept: "image/png") }
             }
             #expect(error?.reason.contains("4096") == true, "\(error?.reason ?? "")")

@@ -24,7 +24,7 @@ struct HostHealthTests {
         let problems = await withTaskGroup(of: (Int, TileProblem?).self) { group in
             for (i, url) in urls.enumerated() {
                 group.addTask {
-                    do throws(FetchFailure) {
+                    do throws(FetchError) {
                         _ = try await fetcher.get(url, accept: "image/png")
                         return (i, nil)
                     } catch {
@@ -96,7 +96,7 @@ struct HostHealthTests {
             let fetcher = HTTPFetcher(options: Self.options(retries: 4, concurrency: 1, budget: 3))
             var failed: [Int] = []
             for i in 0..<8 {
-                do throws(FetchFailure) {
+                do throws(FetchError) {
                     _ = try await fetcher.get(server.url("/r/\(i).png"), accept: "image/png")
                 } catch {
                     #expect(error.problem == .refused(status: 503, excerpt: "status 503"))
@@ -115,10 +115,10 @@ struct HostHealthTests {
             server.route(prefix: "/f/", .failFirst(1, with: .status(503), then: .ok(Self.png, contentType: "image/png")))
             server.route(prefix: "/ok/", .ok(Self.png, contentType: "image/png"))
             let fetcher = HTTPFetcher(options: Self.options(retries: 4, concurrency: 1, budget: 0))
-            await #expect(throws: FetchFailure.self) { try await fetcher.get(server.url("/f/0.png"), accept: "image/png") }
+            await #expect(throws: FetchError.self) { try await fetcher.get(server.url("/f/0.png"), accept: "image/png") }
             for i in 0..<10 { _ = try await fetcher.get(server.url("/ok/\(i).png"), accept: "image/png") }
             let earned = try await fetcher.get(server.url("/f/1.png"), accept: "image/png")
-            await #expect(throws: FetchFailure.self) { try await fetcher.get(server.url("/f/2.png"), accept: "image/png") }
+            await #expect(throws: FetchError.self) { try await fetcher.get(server.url("/f/2.png"), accept: "image/png") }
             await fetcher.shutdown()
             #expect(earned.status == 200 && earned.attempts == 2)
             #expect(server.requestCount("/f/0.png") == 1 && server.requestCount("/f/2.png") == 1)
@@ -136,7 +136,7 @@ struct HostHealthTests {
             let fetcher = HTTPFetcher(options: Self.options(retries: 4, concurrency: 1, failuresInARow: 4))
             var problems: [TileProblem] = []
             for url in urls {
-                do throws(FetchFailure) {
+                do throws(FetchError) {
                     _ = try await fetcher.get(url, accept: "image/png")
                 } catch {
                     problems.append(error.problem)
@@ -192,7 +192,7 @@ struct HostHealthTests {
                 let response = try await fetcher.get(url, accept: "image/png")
                 #expect(response.body == Self.png && response.fromCache)
             }
-            let error = await #expect(throws: FetchFailure.self) { try await fetcher.get(server.url("/gone.png"), accept: "image/png") }
+            let error = await #expect(throws: FetchError.self) { try await fetcher.get(server.url("/gone.png"), accept: "image/png") }
             #expect(error?.problem.isServerFailure == true)
             await fetcher.shutdown()
             #expect(server.requestCount(prefix: "/s/") > 3)

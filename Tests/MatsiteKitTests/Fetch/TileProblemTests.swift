@@ -205,8 +205,8 @@ struct TileProblemTests {
             options.stallSeconds = 600
             let fetcher = HTTPFetcher(options: options)
             let url = server.url("/t.png")
-            let outcome: FetchFailure?
-            do throws(FetchFailure) {
+            let outcome: FetchError?
+            do throws(FetchError) {
                 _ = try await fetcher.get(url, accept: "image/png")
                 outcome = nil
             } catch {

@@ -268,13 +268,13 @@ struct FrameStitcherTests {
             "matsite-stitch-5 300x200+1000+2000 s1 t256 z6 mtransparent fauto\n"
             + "png 1234 \(digest.sha256)\nabsent\n"
         #expect(FrameStitcher.renderVersion == "matsite-stitch-5")
-        #expect(stitcher.inputHash([.png(digest), .absent]) == SHA256.hex(of: Array(text.utf8)))
+        #expect(stitcher.inputHash([.image(digest), .absent]) == SHA256.hex(of: Array(text.utf8)))
         // Every setting that changes the bytes changes the hash.
         let other = FrameStitcher(layout: layout, grid: stitcher.grid, compressionLevel: 9, missing: .transparent, timings: StageTimings())
-        #expect(other.inputHash([.png(digest), .absent]) != stitcher.inputHash([.png(digest), .absent]))
-        #expect(stitcher.inputHash([.absent, .png(digest)]) != stitcher.inputHash([.png(digest), .absent]))
+        #expect(other.inputHash([.image(digest), .absent]) != stitcher.inputHash([.image(digest), .absent]))
+        #expect(stitcher.inputHash([.absent, .image(digest)]) != stitcher.inputHash([.image(digest), .absent]))
         var jpeg = stitcher
         jpeg.frameFormat = FrameFormatChoice(.jpeg, quality: 70)
-        #expect(jpeg.inputHash([.png(digest), .absent]) != stitcher.inputHash([.png(digest), .absent]))
+        #expect(jpeg.inputHash([.image(digest), .absent]) != stitcher.inputHash([.image(digest), .absent]))
     }
 }
