@@ -1,18 +1,6 @@
 import Foundation
 import MatsiteCapabilities
 
-/// The time a run takes as now, and where it came from, for messages that show it.
-struct PlanningClock: Sendable, CustomStringConvertible {
-    /// Now, for rolling windows and index times.
-    var now: TimeInstant
-    /// True when `--at` gave it.
-    var fromAt: Bool
-
-    var description: String {
-        fromAt ? "--at \(TimeFormat.iso(now))" : "the clock said \(TimeFormat.iso(now))"
-    }
-}
-
 /// Plans one animation as `build` and `check` both do, so that they agree by construction:
 /// resolve the source (capabilities, an index), leave out the newest frames a live feed has
 /// not published yet (or fail when the whole window is missing), lay out each frame's
