@@ -666,3 +666,29 @@ def test_points_are_csp_clean_and_axe_clean(tabs, points_site):
         assert not violations, violations
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_in_the_embed_the_title_leaves_the_toggle_uncovered(tabs, points, width):
+    """The embed page's title link and the point layer's toggle share the map's top right
+    corner: neither covers the other, and a press on the toggle reaches the toggle."""
+    srv, _ = points
+    tab = tabs.open(viewport={"width": width, "height": 700}, is_mobile=width < 600, has_touch=width < 600)
+    page = tab.page
+    page.goto(srv.url("radar/embed.html?autoplay=0"))
+    wait_state(page, "ready")
+    boxes = page.evaluate("""() => {
+        const rect = (e) => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; };
+        const title = document.querySelector('.matsite-embed-link');
+        const toggle = document.querySelector('.matsite-point-toggle');
+        const t = rect(toggle);
+        const hit = document.elementFromPoint(t.x + t.w / 2, t.y + t.h / 2);
+        return {title: rect(title), toggle: t, control: rect(toggle.closest('.leaflet-control')),
+                reached: toggle.contains(hit)};
+    }""")
+    title, control = boxes["title"], boxes["control"]
+    apart = (title["y"] + title["h"] <= control["y"] + 0.5 or control["y"] + control["h"] <= title["y"] + 0.5 or
+             title["x"] + title["w"] <= control["x"] + 0.5 or control["x"] + control["w"] <= title["x"] + 0.5)
+    assert apart, boxes
+    assert boxes["reached"], boxes
+    assert not tab.page_errors, tab.page_errors
