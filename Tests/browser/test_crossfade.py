@@ -64,11 +64,21 @@ def test_crossfade_keeps_full_coverage_order_and_timing_over_three_loops(tab, se
     display = statistics.median(r["deltas"])
     assert 4 < display < 40, f"odd display frame interval {display} ms"
     tolerance = 1.5 * display
+    shown = [(index, t1 - t0) for (t0, index), (t1, _) in zip(changes, changes[1:])]
     errors = []
-    for (t0, index), (t1, _) in zip(changes, changes[1:]):
-        shown = t1 - t0
-        if abs(shown - durations[index]) > tolerance:
-            errors.append((index, round(shown, 1), durations[index]))
+    k = 0
+    while k < len(shown):
+        index, ms = shown[k]
+        if abs(ms - durations[index]) > tolerance:
+            errors.append((index, round(ms, 1), durations[index]))
+            # A stall of the page (a loaded machine delivering a display frame late) shows a
+            # frame too long and the next too short, as the clock keeps to its schedule: one
+            # hiccup, not two errors, when the pair together took their two durations.
+            if k + 1 < len(shown):
+                after, ms2 = shown[k + 1]
+                if ms > durations[index] and abs(ms + ms2 - durations[index] - durations[after]) <= tolerance:
+                    k += 1
+        k += 1
     # A loaded machine may deliver one display frame late now and then; a schedule that is
     # wrong shows in many changes, and in the median loop length.
     allowed = max(1, len(changes) // 20)
