@@ -428,3 +428,56 @@ def test_axe_finds_no_violation(tabs, layers_server, page_path, width):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"layers-{width}-{page_path.replace('/', '-')}-no-data.png"))
     assert not tab.console_errors, tab.console_errors
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_layers_note_of_left_out_times_stays_on_screen(tabs, layers_server, layers_site_dir, width):
+    """Six times of the radar left out, each with a server's long words: the note in the
+    layers control wraps inside the control and the screen at a phone's and a desk's width."""
+    m = manifest(layers_site_dir)
+    reason = "the server answered 404 for every tile of this time (not published yet), asked again next build"
+    m["layers"][layer_index(m, "radar")]["skipped"] = [
+        {"time": f"2026-11-21T11:{10 * k:02d}:00Z", "reason": reason} for k in range(6)]
+    layers_server.override("storm/manifest.json", json.dumps(m).encode(), "application/json")
+    tab = tabs.open(**viewport(width))
+    page = tab.page
+    page.goto(layers_server.url("storm/index.html?autoplay=0&utc=1"))
+    wait_state(page, "ready")
+    r = page.evaluate("""() => {
+        const note = document.querySelector('.matsite-layer[data-layer="radar"] .matsite-skipped');
+        const box = (e) => { const b = e.getBoundingClientRect(); return {x: b.x, y: b.y, w: b.width, h: b.height}; };
+        const holder = note.closest('.leaflet-control') || note.closest('[data-matsite-player]');
+        return {note: box(note), holder: box(holder), scroll: note.scrollWidth, client: note.clientWidth,
+                page: document.documentElement.scrollWidth, view: innerWidth, text: note.textContent};
+    }""")
+    assert "6 times not in this loop yet" in r["text"], r["text"]
+    note, holder = r["note"], r["holder"]
+    assert note["x"] >= 0 and note["x"] + note["w"] <= r["view"] + 0.5, r
+    assert note["x"] >= holder["x"] - 0.5 and note["x"] + note["w"] <= holder["x"] + holder["w"] + 0.5, r
+    assert r["scroll"] <= r["client"] + 1 and r["page"] <= r["view"], r
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"layers-skipped-{width}.png"))
+    assert not tab.page_errors, tab.page_errors
+
+
+@pytest.mark.parametrize("page_path", ["storm/index.html", "storm/embed.html", "radar/index.html", "radar/embed.html"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_first_view_shows_the_whole_box(tabs, request, page_path, width):
+    """Whatever room the controls take below the map (the layers control, a legend), the
+    player opens on the whole of the loop's box: no edge of it cut off by the map's."""
+    srv = request.getfixturevalue("layers_server" if page_path.startswith("storm") else "server")
+    tab = tabs.open(**viewport(width))
+    page = tab.page
+    page.goto(srv.url(page_path + "?autoplay=0"))
+    wait_state(page, "ready")
+    r = page.evaluate("""() => {
+        const player = document.querySelector('[data-matsite-player]')._matsitePlayer;
+        const map = player.getMap();
+        const box = player._frameBounds;
+        const nw = map.latLngToContainerPoint(box.getNorthWest()), se = map.latLngToContainerPoint(box.getSouthEast());
+        const el = map.getContainer();
+        return {nw: [nw.x, nw.y], se: [se.x, se.y], size: [el.clientWidth, el.clientHeight]};
+    }""")
+    (x0, y0), (x1, y1), (w, h) = r["nw"], r["se"], r["size"]
+    assert x0 >= -1 and y0 >= -1 and x1 <= w + 1 and y1 <= h + 1, r
+    assert not tab.page_errors, tab.page_errors
