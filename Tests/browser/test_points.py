@@ -10,7 +10,7 @@ import re
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from helpers import STRICT_CSP, BuildFailed, SiteServer, build_site, read_manifest, wait_state
+from helpers import STRICT_CSP, BuildFailed, SiteServer, build_site, player_state, read_manifest, wait_state
 
 HOSTILE = '<img src=x onerror="alert(1)">'
 HOSTILE_POPUP = "</script><script>alert(2)</script>&amp;"
@@ -691,4 +691,37 @@ def test_in_the_embed_the_title_leaves_the_toggle_uncovered(tabs, points, width)
              title["x"] + title["w"] <= control["x"] + 0.5 or control["x"] + control["w"] <= title["x"] + 0.5)
     assert apart, boxes
     assert boxes["reached"], boxes
+    assert not tab.page_errors, tab.page_errors
+
+
+def test_pressing_a_cluster_keeps_the_animation_playing(tab, points):
+    """A press on a cluster that splits deeper than the frames' detail zooms in no deeper
+    than the animation plays (the frames' zoom and one past it): playback goes on. A second
+    press, from there, goes on to where the cluster splits."""
+    srv, _ = points
+    page = tab.page
+    page.goto(srv.url("radar/index.html?autoplay=1"))
+    wait_state(page, "playing")
+    page.wait_for_selector(".leaflet-marker-pane .matsite-cluster")
+    picked = page.evaluate("""() => {
+        const player = document.querySelector('[data-matsite-player]')._matsitePlayer;
+        const layer = player._points._layers[0];
+        for (const el of document.querySelectorAll('.leaflet-marker-pane .matsite-cluster:not(.matsite-point-leaving)')) {
+            const z = +el.dataset.zoom, i = +el.dataset.index, d = layer._levels.data(z);
+            if (d && d.split && d.split[i] > 6) {
+                el.setAttribute('data-picked', '1');
+                return {zoom: player.getMap().getZoom(), split: d.split[i]};
+            }
+        }
+        return null;
+    }""")
+    assert picked and picked["zoom"] < 6, picked
+    page.locator("[data-picked]").click()
+    page.wait_for_function("() => document.querySelector('[data-matsite-player]')._matsitePlayer.getMap().getZoom() > %s"
+                           % picked["zoom"])
+    page.wait_for_timeout(600)
+    zoom = page.evaluate("() => document.querySelector('[data-matsite-player]')._matsitePlayer.getMap().getZoom()")
+    state = player_state(page)
+    assert zoom <= 6, (zoom, picked)
+    assert state["state"] == "playing" and not state["reason"], state
     assert not tab.page_errors, tab.page_errors

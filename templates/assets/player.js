@@ -308,8 +308,14 @@
 		// Point layers follow the frame shown (point-layer.js).
 		_addPoints: function (m) {
 			if (!M.PointLayers || !Array.isArray(m.points) || !m.points.length) { return; }
-			this._points = new M.PointLayers(m.points, this._resolve.bind(this), {frame: this._initial, reducedMotion: this.options.reducedMotion})
-				.addTo(this._map);
+			var overlay = this._overlay;
+			// The range's: the frames' detail and one level past it (ViewRange's slack).
+			var playZoom = function () {
+				var detail = overlay.detailZoom();
+				return (isNum(detail) ? detail : m.zoom) + 1;
+			};
+			this._points = new M.PointLayers(m.points, this._resolve.bind(this),
+				{frame: this._initial, reducedMotion: this.options.reducedMotion, playZoom: playZoom}).addTo(this._map);
 			this.on('frame', function (e) { this._points.setFrame(e.index); }, this);
 		},
 

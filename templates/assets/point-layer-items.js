@@ -98,7 +98,12 @@
 			var leaf = el.hasAttribute('data-leaf') ? +el.getAttribute('data-leaf') : -1;
 			if (leaf < 0) {
 				var split = d && d.split && isNum(d.split[i]) && d.split[i] > z ? d.split[i] : z + 1;
-				map.setView(latlng, Math.min(map.getMaxZoom(), Math.max(split, Math.floor(map.getZoom()) + 1)));
+				var to = Math.min(map.getMaxZoom(), Math.max(split, Math.floor(map.getZoom()) + 1));
+				// While the animation plays at the map's zoom, a press zooms in no deeper than it
+				// still plays (the next press goes on to where the cluster splits).
+				var play = this.options.playZoom ? this.options.playZoom() : null;
+				if (isNum(play) && map.getZoom() < Math.floor(play)) { to = Math.min(to, Math.floor(play)); }
+				map.setView(latlng, to);
 				return;
 			}
 			var self = this;

@@ -38,6 +38,9 @@
 			// @option reducedMotion: Boolean = false
 			// No moves or fades.
 			reducedMotion: false,
+			// @option playZoom: Function = null
+			// () -> the deepest zoom the animation plays at, or null (see point-layers.js).
+			playZoom: null,
 			// @option duration: Number = 350
 			// Milliseconds a split or merge takes.
 			duration: 350,

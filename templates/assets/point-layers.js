@@ -18,7 +18,11 @@
 			frame: 0,
 			// @option reducedMotion: Boolean = false
 			// No moves or fades.
-			reducedMotion: false
+			reducedMotion: false,
+			// @option playZoom: Function = null
+			// () -> the deepest zoom the animation still plays at: a cluster's press zooms in
+			// no deeper while the map is above it.
+			playZoom: null
 		},
 
 		// defs: the manifest's points entries; resolve: (url relative to the manifest) -> URL.
@@ -27,7 +31,8 @@
 			this._layers = defs.filter(function (def) {
 				return def && typeof def.id === 'string' && Array.isArray(def.levels) && def.levels.length;
 			}).map(function (def) {
-				return new M.PointLayer(def, resolve, {frame: this.options.frame || 0, reducedMotion: !!this.options.reducedMotion});
+				return new M.PointLayer(def, resolve, {frame: this.options.frame || 0, reducedMotion: !!this.options.reducedMotion,
+					playZoom: this.options.playZoom});
 			}, this);
 			this._rows = [];
 		},
