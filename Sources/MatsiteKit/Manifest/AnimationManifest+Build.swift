@@ -29,7 +29,7 @@ extension AnimationManifest {
             legend = built.animation.legend.map { Legend($0, image: own.products[PublishedLegendImage.self]?.name) }
         }
         poster = built.posterFile
-        exports = built.products[ExportedLoops.self]?.exports
+        exports = built.products[ExportedLoops.self].map(Exports.init)
         points = built.products[PublishedPointLayers.self].flatMap { $0.layers.isEmpty ? nil : $0.layers }
     }
 
@@ -145,5 +145,12 @@ extension AnimationManifest.MissingTile {
     /// A tile the frame lacks, with why.
     init(_ tile: TileCoordinate, reason: String) {
         self.init(z: tile.z, x: tile.x, y: tile.y, bounds: WebMercator.tileBounds(z: tile.z, x: tile.x, y: tile.y), reason: reason)
+    }
+}
+
+extension AnimationManifest.Exports {
+    /// The exported loops' URLs, relative to the manifest (the animation's folder).
+    init(_ loops: ExportedLoops) {
+        self.init(mp4: loops.files[.mp4], gif: loops.files[.gif], webp: loops.files[.webp])
     }
 }
