@@ -23,11 +23,11 @@ struct ExportStep: AnimationStep {
         // pool itself, side by side.
         let exported = try await exporter.export(frames)
         animation.reporter.report(.exported(exported.report))
-        animation.products.add(ExportedLoops(exports: exported.exports))
+        animation.products.add(ExportedLoops(files: exported.files))
     }
 }
 
-/// The exported loops' file names, per format.
+/// The exported loops' file names (relative to the animation's folder), per format.
 struct ExportedLoops: Product {
-    var exports: AnimationManifest.Exports
+    var files: [ExportConfig.Format: String]
 }

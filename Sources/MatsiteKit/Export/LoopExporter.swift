@@ -28,9 +28,10 @@ struct LoopExporter: Sendable {
     /// Bumped when the composition or an encoder's settings change, so old files are not kept.
     static let version = "matsite-loop-3"
 
-    /// What was exported: the manifest's URLs and each format's cost.
+    /// What was exported: each format's file name (relative to the animation's folder) and
+    /// cost.
     struct Result: Sendable {
-        var exports = AnimationManifest.Exports()
+        var files: [ExportConfig.Format: String] = [:]
         var report: ExportReport
     }
 
@@ -43,7 +44,7 @@ struct LoopExporter: Sendable {
         for format in settings.formats {
             let name = names.fileName(format, frames: frames)
             let relative = "\(animation.id)/\(name)"
-            result.exports[format] = name
+            result.files[format] = name
             if try writer.link(relative) {
                 let bytes = writer.previous.regularFile(relative)?.size ?? 0
                 result.report.files.append(.init(format: format, bytes: bytes, work: .kept))

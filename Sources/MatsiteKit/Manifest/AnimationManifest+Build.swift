@@ -29,8 +29,8 @@ extension AnimationManifest {
             legend = built.animation.legend.map { Legend($0, image: own.products[PublishedLegendImage.self]?.name) }
         }
         poster = built.posterFile
-        exports = built.products[ExportedLoops.self]?.exports
-        points = built.products[PublishedPointLayers.self].flatMap { $0.layers.isEmpty ? nil : $0.layers }
+        exports = built.products[ExportedLoops.self].map(Exports.init)
+        points = built.products[PublishedPointLayers.self].flatMap { $0.layers.isEmpty ? nil : $0.layers.map(PointLayer.init) }
     }
 
     /// An animation's settings, geometry and frames, with the site's base map and embed
@@ -145,5 +145,38 @@ extension AnimationManifest.MissingTile {
     /// A tile the frame lacks, with why.
     init(_ tile: TileCoordinate, reason: String) {
         self.init(z: tile.z, x: tile.x, y: tile.y, bounds: WebMercator.tileBounds(z: tile.z, x: tile.x, y: tile.y), reason: reason)
+    }
+}
+
+extension AnimationManifest.Exports {
+    /// The exported loops' URLs, relative to the manifest (the animation's folder).
+    init(_ loops: ExportedLoops) {
+        self.init(mp4: loops.files[.mp4], gif: loops.files[.gif], webp: loops.files[.webp])
+    }
+}
+
+extension AnimationManifest.PointLayer {
+    /// A published point layer's entry: its files' URLs are relative to the manifest (the
+    /// animation's folder), as the layer gives them.
+    init(_ layer: PublishedPointLayer) {
+        self.init(
+            id: layer.id, title: layer.title, count: layer.count, skipped: layer.skipped > 0 ? layer.skipped : nil, radiusPx: layer.radiusPx,
+            minZoom: layer.minZoom, maxZoom: layer.maxZoom, timed: layer.timed, labeled: layer.labeled, popup: layer.popup,
+            levels: layer.levels.map { .init(zoom: $0.zoom, url: $0.url, items: $0.items, bytes: $0.bytes, tiles: $0.tiles) },
+            properties: layer.properties, inputs: layer.inputs,
+            slots: layer.slots.map { .init(origin: $0.origin, stepMs: $0.stepMs, frames: $0.frames) })
+    }
+}
+
+extension PublishedPointLayer {
+    /// The previous site's layer, read back from its manifest entry (a layer that is
+    /// linked rather than made again).
+    init(_ entry: AnimationManifest.PointLayer) {
+        self.init(
+            id: entry.id, title: entry.title, count: entry.count, skipped: entry.skipped ?? 0, radiusPx: entry.radiusPx,
+            minZoom: entry.minZoom, maxZoom: entry.maxZoom, labeled: entry.labeled, popup: entry.popup,
+            levels: entry.levels.map { .init(zoom: $0.zoom, url: $0.url, items: $0.items, bytes: $0.bytes, tiles: $0.tiles) },
+            properties: entry.properties, inputs: entry.inputs,
+            slots: entry.slots.map { .init(origin: $0.origin, stepMs: $0.stepMs, frames: $0.frames) }, timed: entry.timed)
     }
 }

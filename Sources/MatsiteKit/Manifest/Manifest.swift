@@ -342,26 +342,6 @@ extension AnimationManifest.Frame {
     }
 }
 
-extension AnimationManifest.Exports {
-    /// The URL of `format`'s file.
-    subscript(format: ExportConfig.Format) -> String? {
-        get {
-            switch format {
-            case .mp4: mp4
-            case .gif: gif
-            case .webp: webp
-            }
-        }
-        set {
-            switch format {
-            case .mp4: mp4 = newValue
-            case .gif: gif = newValue
-            case .webp: webp = newValue
-            }
-        }
-    }
-}
-
 extension AnimationManifest.Fallback {
     /// Reads a fallback, also one a matsite that named tiles by frame position wrote (`url`
     /// with `{frame}`, no `templates`): its site's manifest still decodes, so the first build

@@ -6,13 +6,13 @@ struct PointLayersStep: AnimationStep {
     func run(_ animation: inout AnimationContext) async throws {
         let config = animation.animation, writer = animation.writer
         let frameTimes = animation.plan.frames.map(\.time)
-        var layers: [AnimationManifest.PointLayer] = []
+        var layers: [PublishedPointLayer] = []
         for (layer, loaded) in zip(config.points, animation.inputs.points) {
             let started = ContinuousClock.now
             let publisher = PointPublisher(animation: config.id, layer: layer, frameTimes: frameTimes)
             let (published, reused) = try await publisher.publish(loaded, with: writer)
-            if let skipped = published.skipped {
-                animation.reporter.report(.warning(.pointsSkipped(animation: config.id, layer: published.id, count: skipped)))
+            if published.skipped > 0 {
+                animation.reporter.report(.warning(.pointsSkipped(animation: config.id, layer: published.id, count: published.skipped)))
             }
             let elapsed = started.duration(to: .now)
             animation.reporter.report(
@@ -29,5 +29,5 @@ struct PointLayersStep: AnimationStep {
 
 /// The point layers as published, in config order.
 struct PublishedPointLayers: Product {
-    var layers: [AnimationManifest.PointLayer]
+    var layers: [PublishedPointLayer]
 }

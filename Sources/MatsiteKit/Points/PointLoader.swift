@@ -7,10 +7,10 @@ import MatsiteClustering
 /// layer cannot be linked, it is read and clustered after all).
 enum LoadedPointLayer: Sendable {
     case parsed(PointSet, inputs: String)
-    case unchanged(AnimationManifest.PointLayer, document: [UInt8])
+    case unchanged(PublishedPointLayer, document: [UInt8])
     /// The layer could not be read this time (`cause`): the previous site's layer is kept
     /// as published.
-    case kept(AnimationManifest.PointLayer, cause: any Error)
+    case kept(PublishedPointLayer, cause: any Error)
 }
 
 /// Reads an animation's point layers before anything is fetched for its frames, so bad
@@ -35,7 +35,7 @@ struct PointLoader {
             } catch {
                 if error is CancellationError { throw error }
                 guard let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id }) else { throw error }
-                list.append(.kept(entry, cause: error))
+                list.append(.kept(PublishedPointLayer(entry), cause: error))
             }
         }
         return list
@@ -47,7 +47,7 @@ struct PointLoader {
         let document = try await bytes(of: layer, animation: animation, frameTimes: frameTimes)
         let inputs = Self.inputs(document, layer: layer, frameTimes: frameTimes)
         if let entry = previous?.manifest(animation: animation.id)?.points?.first(where: { $0.id == layer.id && $0.inputs == inputs }) {
-            return .unchanged(entry, document: document)
+            return .unchanged(PublishedPointLayer(entry), document: document)
         }
         return .parsed(try await PointReader(layer: layer).read(document), inputs: inputs)
     }

@@ -16,7 +16,7 @@ struct PointPublisher: Sendable {
 
     /// Publishes a loaded layer: links the previous site's files when it is unchanged,
     /// else clusters and writes it. `reused` says which happened.
-    func publish(_ loaded: LoadedPointLayer, with writer: SiteWriter) async throws -> (layer: AnimationManifest.PointLayer, reused: Bool) {
+    func publish(_ loaded: LoadedPointLayer, with writer: SiteWriter) async throws -> (layer: PublishedPointLayer, reused: Bool) {
         switch loaded {
         case .parsed(let points, let inputs):
             var layer = try await publish(points, with: writer)
@@ -35,9 +35,9 @@ struct PointPublisher: Sendable {
         }
     }
 
-    /// A linked layer's entry with its frames' slots for this build's frames: its levels
-    /// stay as they are, only where the frames fall on its grid moves with the window.
-    func following(_ entry: AnimationManifest.PointLayer) -> AnimationManifest.PointLayer {
+    /// A linked layer with its frames' slots for this build's frames: its levels stay as
+    /// they are, only where the frames fall on its grid moves with the window.
+    func following(_ entry: PublishedPointLayer) -> PublishedPointLayer {
         guard var slots = entry.slots, let origin = PointTime.parse(slots.origin), slots.stepMs > 0 else { return entry }
         let step = Int64(slots.stepMs)
         var entry = entry
@@ -50,7 +50,7 @@ struct PointPublisher: Sendable {
 
     /// Links every file of the previous site's layer (levels, their tiles, properties)
     /// into the new site; false when one is missing.
-    func link(_ entry: AnimationManifest.PointLayer, with writer: SiteWriter) throws -> Bool {
+    func link(_ entry: PublishedPointLayer, with writer: SiteWriter) throws -> Bool {
         var files = entry.levels.map(\.url) + [entry.properties].compactMap { $0 }
         for level in entry.levels where level.tiles != nil {
             guard let index = writer.previous.regularFile("\(animation)/\(level.url)"),
@@ -68,11 +68,11 @@ struct PointPublisher: Sendable {
         return true
     }
 
-    /// Writes the layer's files and returns its manifest entry.
-    func publish(_ points: PointSet, with writer: SiteWriter) async throws -> AnimationManifest.PointLayer {
+    /// Writes the layer's files and returns what was published.
+    func publish(_ points: PointSet, with writer: SiteWriter) async throws -> PublishedPointLayer {
         let folder = "points/\(layer.id)"
         let clusterer = PointClusterer(radiusPx: layer.radiusPx, minZoom: layer.minZoom, maxZoom: layer.maxZoom)
-        let levels = LockedBox<[AnimationManifest.PointLayer.Level]>([])
+        let levels = LockedBox<[PublishedPointLayer.Level]>([])
         let timing = LockedBox<SlotRanges?>(nil)
         // Each level is encoded and written by a pool job of its own while the next is clustered.
         try await CPUPool.shared.pipeline(
@@ -90,11 +90,10 @@ struct PointPublisher: Sendable {
             })
         let properties = try await CPUPool.shared.run { try publishProperties(points, folder: folder, with: writer) }
         let slots = timing.withLock { $0?.slots }
-        return AnimationManifest.PointLayer(
-            id: layer.id, title: layer.title, count: points.count, skipped: points.skipped > 0 ? points.skipped : nil,
-            radiusPx: layer.radiusPx, minZoom: layer.minZoom, maxZoom: layer.maxZoom, timed: slots != nil,
-            labeled: points.label != nil, popup: points.popupKeys, levels: levels.withLock { $0 }.sorted { $0.zoom < $1.zoom },
-            properties: properties, slots: slots)
+        return PublishedPointLayer(
+            id: layer.id, title: layer.title, count: points.count, skipped: points.skipped, radiusPx: layer.radiusPx,
+            minZoom: layer.minZoom, maxZoom: layer.maxZoom, labeled: points.label != nil, popup: points.popupKeys,
+            levels: levels.withLock { $0 }.sorted { $0.zoom < $1.zoom }, properties: properties, slots: slots, timed: slots != nil)
     }
 
     /// Writes the points' labels and popup texts, when they have any; the file's path.
@@ -106,10 +105,10 @@ struct PointPublisher: Sendable {
         return "\(folder)/\(name)"
     }
 
-    /// Encodes one level and writes it, as one file or as tiles, and returns its entry.
+    /// Encodes one level and writes it, as one file or as tiles, and returns its files.
     func publishLevel(
         _ level: ClusterLevel, owner: [Int32]?, ranges: SlotRanges?, points: PointSet, folder: String, with writer: SiteWriter
-    ) throws -> AnimationManifest.PointLayer.Level {
+    ) throws -> PublishedPointLayer.Level {
         let columns = Self.columns(level, leaves: level.zoom > layer.maxZoom, owner: owner, ranges: ranges)
         // A large level is published as tiles, sized by its size as one file: counted, so
         // its numbers are written once, into the tiles.
@@ -194,14 +193,14 @@ struct SlotGrid: Equatable {
 }
 
 /// Each point's slots as a half-open range `start ..< end` (no end without `window`),
-/// counted from the layer's first slot, and the manifest's `slots`.
+/// counted from the layer's first slot, and the layer's `slots`.
 struct SlotRanges {
     var start: [Int32]
     var end: [Int32]?
     /// The points by `start`, and by `end`.
     var startOrder: [Int32]
     var endOrder: [Int32]?
-    var slots: AnimationManifest.PointLayer.Slots
+    var slots: PublishedPointLayer.Slots
 }
 
 extension PointPublisher {
@@ -305,7 +304,7 @@ extension PointPublisher {
     /// every item falls in one cell.
     func publishTiles(
         of level: ClusterLevel, columns: Columns, bytes: Int, points: PointSet, folder: String, with writer: SiteWriter
-    ) throws -> AnimationManifest.PointLayer.Level? {
+    ) throws -> PublishedPointLayer.Level? {
         let cells = Self.cells(
             x: level.x, y: level.y, deepest: max(0, level.zoom - 3), most: max(1, layer.tileAboveBytes / 4 * level.itemCount / max(1, bytes)))
         guard cells.count > 1 else { return nil }
