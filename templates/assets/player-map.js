@@ -72,15 +72,6 @@
 			// Small frames in a large page would otherwise open already "too deep".
 			this._map.fitBounds(this._frameBounds, {animate: false, maxZoom: m.zoom + 1});
 			this._map.setMinZoom(Math.max(0, this._map.getZoom() - 3));
-		},
-
-		// The controls (legend, layers, the bar) take their room beside the map after the first
-		// fit: when that changed the map's size, the box is fitted again to the size it has,
-		// or a phone would open on empty base map with the loop's bottom cut off.
-		_refitMap: function (m) {
-			var before = this._map.getSize();
-			this._map.invalidateSize({pan: false});
-			if (!before.equals(this._map.getSize())) { this._fitMap(m); }
 		}
 	};
 }(window.L, window.Matsite = window.Matsite || {}));

@@ -271,7 +271,6 @@
 			layer.showInitial(initial);
 			this._addControls(m);
 			this._addPoints(m);
-			this._refitMap(m);
 			this._listenControls();
 			if (this._api) {
 				this._api.setAllowedOrigins(m.embed && Array.isArray(m.embed.allowed_origins) ? m.embed.allowed_origins : ['*']);
