@@ -82,32 +82,42 @@ package enum CLI {
         package var signalled: Bool { process.terminationReason == .uncaughtSignal }
 
         /// Waits until stderr matches `pattern` (a regular expression) and returns the first
-        /// match's captures, or nil after `timeout` s or once the process ended without it.
-        package func waitForError(matching pattern: String, timeout: Double = 300) async -> [String]? {
+        /// match's captures, or nil once the process ended without it or after `idle` s in
+        /// which it wrote nothing. A process that goes on writing (progress lines) is waited
+        /// for however loaded the machine: only silence counts, not the clock.
+        package func waitForError(matching pattern: String, idle: Double = 300) async -> [String]? {
             let regex = try? NSRegularExpression(pattern: pattern)
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                let text = err
-                if let regex, let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) {
-                    return (0..<match.numberOfRanges).map { i in
-                        Range(match.range(at: i), in: text).map { String(text[$0]) } ?? ""
-                    }
+            return await waitFor(idle: idle) {
+                let text = self.err
+                guard let regex, let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else {
+                    return nil
                 }
-                if !isRunning { return nil }
-                try? await Task.sleep(for: .milliseconds(50))
+                return (0..<match.numberOfRanges).map { i in
+                    Range(match.range(at: i), in: text).map { String(text[$0]) } ?? ""
+                }
             }
-            return nil
         }
 
-        /// Waits until stdout holds `text` and returns it, or nil after `timeout` s or once
-        /// the process ended without it.
-        package func waitForOutput(containing text: String, timeout: Double = 300) async -> String? {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                let now = out
-                if now.contains(text) { return now }
-                if !isRunning { return out.contains(text) ? out : nil }
+        /// Waits until stdout holds `text` and returns it, or nil once the process ended
+        /// without it or after `idle` s in which it wrote nothing.
+        package func waitForOutput(containing text: String, idle: Double = 300) async -> String? {
+            await waitFor(idle: idle) {
+                let now = self.out
+                return now.contains(text) ? now : nil
+            }
+        }
+
+        /// Polls `found` until it gives a value; gives up once the process ended (after one
+        /// last look) or wrote nothing to either stream for `idle` s.
+        private func waitFor<T>(idle: Double, _ found: () -> T?) async -> T? {
+            var written = output.withLock { $0.out.count + $0.err.count }
+            var quietSince = Date()
+            while Date().timeIntervalSince(quietSince) < idle {
+                if let value = found() { return value }
+                if !isRunning { return found() }
                 try? await Task.sleep(for: .milliseconds(50))
+                let now = output.withLock { $0.out.count + $0.err.count }
+                if now != written { (written, quietSince) = (now, Date()) }
             }
             return nil
         }

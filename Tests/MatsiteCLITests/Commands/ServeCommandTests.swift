@@ -24,7 +24,7 @@ struct ServeCommandTests {
     /// Starts `matsite serve --port 0 ...` in `project` and returns it with its port.
     static func start(_ extra: [String], in project: URL) async throws -> (CLI.Background, Int) {
         let serve = try CLI.Background(["serve", "--port", "0"] + extra, in: project)
-        guard let match = await serve.waitForError(matching: #"serving .* on http://127\.0\.0\.1:([0-9]+)/"#, timeout: 300),
+        guard let match = await serve.waitForError(matching: #"serving .* on http://127\.0\.0\.1:([0-9]+)/"#),
             let port = Int(match[1]), port > 0
         else {
             serve.stop(signal: SIGKILL)
