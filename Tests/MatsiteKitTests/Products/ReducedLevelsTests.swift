@@ -152,6 +152,28 @@ struct ReducedLevelsTests {
         #expect(mean < 6, "mean error \(mean) per channel")
     }
 
+    @Test("lossless WebP frames get lossless WebP copies, the frame halved pixel for pixel")
+    func losslessWebPFrames() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await site.build(
+            Self.radar(site, levels: nil, count: 1).replacingOccurrences(
+                of: "    frames: { count: 1 }", with: "    frames: { count: 1 }\n    format: webp-lossless"))
+        let manifest = try site.manifest("radar")
+        let (width, height) = (try #require(manifest["width"] as? Int), try #require(manifest["height"] as? Int))
+        let frame = try #require(try site.frames("radar").first)
+        let levels = try Self.levels(frame, site: site, in: "radar", width: width, height: height, ext: "webp")
+        let decoder = WebPDecoder(maxWidth: 4096, maxHeight: 4096)
+        var expected = Reference(width: width, height: height, rgba: try decoder.decode(site.frameBytes("radar", index: 0)).pixels, indices: nil, palette: nil)
+        for level in levels.reversed() {
+            expected = expected.halved()
+            #expect(try decoder.isLossy(level.bytes) == false, "\(level.url)")
+            let copy = try decoder.decode(level.bytes)
+            #expect(copy.width == expected.width && copy.height == expected.height)
+            #expect(Self.mismatches(copy.pixels, expected.rgbaPixels) == 0, "\(level.url)")
+        }
+    }
+
     @Test("a frame at most 640 pixels on its longer side stays one file, and levels: never makes no copies")
     func noCopies() async throws {
         for (zoom, levels) in [(3, nil), (5, "never")] {
