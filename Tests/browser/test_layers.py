@@ -458,3 +458,35 @@ def test_a_layers_note_of_left_out_times_stays_on_screen(tabs, layers_server, la
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"layers-skipped-{width}.png"))
     assert not tab.page_errors, tab.page_errors
+
+
+@pytest.mark.parametrize("page_path", ["storm/index.html", "storm/embed.html", "radar/index.html", "radar/embed.html"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_first_view_shows_the_whole_box(tabs, request, page_path, width):
+    """Whatever room the controls take below the map (the layers control, a legend), the
+    player opens on the whole of the loop's box, filling the map's width or its height
+    (within the half-zoom steps the map snaps to): no edge cut off, no empty base map
+    where the box should be."""
+    srv = request.getfixturevalue("layers_server" if page_path.startswith("storm") else "server")
+    tab = tabs.open(**viewport(width))
+    page = tab.page
+    page.goto(srv.url(page_path + "?autoplay=0"))
+    wait_state(page, "ready")
+    r = page.evaluate("""() => {
+        const player = document.querySelector('[data-matsite-player]')._matsitePlayer;
+        const map = player.getMap();
+        const box = player._frameBounds;
+        const nw = map.latLngToContainerPoint(box.getNorthWest()), se = map.latLngToContainerPoint(box.getSouthEast());
+        const el = map.getContainer();
+        return {nw: [nw.x, nw.y], se: [se.x, se.y], size: [el.clientWidth, el.clientHeight],
+                zoom: map.getZoom(), deepest: player._manifest.zoom + 1};
+    }""")
+    (x0, y0), (x1, y1), (w, h) = r["nw"], r["se"], r["size"]
+    assert x0 >= -1 and y0 >= -1 and x1 <= w + 1 and y1 <= h + 1, r
+    # Small frames on a large screen open one level past their detail, no deeper.
+    if r["zoom"] < r["deepest"]:
+        # A zoom step of 0.5 shrinks the box by 1/sqrt(2) at most from filling the map.
+        assert (x1 - x0) >= 0.7 * w or (y1 - y0) >= 0.7 * h, r
+    # Centred: the box's middle within a few pixels of the map's.
+    assert abs((x0 + x1) / 2 - w / 2) <= 3 and abs((y0 + y1) / 2 - h / 2) <= 3, r
+    assert not tab.page_errors, tab.page_errors

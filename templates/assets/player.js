@@ -265,11 +265,14 @@
 			// (a pyramid's loader waits for the view).
 			this._loader.start();
 			this._buildMap(m);
+			// The controls take their room beside the map first, so the box is fitted once, to
+			// the size the map keeps (fitted before, a phone opened on empty base map with the
+			// loop's bottom cut off by the legend and layers control below it).
+			this._addControls(m);
 			this._fitMap(m);
 			layer.addTo(this._map);
 			layer.setOpacity(this._opacity);
 			layer.showInitial(initial);
-			this._addControls(m);
 			this._addPoints(m);
 			this._listenControls();
 			if (this._api) {
