@@ -10,8 +10,11 @@ import re
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
+from pathlib import Path
+
 from helpers import STRICT_CSP, BuildFailed, SiteServer, build_site, player_state, read_manifest, wait_state
 
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 HOSTILE = '<img src=x onerror="alert(1)">'
 HOSTILE_POPUP = "</script><script>alert(2)</script>&amp;"
 TIMES = ["2026-11-21T10:00:00Z", "2026-11-21T10:10:00Z", "2026-11-21T10:20:00Z"]
@@ -580,6 +583,8 @@ def test_hostile_property_strings_stay_text(tab, points):
     page.keyboard.press("Enter")
     popup = page.locator(".leaflet-popup-content")
     popup.wait_for()
+    # Readable: long values wrap in a popup of some width, not a letter or two a line.
+    assert popup.bounding_box()["width"] >= 180, popup.bounding_box()
     assert HOSTILE_POPUP in popup.inner_text()
     assert popup.locator("script, img").count() == 0
     # Keyboard: the popup's close button has focus; Enter closes and focus returns to the point.
@@ -726,3 +731,51 @@ def test_pressing_a_cluster_keeps_the_animation_playing(tab, points):
     assert state["state"] == "playing" and not state["reason"], state
     assert not tab.page_errors, tab.page_errors
 
+
+FINGERTIP = """() => {
+    const els = [...document.querySelectorAll('.leaflet-marker-pane [data-count]:not(.matsite-point-leaving)')];
+    const centre = (e) => { const b = e.getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2]; };
+    const map = document.querySelector('.matsite-map').getBoundingClientRect();
+    const controls = [...document.querySelectorAll('.leaflet-control, .matsite-status-on')].map((c) => c.getBoundingClientRect());
+    const out = {points: 0, clusters: 0, missed: [], all: els.length};
+    els.forEach((e) => {
+        const [x, y] = centre(e);
+        // Only a point whose fingertip box lies on open map: inside the map, off its controls.
+        const inside = (r, pad) => x - 22 >= r.left - pad && x + 22 <= r.right + pad && y - 22 >= r.top - pad && y + 22 <= r.bottom + pad;
+        if (!inside(map, 0) || controls.some((r) => !(x + 22 < r.left || x - 22 > r.right || y + 22 < r.top || y - 22 > r.bottom))) { return; }
+        const alone = els.every((o) => o === e || Math.hypot(centre(o)[0] - x, centre(o)[1] - y) >= 44);
+        if (!alone) { return; }
+        e.classList.contains('matsite-point') ? out.points++ : out.clusters++;
+        for (const [dx, dy] of [[20, 0], [-20, 0], [0, 20], [0, -20]]) {
+            const hit = document.elementFromPoint(x + dx, y + dy);
+            if (!(hit === e || e.contains(hit))) {
+                out.missed.push({cls: e.className, dx, dy, hit: hit && (hit.className || hit.tagName)});
+            }
+        }
+    });
+    return out;
+}"""
+
+
+def test_on_a_phone_every_point_and_cluster_takes_a_fingertip(tabs, points):
+    """At 390 px on a touch screen a press 20 px from the centre of a point or a cluster
+    (a 44 x 44 target, like every control) still reaches it, wherever no other item is near:
+    clusters at zoom 6, single points past the clustering's last zoom."""
+    srv, _ = points
+    tab = tabs.open(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = tab.page
+    open_player(page, srv)
+    set_view(page, 46.0, 0.0, 6)
+    wait_level(page, 6)
+    settled = "() => !document.querySelector('.leaflet-marker-pane').getAnimations({subtree: true}).length"
+    page.wait_for_function(settled)
+    clusters = page.evaluate(FINGERTIP)
+    assert clusters["clusters"] >= 1 and not clusters["missed"], clusters
+    set_view(page, 44.0, -5.0, 10)
+    wait_level(page, 10)
+    page.wait_for_function(settled)
+    singles = page.evaluate(FINGERTIP)
+    assert singles["points"] >= 1 and not singles["missed"], singles
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "points-phone-390.png"))
+    assert not tab.page_errors, tab.page_errors

@@ -122,8 +122,17 @@
 						L.DomUtil.create('dd', '', dl).textContent = String(v);
 					});
 				}
-				var popup = L.popup({autoPan: true, className: 'matsite-point-popup'}).setLatLng(latlng).setContent(box);
-				popup.once('remove', function () { if (document.body.contains(el)) { el.focus(); } });
+				// At least 200 px wide: measured on its own, a popup near the map's right edge took the
+				// narrow room left there and broke long values every few letters, taller than the map.
+				var popup = L.popup({autoPan: true, minWidth: 200, maxWidth: 300, className: 'matsite-point-popup'}).setLatLng(latlng).setContent(box);
+				// Focus goes back to the point, or to the element that shows it now: the popup's own
+				// pan may have had the layer draw that point anew.
+				popup.once('remove', function () {
+					var root = self._root;
+					var back = document.body.contains(el) ? el
+						: root && root.querySelector('.matsite-point[data-leaf="' + leaf + '"]:not(.matsite-point-leaving)');
+					if (back) { back.focus(); }
+				});
 				popup.openOn(map);
 				// Keyboard users land in the popup: its close button is the first stop.
 				var close = popup.getElement() && popup.getElement().querySelector('.leaflet-popup-close-button');
