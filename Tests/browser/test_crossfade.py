@@ -85,3 +85,27 @@ def test_crossfade_keeps_full_coverage_order_and_timing_over_three_loops(tab, se
     assert len(errors) <= allowed, f"frames shown too long or short (index, ms, expected), tolerance {tolerance:.1f} ms: {errors}"
     loop = statistics.median(changes[i + n][0] - changes[i][0] for i in range(len(changes) - n))
     assert abs(loop - loop_ms) <= 2 * tolerance, f"a loop took {loop:.1f} ms (median), not {loop_ms}"
+
+
+def test_coverage_stays_full_while_a_zoom_brings_each_frame_a_finer_level(tab, levels_server, levels_site_dir):
+    """Issue 35: a frame whose finer level arrives while the loop plays takes it in place,
+    on top or behind, fading or at rest: coverage stays full, the image on top is always
+    decoded, and the level on top goes from the reduced one to the full frame."""
+    page = tab.page
+    page.goto(levels_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    page.evaluate("""() => { const c = document.querySelector('.matsite-frames'); window.__levels = [c.dataset.level];
+        new MutationObserver(() => window.__levels.push(c.dataset.level)).observe(c, {attributes: true, attributeFilter: ['data-level']});
+        const r = document.querySelector('[data-matsite-player]'); window.__states = [r.dataset.state];
+        new MutationObserver(() => window.__states.push(r.dataset.state)).observe(r, {attributes: true, attributeFilter: ['data-state']}); }""")
+    page.evaluate(f"() => {{ window.__sample = ({SAMPLER})(4000); }}")
+    page.wait_for_timeout(800)
+    page.evaluate("() => { const map = Matsite.players[0].getMap(); map.setZoom(map.getZoom() + 1, {animate: false}); }")
+    r = page.evaluate("() => window.__sample")
+    levels = page.evaluate("() => window.__levels")
+    assert levels[0] != "full" and levels[-1] == "full", levels
+    assert r["minCov"] >= 0.99, f"coverage dipped to {r['minCov']}: {r['worst']}"
+    assert r["undrawn"] == 0, f"{r['undrawn']} samples had no decoded image at full opacity"
+    assert r["both"] == 0, f"{r['both']} samples showed both frames at rest"
+    assert len(r["changes"]) >= 10, f"only {len(r['changes'])} frame changes in 4 s"
+    assert page.evaluate("() => window.__states") == ["playing"]
