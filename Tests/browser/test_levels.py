@@ -33,6 +33,10 @@ RECORD_LOADS = """() => { window.__loads = [];
 
 SET_ZOOM = """(z) => Matsite.players[0].getMap().setZoom(z, {animate: false})"""
 
+# Counts frame changes from now on in window.__steps: the tests wait on frames played, not time.
+COUNT_STEPS = """() => { window.__steps = 0; new MutationObserver(() => window.__steps++)
+    .observe(document.querySelector('[data-matsite-player]'), {attributes: true, attributeFilter: ['data-frame']}); }"""
+
 
 def levels_of(frame):
     """A frame's levels, coarsest first, as (name, url, width): r2, r1, then the full frame."""
@@ -80,7 +84,8 @@ def test_only_the_level_that_fits_is_fetched_before_playback(tabs, levels_server
     # The images on screen are that level's.
     assert all("/" + name + "." in s for s in view["srcs"] if s), view["srcs"]
     ARTIFACTS.mkdir(exist_ok=True)
-    page.wait_for_timeout(300)
+    page.wait_for_function("""() => [...document.querySelectorAll('.leaflet-tile-pane img.leaflet-tile')]
+        .every((t) => t.classList.contains('leaflet-tile-loaded'))""", timeout=60000)
     page.screenshot(path=str(ARTIFACTS / f"levels-{width}.png"))
     assert not tab.page_errors and not tab.console_errors
 
@@ -96,19 +101,21 @@ def test_zooming_in_fetches_the_finer_level_shown_frame_first_and_plays_on(tab, 
     page.evaluate(RECORD_LOADS)
     levels_server.requests.clear()
     # The full frames wait at the server until the test has seen playback go on without them.
+    page.evaluate("""() => { const r = document.querySelector('[data-matsite-player]'); window.__states = [];
+        window.__steps = 0; window.__levels = [];
+        new MutationObserver(() => window.__states.push(r.dataset.state)).observe(r, {attributes: true, attributeFilter: ['data-state']});
+        new MutationObserver(() => { window.__steps++; window.__levels.push(document.querySelector('.matsite-frames').dataset.level); })
+            .observe(r, {attributes: true, attributeFilter: ['data-frame']}); }""")
     release = [levels_server.hold("/radar/" + f["url"]) for f in m["frames"]]
     page.evaluate(SET_ZOOM, before["zoom"] + 1)
-    seen = set()
-    for _ in range(20):
-        s = player_state(page)
-        assert s["state"] == "playing" and s["reason"] is None, s
-        seen.add(s["frame"])
-        page.wait_for_timeout(50)
-    assert len(seen) >= 3, f"playback did not go on while the finer level was late: frames {seen}"
-    assert page.evaluate(VIEW)["level"] == before["level"]
+    page.wait_for_function("(n) => window.__steps >= n", arg=n + 1, timeout=60000)
+    # A whole loop and more at the reduced level, without a pause or a hold.
+    assert page.evaluate("() => window.__states") == []
+    assert set(page.evaluate("() => window.__levels")) == {before["level"]}
+    assert player_state(page)["reason"] is None
     for r in release:
         r.set()
-    page.wait_for_function("() => document.querySelector('.matsite-frames').dataset.level === 'full'", timeout=20000)
+    page.wait_for_function("() => document.querySelector('.matsite-frames').dataset.level === 'full'", timeout=60000)
     loads = page.evaluate("() => window.__loads")
     full = {f["url"]: i for i, f in enumerate(m["frames"])}
     order = [(full[u], shown) for u, shown in loads if u in full]
@@ -123,7 +130,7 @@ def test_zooming_in_fetches_the_finer_level_shown_frame_first_and_plays_on(tab, 
     assert not any("/r1." in r or "/r2." in r for r in asked), asked
     # Memory follows the view: one level per frame held, now the full one.
     page.wait_for_function("(b) => Number(document.querySelector('.matsite-frames').dataset.bytes) === b",
-                           arg=n * m["width"] * m["height"] * 4, timeout=20000)
+                           arg=n * m["width"] * m["height"] * 4, timeout=60000)
     assert player_state(page)["state"] == "playing"
     assert not tab.page_errors and not tab.console_errors
 
@@ -136,11 +143,13 @@ def test_zooming_back_out_keeps_the_finer_level_within_memory(tab, levels_server
     zoom = page.evaluate(VIEW)["zoom"]
     page.evaluate(SET_ZOOM, zoom + 2)
     page.wait_for_function("(b) => Number(document.querySelector('.matsite-frames').dataset.bytes) === b",
-                           arg=len(m["frames"]) * m["width"] * m["height"] * 4, timeout=20000)
+                           arg=len(m["frames"]) * m["width"] * m["height"] * 4, timeout=60000)
     levels_server.requests.clear()
     page.evaluate(SET_ZOOM, zoom)
-    page.wait_for_timeout(600)
-    # Six full frames are within the budget: nothing is fetched, the full level stays.
+    # Held until a loop has played at the new zoom: six full frames are within the budget, so
+    # nothing is fetched and the full level stays.
+    page.evaluate(COUNT_STEPS)
+    page.wait_for_function("(n) => window.__steps >= n", arg=len(m["frames"]) + 1, timeout=60000)
     assert not [r for r in levels_server.requests if "/frames/" in r]
     assert page.evaluate(VIEW)["level"] == "full"
     assert player_state(page)["state"] == "playing"
@@ -157,8 +166,9 @@ def test_frames_without_levels_load_and_play_as_before(tab, server, site_dir):
     assert page.evaluate("() => document.querySelector('.matsite-frames').hasAttribute('data-level')") is False
     asked = list(server.requests)
     assert all(sum(1 for r in asked if r.endswith("/radar/" + f["url"])) == 1 for f in m["frames"])
+    page.evaluate(COUNT_STEPS)
     page.evaluate(SET_ZOOM, page.evaluate(VIEW)["zoom"] + 1)
-    page.wait_for_timeout(400)
+    page.wait_for_function("(n) => window.__steps >= n", arg=len(m["frames"]) + 1, timeout=60000)
     assert len([r for r in server.requests if "/frames/" in r]) == len([r for r in asked if "/frames/" in r])
 
 
@@ -181,13 +191,13 @@ def test_past_the_memory_budget_zooming_out_gives_the_farthest_frames_their_redu
     page.evaluate(SET_ZOOM, zoom + 2)
     # Every frame needs its full level: held although past the budget.
     page.wait_for_function("(b) => Number(document.querySelector('.matsite-frames').dataset.bytes) === b",
-                           arg=n * full, timeout=20000)
+                           arg=n * full, timeout=60000)
     page.evaluate(RECORD_LOADS)
     page.evaluate(SET_ZOOM, zoom)
     # Six full frames are two over the budget: three frames farthest from the one on screen (in
     # playing order after the next and the previous) go back to the half level.
     page.wait_for_function("(b) => Number(document.querySelector('.matsite-frames').dataset.bytes) === b",
-                           arg=(n - 3) * full + 3 * half, timeout=20000)
+                           arg=(n - 3) * full + 3 * half, timeout=60000)
     loads = [(r1[u], shown) for u, shown in page.evaluate("() => window.__loads") if u in r1]
     assert len(loads) == 3, loads
     shown = loads[0][1]
