@@ -10,6 +10,7 @@ on at the coarser one, the crossfade's coverage never below full. Screenshots at
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -202,5 +203,28 @@ def test_past_the_memory_budget_zooming_out_gives_the_farthest_frames_their_redu
     assert len(loads) == 3, loads
     shown = loads[0][1]
     assert {i for i, _ in loads} == {(shown + k) % n for k in (2, 3, 4)}, loads
+    assert player_state(page)["state"] == "playing"
+    assert not tab.page_errors and not tab.console_errors
+
+
+def test_a_data_layer_with_levels_picks_and_sharpens_its_own(tab, levels_server, levels_site_dir):
+    """The same frames as the one data layer of a layered animation (the manifest written so):
+    the layer's pane loads the level that fits, and the full frames after a zoom-in."""
+    m = read_manifest(str(levels_site_dir))
+    layer = {"id": "radar", "title": "Radar", "opacity": 1, "attribution": "", "attribution_html": "",
+             "frames": m["frames"], "width": m["width"], "height": m["height"]}
+    timeline = [{"index": i, "duration_ms": f["duration_ms"], "layers": [i]} for i, f in enumerate(m["frames"])]
+    layered = dict(m, frames=timeline, layers=[layer])
+    levels_server.override("radar/manifest.json", json.dumps(layered).encode(), "application/json")
+    page = tab.page
+    page.goto(levels_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    pane = '[data-layer="radar"] .matsite-frames'
+    view = page.evaluate(VIEW)
+    assert page.locator(pane).get_attribute("data-level") == view["level"] != "full"
+    asked = list(levels_server.requests)
+    assert not any(r.endswith("/radar/" + f["url"]) for f in m["frames"] for r in asked), asked
+    page.evaluate(SET_ZOOM, view["zoom"] + 1)
+    page.wait_for_function("(s) => document.querySelector(s).dataset.level === 'full'", arg=pane, timeout=60000)
     assert player_state(page)["state"] == "playing"
     assert not tab.page_errors and not tab.console_errors
