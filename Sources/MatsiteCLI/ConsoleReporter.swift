@@ -43,6 +43,8 @@ public final class ConsoleReporter: BuildReporter, @unchecked Sendable {
             log("warning: \(alert)")
         case .levelsPublished(let report):
             say(Wording.levels(report))
+        case .reducedLevelsPublished(let report):
+            say(Wording.reducedLevels(report))
         case .exported(let report):
             for line in Wording.export(report) { say(line) }
         case .framesMade(let times):

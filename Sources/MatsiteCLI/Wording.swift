@@ -40,6 +40,13 @@ enum Wording {
             + "per level: \(perLevel.joined(separator: ", "))"
     }
 
+    /// Reduced copies, written and linked, bytes, per copy (finest first).
+    static func reducedLevels(_ r: ReducedLevelsReport) -> String {
+        let perLevel = r.levels.reversed().map { "r\($0.halvings) \($0.width)x\($0.height) (\(ByteCount.text($0.bytes)))" }
+        return "\(r.animation): reduced levels of \(r.frames) frames: \(r.written) written, \(r.linked) linked, "
+            + "\(ByteCount.text(r.bytes)) in \(String(format: "%.2f", r.seconds)) s; \(perLevel.joined(separator: ", "))"
+    }
+
     /// One line per exported format, then what composing the frames and the whole export took.
     static func export(_ r: ExportReport) -> [String] {
         var count: Int?

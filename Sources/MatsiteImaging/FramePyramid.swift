@@ -58,16 +58,32 @@ public struct FramePyramid: Equatable, Sendable {
     public static let coarsestMaxEdge = 1024
 
     /// The pyramid of a frame whose box at `zoom` (256-pixel tiles) starts at global pixel
-    /// (`x0`, `y0`) and is `width` x `height` pixels.
-    public init(zoom: Int, x0: Int, y0: Int, width: Int, height: Int) {
+    /// (`x0`, `y0`) and is `width` x `height` pixels, halved down to the first level at most
+    /// `coarsestMaxEdge` pixels on its longer side.
+    public init(zoom: Int, x0: Int, y0: Int, width: Int, height: Int, coarsestMaxEdge: Int = Self.coarsestMaxEdge) {
         precondition(zoom >= 0, "levels are zooms of the tile grid")
         var level = PyramidLevel(zoom: zoom, x0: x0, y0: y0, width: width, height: height)
         var levels = [level]
-        while level.zoom > 0 && max(level.width, level.height) > Self.coarsestMaxEdge {
+        while level.zoom > 0 && max(level.width, level.height) > coarsestMaxEdge {
             level = level.coarser
             levels.append(level)
         }
         self.levels = levels.reversed()
+    }
+
+    /// A frame's own halvings, for its reduced copies (`r1`, `r2`...): the box starts at
+    /// pixel (0, 0), so each halving pairs the frame's own columns and rows from its top-left
+    /// (a level of an odd size has ceil(size / 2) pixels, the last made from the one column
+    /// or row there is), down to the first level at most `coarsestMaxEdge` pixels on its
+    /// longer side. Zooms count halvings up from the coarsest (0); a frame that already fits
+    /// is a pyramid of one level.
+    public init(halving width: Int, height: Int, coarsestMaxEdge: Int) {
+        var halvings = 0, edge = max(width, height)
+        while edge > coarsestMaxEdge {
+            edge = (edge + 1) / 2
+            halvings += 1
+        }
+        self.init(zoom: halvings, x0: 0, y0: 0, width: width, height: height, coarsestMaxEdge: coarsestMaxEdge)
     }
 
     /// The coarsest level's zoom.

@@ -124,6 +124,9 @@ package final class RecordingReporter: BuildReporter, @unchecked Sendable {
     }
     package var pointLayers: [PointLayerReport] { events.compactMap { if case .pointLayerPublished(let report) = $0 { report } else { nil } } }
     package var levels: [LevelsReport] { events.compactMap { if case .levelsPublished(let report) = $0 { report } else { nil } } }
+    package var reducedLevels: [ReducedLevelsReport] {
+        events.compactMap { if case .reducedLevelsPublished(let report) = $0 { report } else { nil } }
+    }
     package var exports: [ExportReport] { events.compactMap { if case .exported(let report) = $0 { report } else { nil } } }
     package var alerts: [LoopAlert] { events.compactMap { if case .alert(let alert) = $0 { alert } else { nil } } }
 

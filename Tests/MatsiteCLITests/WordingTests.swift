@@ -42,6 +42,20 @@ struct WordingTests {
                 == "radar: levels z4-z5 of 2 frames: 10 tiles written, 2 linked, 12.8 KB in 0.50 s; per level: z4 4 (800 B), z5 8 (12.0 KB)")
     }
 
+    @Test("a reduced levels report is one line per animation: totals, then each copy's size and bytes, finest first")
+    func reducedLevels() {
+        let report = ReducedLevelsReport(
+            animation: "radar/below", frames: 12,
+            levels: [
+                .init(halvings: 2, width: 239, height: 206, written: 2, linked: 10, bytes: 60_000),
+                .init(halvings: 1, width: 478, height: 412, written: 2, linked: 10, bytes: 180_000),
+            ], seconds: 0.25)
+        #expect(
+            Wording.reducedLevels(report)
+                == "radar/below: reduced levels of 12 frames: 4 written, 20 linked, 240.0 KB in 0.25 s; r1 478x412 (180.0 KB), r2 239x206 (60.0 KB)"
+        )
+    }
+
     @Test("an export says each file kept or encoded, in the report's order, then the composing time")
     func export() {
         let report = ExportReport(

@@ -34,6 +34,9 @@ struct DeployPlanTests {
         // Named by content only: a frame, its pyramid folder, its fallback tiles' folder.
         #expect(DeployWave.of("radar/frames/1a2b3c4d5e6f7a8b.png") == .hashed)
         #expect(DeployWave.of("radar/frames/1a2b3c4d5e6f7a8b/7/3/4.png") == .hashed)
+        // A frame's reduced copies, in the same folder.
+        #expect(DeployWave.of("radar/frames/1a2b3c4d5e6f7a8b/r1.png") == .hashed)
+        #expect(DeployWave.of("radar/frames/1a2b3c4d5e6f7a8b/r2.webp") == .hashed)
         #expect(DeployWave.of("radar/tiles/1a2b3c4d5e6f7a8b/7/37/53.png") == .hashed)
         #expect(DeployWave.of("radar/frames/0003-1a2b3c4d/7/3/4.png") == .hashed)
         #expect(DeployWave.of("assets/player.0dc16f30.js") == .hashed)

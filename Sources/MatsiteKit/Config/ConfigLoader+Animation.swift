@@ -8,7 +8,7 @@ extension ConfigLoader {
     /// The keys of a feed (`FeedConfig`): an animation's, or each of its layers'.
     static let feedKeys = [
         "missing", "blank", "attribution", "source", "frames", "time_format", "fallback", "compression", "format", "quality", "opacity",
-        "legend", "pyramid", "settle",
+        "legend", "pyramid", "levels", "settle",
     ]
     static let animationKeys =
         [
@@ -96,6 +96,9 @@ extension ConfigLoader {
                 feed.pyramid.publish = try r.choice(m, pf.path("publish"), PyramidConfig.Publish.self, options: PyramidConfig.Publish.allCases)
             }
             if let m = pf["above_px"] { feed.pyramid.abovePx = try r.int(m, pf.path("above_px"), in: 0...(1 << 40)) }
+        }
+        if let n = f["levels"] {
+            feed.levels = try r.choice(n, f.path("levels"), ReducedLevelsSetting.self, options: ReducedLevelsSetting.allCases)
         }
         if let n = f["opacity"] { feed.opacity = try r.double(n, f.path("opacity"), in: 0...1) }
         if let n = f["legend"] { feed.legend = try legend(n, f.path("legend"), &r) }

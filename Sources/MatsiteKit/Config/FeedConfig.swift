@@ -4,7 +4,7 @@ import MatsiteImaging
 /// Where an animation's pictures come from and how its frames are published: the keys a
 /// one-source animation has once and each of its `layers:` has again (`source`, `frames`,
 /// `time_format`, `format`, `quality`, `compression`, `missing`, `blank`, `opacity`, `legend`,
-/// `attribution`, `pyramid`, `fallback`). One type, read by one function
+/// `attribution`, `pyramid`, `levels`, `fallback`). One type, read by one function
 /// (`ConfigLoader.feed`), so that a layer can never take a key differently.
 public struct FeedConfig: Sendable {
     /// Where tiles come from.
@@ -32,6 +32,8 @@ public struct FeedConfig: Sendable {
     public var compressionLevel = 10
     /// When frames are also published as tile pyramids.
     public var pyramid = PyramidConfig()
+    /// Whether frames also get reduced copies beside them (`levels:`).
+    public var levels = ReducedLevelsSetting.auto
     /// `format:` and `quality:`: the frames' file format (auto: PNG unless every tile is lossy).
     public var frameFormat = FrameFormatChoice()
     /// The frames' default opacity in the player, 0...1.

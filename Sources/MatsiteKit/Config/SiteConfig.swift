@@ -341,6 +341,21 @@ public struct PyramidConfig: Sendable, Equatable {
     }
 }
 
+/// `levels`: whether each frame larger than a small phone's screen also gets reduced copies
+/// beside it (`frames/<hash>/r1.png`, `r2.png`...: halved, and halved again), which a player
+/// loads instead of the full frame when the view shows it smaller.
+public enum ReducedLevelsSetting: String, Sendable, CaseIterable {
+    /// Halve each frame while the level before is more than `coarsestMaxEdge` pixels on its
+    /// longer side; a frame that fits gets none.
+    case auto
+    /// No reduced copies: each frame is one file.
+    case never
+
+    /// The longest side the coarsest reduced copy may have: a small phone's screen at its
+    /// device pixels' half, so a player can always open on a copy no larger than it shows.
+    public static let coarsestMaxEdge = 640
+}
+
 /// Published fallback tiles for zooming past the frames' detail.
 public struct FallbackConfig: Sendable, Equatable {
     /// Zoom levels deeper than the frames' zoom to publish (0: none). None by default:

@@ -55,7 +55,8 @@ extension AnimationManifest.Frame {
             index: frame.index, url: frame.file, time: frame.time?.wholeSeconds, durationMs: frame.durationMs, bytes: frame.bytes,
             sha256: frame.sha256, missingTiles: frame.missingTiles.isEmpty ? nil : frame.missingTiles.map { .init($0.tile, reason: $0.reason) },
             inputHash: frame.inputHash, sourceHash: frame.sourceHash, fallbackHash: frame.fallbackHash, tiles: frame.levelTiles,
-            blank: frame.blank ? true : nil)
+            blank: frame.blank ? true : nil,
+            levels: frame.levels.isEmpty ? nil : frame.levels.map { .init(url: $0.file, width: $0.width, height: $0.height, bytes: $0.bytes) })
     }
 }
 
@@ -78,6 +79,11 @@ extension AnimationManifest.Layer {
                 var frame = AnimationManifest.Frame($0)
                 frame.url = folder + frame.url
                 frame.tiles = frame.tiles.map { folder + $0 }
+                frame.levels = frame.levels?.map { level in
+                    var level = level
+                    level.url = folder + level.url
+                    return level
+                }
                 return frame
             },
             pyramid: built.products[FramePyramid.self].map(AnimationManifest.Pyramid.init),

@@ -223,6 +223,18 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         /// True when every pixel of the frame is fully transparent (a source that answered
         /// this time with empty tiles); absent otherwise.
         public var blank: Bool? = nil
+        /// The frame's reduced copies, coarsest first (`levels:`, docs/player.md "Reduced
+        /// levels"); absent when it has none.
+        public var levels: [Level]? = nil
+
+        /// One reduced copy of the frame: halved, and halved again, in the frame's format.
+        public struct Level: Codable, Sendable, Equatable {
+            /// Relative to the manifest, like the frame's `url`: `frames/<hash>/r1.png`.
+            public var url: String
+            public var width: Int
+            public var height: Int
+            public var bytes: Int
+        }
     }
 
     /// A tile the frame lacks.
@@ -292,7 +304,7 @@ extension AnimationManifest {
 
 extension AnimationManifest.Frame {
     private enum CodingKeys: String, CodingKey {
-        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, sourceHash, fallbackHash, tiles, layers, blank
+        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, sourceHash, fallbackHash, tiles, layers, blank, levels
     }
 
     /// Reads a frame; a timeline entry (with `layers`) may lack the file's keys.
@@ -318,6 +330,7 @@ extension AnimationManifest.Frame {
         fallbackHash = try c.decodeIfPresent(String.self, forKey: .fallbackHash)
         tiles = try c.decodeIfPresent(String.self, forKey: .tiles)
         blank = try c.decodeIfPresent(Bool.self, forKey: .blank)
+        levels = try c.decodeIfPresent([Level].self, forKey: .levels)
     }
 
     /// Writes a frame as the synthesized coding would; a timeline entry without the file's keys.
@@ -339,6 +352,7 @@ extension AnimationManifest.Frame {
         try c.encodeIfPresent(fallbackHash, forKey: .fallbackHash)
         try c.encodeIfPresent(tiles, forKey: .tiles)
         try c.encodeIfPresent(blank, forKey: .blank)
+        try c.encodeIfPresent(levels, forKey: .levels)
     }
 }
 

@@ -36,6 +36,8 @@ public enum BuildEvent: Sendable {
     case fallbackPublished(FallbackReport)
     /// An animation's frames were published as tile pyramids.
     case levelsPublished(LevelsReport)
+    /// An animation's (or layer's) frames got their reduced copies (`levels:`).
+    case reducedLevelsPublished(ReducedLevelsReport)
     /// An animation's loop was exported (or kept).
     case exported(ExportReport)
     /// A point layer was published.
@@ -267,6 +269,40 @@ public struct LevelsReport: Sendable, Equatable {
     /// Tiles linked from the previous build, over every level.
     public var linked: Int { levels.reduce(0) { $0 + $1.linked } }
     /// Bytes of every level's tiles.
+    public var bytes: Int { levels.reduce(0) { $0 + $1.bytes } }
+}
+
+/// What publishing an animation's (or layer's) reduced frame copies cost (`levels:`).
+public struct ReducedLevelsReport: Sendable, Equatable {
+    /// One copy, over every frame.
+    public struct Level: Sendable, Equatable {
+        /// Halvings from the frame: 1 is `r1`, the frame halved.
+        public var halvings: Int
+        /// Its pixels across and down.
+        public var width: Int
+        public var height: Int
+        /// Files written.
+        public var written: Int
+        /// Files linked from the previous build.
+        public var linked: Int
+        /// Bytes of its files.
+        public var bytes: Int
+    }
+
+    /// The animation's id (`<animation>/<layer>` for a layer's frames).
+    public var animation: String
+    /// Frames given copies.
+    public var frames: Int
+    /// Coarsest first.
+    public var levels: [Level]
+    /// Wall seconds it took.
+    public var seconds: Double
+
+    /// Files written, over every copy.
+    public var written: Int { levels.reduce(0) { $0 + $1.written } }
+    /// Files linked from the previous build, over every copy.
+    public var linked: Int { levels.reduce(0) { $0 + $1.linked } }
+    /// Bytes of every copy.
     public var bytes: Int { levels.reduce(0) { $0 + $1.bytes } }
 }
 

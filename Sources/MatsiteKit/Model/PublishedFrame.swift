@@ -32,6 +32,19 @@ struct PublishedFrame: Sendable, Equatable {
     var fallbackHash: String? = nil
     /// Its level tiles (`frames/1a2b3c4d5e6f7a8b/{z}/{x}/{y}.png`), once published.
     var levelTiles: String? = nil
+    /// Its reduced copies (`frames/1a2b3c4d5e6f7a8b/r2.png`, then `r1.png`), coarsest first,
+    /// once published; none for a frame that fits a small screen or with `levels: never`.
+    var levels: [ReducedLevel] = []
     /// Every pixel fully transparent: the source sent empty tiles for this time.
     var blank = false
+}
+
+/// One reduced copy of a frame: the frame halved `k` times, in the frame's format, beside it
+/// in its content-named folder (`frames/<hash>/r<k>.<ext>`).
+struct ReducedLevel: Sendable, Equatable {
+    /// Its file, relative to the animation's (or layer's) folder.
+    var file: String
+    var width: Int
+    var height: Int
+    var bytes: Int
 }

@@ -30,7 +30,10 @@ extension Builder {
             PublishedFrame(
                 index: frame.index, time: frame.time, durationMs: frame.durationMs, file: String(frame.url.dropFirst(folder.count)),
                 bytes: frame.bytes, sha256: frame.sha256, inputHash: frame.inputHash, sourceHash: frame.sourceHash,
-                fallbackHash: frame.fallbackHash, levelTiles: frame.tiles.map { String($0.dropFirst(folder.count)) })
+                fallbackHash: frame.fallbackHash, levelTiles: frame.tiles.map { String($0.dropFirst(folder.count)) },
+                levels: (frame.levels ?? []).map {
+                    ReducedLevel(file: String($0.url.dropFirst(folder.count)), width: $0.width, height: $0.height, bytes: $0.bytes)
+                })
         }
         let kept = LayerPlan(layer: layer, plan: layerPlan.plan, mapping: mapping, maxAge: layerPlan.maxAge, notes: layerPlan.notes)
         var context = LayerContext(

@@ -282,6 +282,8 @@ enum LevelsError: Swift.Error, CustomStringConvertible {
     case undecodable(String, ImageError)
     /// A level tile cannot be written.
     case cannotWrite(String, ImageError)
+    /// A frame's reduced copy (`levels:`) cannot be written.
+    case cannotWriteCopy(String, ImageError)
 
     var description: String {
         switch self {
@@ -290,6 +292,7 @@ enum LevelsError: Swift.Error, CustomStringConvertible {
         case .unreadable(let path): "cannot read \(path) to cut its levels"
         case .undecodable(let path, let error): "cannot decode \(path) to cut its levels: \(error)"
         case .cannotWrite(let path, let error): "cannot write level tile \(path): \(error.reason)"
+        case .cannotWriteCopy(let path, let error): "cannot write the frame's reduced copy \(path): \(error.reason)"
         }
     }
 }

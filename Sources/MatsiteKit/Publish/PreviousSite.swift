@@ -54,6 +54,14 @@ struct PreviousSite: Sendable {
                         var frame = frame
                         frame.url = String(frame.url.dropFirst(folder.count))
                         frame.tiles = frame.tiles.flatMap { $0.hasPrefix(folder) ? String($0.dropFirst(folder.count)) : nil }
+                        frame.levels = frame.levels.map { levels in
+                            levels.compactMap { level in
+                                guard level.url.hasPrefix(folder) else { return nil }
+                                var level = level
+                                level.url = String(level.url.dropFirst(folder.count))
+                                return level
+                            }
+                        }
                         return frame
                     }
                     frames[key] = Dictionary(kept.map { ($0.inputHash, $0) }, uniquingKeysWith: { a, _ in a })
@@ -112,6 +120,16 @@ struct PreviousSite: Sendable {
         else { return nil }
         let folder = String(tiles.dropLast(suffix.count))
         return Self.safeRelative(folder) && !folder.contains("{") ? folder : nil
+    }
+
+    /// The reduced copies (`levels`) of the previous frame made from exactly these inputs,
+    /// coarsest first, their URLs relative to the animation's (or layer's) folder; nil when
+    /// it had none, or one of them names a file outside its `frames/`. Whether each file is
+    /// still there is for the caller to find out.
+    func reducedLevels(animation: String, inputHash: String) -> [AnimationManifest.Frame.Level]? {
+        guard let levels = frames[animation]?[inputHash]?.levels, !levels.isEmpty, levels.allSatisfy({ Self.safeRelative($0.url) })
+        else { return nil }
+        return levels
     }
 
     /// True when the previous build's last frame of the animation had these inputs.

@@ -102,6 +102,56 @@ struct DeployCommandTests {
             "\(none.err)")
         #expect(CLI.tree(empty).isEmpty, "nothing built, nothing written")
     }
+
+    @Test("a frame's reduced copies go up as content-named (immutable) files and stay on the target while their frame is in the site")
+    func reducedLevels() throws {
+        let project = try CLI.scratch("deploy-levels")
+        defer { try? FileManager.default.removeItem(at: project) }
+        let target = project.appendingPathComponent("remote")
+        // 1343 x 755 demo radar frames: two copies each (r1, r2).
+        func config(frames: Int) -> String {
+            """
+            title: Deploy test
+            animations:
+              - id: loop
+                bbox: [-125.0, 24.0, -66.0, 50.0]
+                zoom: 5
+                source: { demo: radar }
+                frames: { count: \(frames) }
+            deploy:
+              target: "\(target.path)"
+              create: true
+
+            """
+        }
+        func copies(_ folder: URL) -> [String] {
+            CLI.tree(folder).filter { $0.range(of: #"^loop/frames/[0-9a-f]{16}/r[12]\.png$"#, options: .regularExpression) != nil }
+        }
+        try Data(config(frames: 2).utf8).write(to: project.appendingPathComponent("matsite.yml"))
+        #expect(try CLI.run(["build", "--quiet"], in: project).status == 0)
+        let first = copies(project.appendingPathComponent("site"))
+        #expect(first.count == 4, "\(first)")
+        for path in first {
+            #expect(DeployWave.of(path) == .hashed && DeployWave.of(path).cacheControl.contains("immutable"), "\(path)")
+        }
+        let deployed = try CLI.run(["deploy"], in: project)
+        #expect(deployed.status == 0, "\(deployed.err)")
+        for path in first {
+            #expect(
+                FileManager.default.contents(atPath: target.appendingPathComponent(path).path)
+                    == FileManager.default.contents(atPath: project.appendingPathComponent("site/\(path)").path), "\(path)")
+        }
+        // The window grows: the frames kept keep their copies in the site, so the deploy
+        // sends only the new frame's, and nothing on the target leaves the site.
+        try Data(config(frames: 3).utf8).write(to: project.appendingPathComponent("matsite.yml"))
+        #expect(try CLI.run(["build", "--quiet"], in: project).status == 0)
+        let second = copies(project.appendingPathComponent("site"))
+        #expect(second.count == 6 && Set(first).isSubset(of: second), "\(second)")
+        let again = try CLI.run(["deploy"], in: project)
+        #expect(again.status == 0, "\(again.err)")
+        #expect(again.err.hasSuffix("deleted 0; 0 in their grace period\n"), "\(again.err)")
+        #expect(copies(target) == second)
+    }
 }
 
 extension FileManager {

@@ -12,6 +12,8 @@ struct FramePyramidPublisherTests {
     /// The frames' box: about 1343 x 755 pixels at zoom 5, so two levels (z4 fits 1024 pixels).
     static let layout = WebMercator.layout(of: BoundingBox(west: -125, south: 24, east: -66, north: 50), zoom: 5, sourceZoom: 5, tileSize: 256)
 
+    /// The frames' reduced copies (`levels:`, ReducedLevelsTests) are left out: the
+    /// `frames/<hash>/` folders then hold the level tiles alone.
     static func yaml(_ site: TestSite, pyramid: String?, title: String = "Radar") -> String {
         site.yaml(
             """
@@ -21,6 +23,7 @@ struct FramePyramidPublisherTests {
                 zoom: 5
                 source: { demo: radar }
                 frames: { count: 2 }
+                levels: never
             \(pyramid.map { "    pyramid: \($0)" } ?? "")
             """)
     }
