@@ -86,7 +86,7 @@ def pyramid_server(pyramid_site_dir):
 
 # True: Tests/browser/levels_standin.py cuts the reduced levels from a normal build (for a
 # binary that does not write them). False: the binary's own.
-LEVELS_STAND_IN = True
+LEVELS_STAND_IN = False
 
 
 @pytest.fixture(scope="session")

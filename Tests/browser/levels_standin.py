@@ -1,5 +1,6 @@
 """Stand-in for the Swift side of issue 35, item 1 (reduced levels of single-image
-frames), used by the browser tests only while `matsite build` does not write them.
+frames), for the browser tests with a binary that does not write them
+(conftest.LEVELS_STAND_IN); the player's tests were written against it first.
 
 For every frame of <site>/<id>/manifest.json whose longer side exceeds 640 px, writes
 halvings beside it, `frames/<hash>/r1.png` (half), `r2.png` (a quarter)... down to the
