@@ -112,7 +112,9 @@ extension MatsiteCommand {
                 hour; cache.max_size (default 2GB) caps the folder. --no-cache ignores the cache.
 
                 Large frames (config pyramid:) are also published as multi-level tiles; \
-                a line per animation says how many level tiles were written and linked.
+                a line per animation says how many level tiles were written and linked. \
+                Frames over 640 px get reduced copies beside them (config levels:, halved \
+                down to 640 px); a line per animation says how many were written and linked.
 
                 Progress goes to stderr: a live bar on a terminal, plain lines otherwise.
                 """

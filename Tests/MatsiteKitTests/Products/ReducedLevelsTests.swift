@@ -80,6 +80,31 @@ struct ReducedLevelsTests {
         #expect(moved.reducedLevels.first?.written == 2 && moved.reducedLevels.first?.linked == 4)
     }
 
+    @Test("a kept frame whose previous copies are not all there gets them made again, the old files untouched")
+    func missingPreviousCopy() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await site.build(Self.radar(site))
+        let before = try Self.copies(site, under: "radar/frames/")
+        // r1 is linked last (coarsest first): r2 is linked, then r1 is found gone.
+        let gone = try #require(before.keys.sorted().first { $0.hasSuffix("/r1.png") })
+        let kept = gone.replacingOccurrences(of: "/r1.png", with: "/r2.png")
+        let keptBytes = try Data(contentsOf: site.output.appendingPathComponent(kept))
+        try FileManager.default.removeItem(at: site.output.appendingPathComponent(gone))
+        // A second name for the old r2: were the new build to write into a linked file, this would change.
+        let witness = site.root.appendingPathComponent("witness.png")
+        try FileManager.default.linkItem(at: site.output.appendingPathComponent(kept), to: witness)
+        let reporter = RecordingReporter()
+        let summary = try await site.build(Self.radar(site), reporter: reporter)
+        #expect(summary.framesReused == 2)
+        #expect(reporter.reducedLevels.first?.written == 2 && reporter.reducedLevels.first?.linked == 2, "\(reporter.reducedLevels)")
+        let after = try Self.copies(site, under: "radar/frames/")
+        #expect(Set(after.keys) == Set(before.keys))
+        #expect(try Data(contentsOf: witness) == keptBytes)
+        #expect(after[kept]?.inode != before[kept]?.inode)
+        #expect(try Data(contentsOf: site.output.appendingPathComponent(kept)) == keptBytes, "made again alike")
+    }
+
     @Test("RGBA frames: each copy is the premultiplied box average of the frame, pixel for pixel")
     func rgbaFrames() async throws {
         let site = try TestSite()
@@ -125,6 +150,28 @@ struct ReducedLevelsTests {
         for i in copy.pixels.indices { error += abs(Int(copy.pixels[i]) - Int(expected.rgbaPixels[i])) }
         let mean = Double(error) / Double(copy.pixels.count)
         #expect(mean < 6, "mean error \(mean) per channel")
+    }
+
+    @Test("lossless WebP frames get lossless WebP copies, the frame halved pixel for pixel")
+    func losslessWebPFrames() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        try await site.build(
+            Self.radar(site, levels: nil, count: 1).replacingOccurrences(
+                of: "    frames: { count: 1 }", with: "    frames: { count: 1 }\n    format: webp-lossless"))
+        let manifest = try site.manifest("radar")
+        let (width, height) = (try #require(manifest["width"] as? Int), try #require(manifest["height"] as? Int))
+        let frame = try #require(try site.frames("radar").first)
+        let levels = try Self.levels(frame, site: site, in: "radar", width: width, height: height, ext: "webp")
+        let decoder = WebPDecoder(maxWidth: 4096, maxHeight: 4096)
+        var expected = Reference(width: width, height: height, rgba: try decoder.decode(site.frameBytes("radar", index: 0)).pixels, indices: nil, palette: nil)
+        for level in levels.reversed() {
+            expected = expected.halved()
+            #expect(try decoder.isLossy(level.bytes) == false, "\(level.url)")
+            let copy = try decoder.decode(level.bytes)
+            #expect(copy.width == expected.width && copy.height == expected.height)
+            #expect(Self.mismatches(copy.pixels, expected.rgbaPixels) == 0, "\(level.url)")
+        }
     }
 
     @Test("a frame at most 640 pixels on its longer side stays one file, and levels: never makes no copies")
