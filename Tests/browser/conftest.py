@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import sync_playwright
 
-from helpers import (DEMO_CONFIG, FEATURES_CONFIG, PYRAMID_CONFIG, STRICT_CSP, XSS_CONFIG, BuildFailed, SiteServer,
-                     build_pyramid_site, build_site, layers_config, satellite_tiles)
+from helpers import (DEMO_CONFIG, FEATURES_CONFIG, LEVELS_CONFIG, PYRAMID_CONFIG, STRICT_CSP, XSS_CONFIG, BuildFailed,
+                     SiteServer, build_pyramid_site, build_site, layers_config, satellite_tiles)
 
 CHROMIUM = os.environ.get("MATSITE_CHROMIUM", "/usr/bin/chromium")
 
@@ -84,6 +84,33 @@ def pyramid_server(pyramid_site_dir):
     srv.stop()
 
 
+# True: Tests/browser/levels_standin.py cuts the reduced levels from a normal build (for a
+# binary that does not write them). False: the binary's own.
+LEVELS_STAND_IN = False
+
+
+@pytest.fixture(scope="session")
+def levels_site_dir(tmp_path_factory) -> Path:
+    """The site of the reduced-levels tests: six frames of 1820 x 1581 px, each with levels at
+    a half and a quarter (helpers.LEVELS_CONFIG). MATSITE_TEST_LEVELS_SITE: such a site
+    already built (development)."""
+    prebuilt = os.environ.get("MATSITE_TEST_LEVELS_SITE")
+    if prebuilt:
+        return Path(prebuilt)
+    site = _build(tmp_path_factory.mktemp("levels"), LEVELS_CONFIG)
+    if LEVELS_STAND_IN:
+        import levels_standin
+        levels_standin.cut(site)
+    return site
+
+
+@pytest.fixture(scope="session")
+def levels_server(levels_site_dir):
+    srv = SiteServer(str(levels_site_dir))
+    yield srv
+    srv.stop()
+
+
 def build_layers(tmp: Path, steps: int, levels: bool = False) -> Path:
     """A site whose animation `storm` has two data layers (helpers.LAYERS_CONFIG) over
     `steps` timeline steps; with `levels`, the radar's frames published as levels too."""
@@ -125,7 +152,7 @@ def server(site_dir):
 @pytest.fixture(autouse=True)
 def _fresh_server(request):
     yield
-    for name in ("server", "pyramid_server", "layers_server"):
+    for name in ("server", "pyramid_server", "layers_server", "levels_server"):
         if name in request.fixturenames:
             request.getfixturevalue(name).clear()
 

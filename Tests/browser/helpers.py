@@ -100,6 +100,25 @@ animations:
 """
 
 
+# Issue 35: single-image frames with reduced levels. Zoom 7 gives 1820 x 1581 px frames, which
+# the build also writes at a half (r1, 910 px wide) and a quarter (r2, 455 px). No fallback
+# tiles: the tests stay within the frames' detail, and the build stays quick.
+LEVELS_CONFIG = """\
+title: Levels
+base_map: { demo: true }
+animations:
+  - id: radar
+    title: Demo radar in reduced levels
+    bbox: [-10.0, 40.0, 10.0, 52.0]
+    zoom: 7
+    frame_duration_ms: 200
+    last_frame_duration_ms: 400
+    crossfade_ms: 100
+    source: { demo: radar }
+    frames: { count: 6 }
+"""
+
+
 # Issue 28: two data layers on one timeline of 8 steps, 5 minutes apart. Bottom, a JPEG
 # "infrared satellite" every 10 minutes from 10:10 (opaque tiles in a local folder, made by
 # satellite_tiles; grey, so `format: jpeg` asks for JPEG over a palette PNG), none for the

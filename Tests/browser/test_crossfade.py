@@ -27,7 +27,8 @@ SAMPLER = """async (ms) => {
             if (!fading && imgs.filter((i) => Number(getComputedStyle(i).opacity) > 0.01).length > 1) both++;
             if (last !== null) deltas.push(ts - last);
             last = ts;
-            if (performance.now() - t0 < ms) requestAnimationFrame(tick); else done();
+            // Until `ms` have passed, or the test says to stop (window.__stopSampling).
+            if (performance.now() - t0 < ms && !window.__stopSampling) requestAnimationFrame(tick); else done();
         };
         requestAnimationFrame(tick);
     });
@@ -85,3 +86,38 @@ def test_crossfade_keeps_full_coverage_order_and_timing_over_three_loops(tab, se
     assert len(errors) <= allowed, f"frames shown too long or short (index, ms, expected), tolerance {tolerance:.1f} ms: {errors}"
     loop = statistics.median(changes[i + n][0] - changes[i][0] for i in range(len(changes) - n))
     assert abs(loop - loop_ms) <= 2 * tolerance, f"a loop took {loop:.1f} ms (median), not {loop_ms}"
+
+
+def test_coverage_stays_full_while_a_zoom_brings_each_frame_a_finer_level(tab, levels_server, levels_site_dir):
+    """Issue 35: a frame whose finer level arrives while the loop plays takes it in place,
+    on top or behind, fading or at rest: coverage stays full, the image on top is always
+    decoded, and the level on top goes from the reduced one to the full frame. The full
+    frames are held at the server until the loop has played on without them."""
+    m = read_manifest(str(levels_site_dir))
+    page = tab.page
+    page.goto(levels_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    page.evaluate("""() => { const c = document.querySelector('.matsite-frames'); window.__levels = [c.dataset.level];
+        new MutationObserver(() => window.__levels.push(c.dataset.level)).observe(c, {attributes: true, attributeFilter: ['data-level']});
+        const r = document.querySelector('[data-matsite-player]'); window.__states = [r.dataset.state]; window.__steps = 0;
+        new MutationObserver(() => window.__states.push(r.dataset.state)).observe(r, {attributes: true, attributeFilter: ['data-state']});
+        new MutationObserver(() => window.__steps++).observe(r, {attributes: true, attributeFilter: ['data-frame']}); }""")
+    release = [levels_server.hold("/radar/" + f["url"]) for f in m["frames"]]
+    page.evaluate(f"() => {{ window.__sample = ({SAMPLER})(600000); }}")
+    steps = "(n) => window.__steps >= n"
+    page.wait_for_function(steps, arg=3, timeout=60000)
+    page.evaluate("() => { window.__steps = 0; const map = Matsite.players[0].getMap(); map.setZoom(map.getZoom() + 1, {animate: false}); }")
+    page.wait_for_function(steps, arg=3, timeout=60000)
+    for r in release:
+        r.set()
+    page.wait_for_function("() => document.querySelector('.matsite-frames').dataset.level === 'full'", timeout=60000)
+    page.evaluate("() => { window.__steps = 0; }")
+    page.wait_for_function(steps, arg=len(m["frames"]) + 1, timeout=60000)
+    page.evaluate("() => { window.__stopSampling = true; }")
+    r = page.evaluate("() => window.__sample")
+    levels = page.evaluate("() => window.__levels")
+    assert levels[0] != "full" and levels[-1] == "full", levels
+    assert r["minCov"] >= 0.99, f"coverage dipped to {r['minCov']}: {r['worst']}"
+    assert r["undrawn"] == 0, f"{r['undrawn']} samples had no decoded image at full opacity"
+    assert r["both"] == 0, f"{r['both']} samples showed both frames at rest"
+    assert page.evaluate("() => window.__states") == ["playing"]

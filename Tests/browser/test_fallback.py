@@ -51,7 +51,8 @@ def test_zooming_two_levels_in_pauses_on_fallback_tiles_and_zooming_back_resumes
     asked = {r.split("?")[0].lstrip("/") for r in list(server.requests) if "/tiles/" in r}
     assert asked and all((site_dir / r).is_file() for r in asked), sorted(r for r in asked if not (site_dir / r).is_file())
     assert page.locator(".matsite-frames.matsite-hidden").count() == 1
-    assert "Zoom" in page.locator(".matsite-status").inner_text()
+    status = page.locator(".matsite-status").inner_text()
+    assert "showing this frame as map tiles" in status and "Zoom out" in status, status
     page.wait_for_timeout(600)
     assert player_state(page)["frame"] == s["frame"], "frames advanced while paused"
 
@@ -60,6 +61,23 @@ def test_zooming_two_levels_in_pauses_on_fallback_tiles_and_zooming_back_resumes
     assert player_state(page)["reason"] is None
     assert page.locator(".matsite-fallback").count() == 0
     assert page.locator(".matsite-frames.matsite-hidden").count() == 0
+
+
+def test_without_fallback_tiles_the_status_says_the_frame_is_shown_enlarged(tab, server, site_dir):
+    """Issue 35: no fallback tiles, so past the frames' detail the scaled frame stays; the
+    status says that, not "map tiles"."""
+    m = read_manifest(str(site_dir))
+    server.override("radar/manifest.json", json.dumps(dict(m, fallback=None)).encode(), "application/json")
+    page = tab.page
+    page.goto(server.url("radar/index.html"))
+    wait_state(page, "playing")
+    lat, lng = centre(m)
+    page.evaluate(SET_VIEW, [lat, lng, m["zoom"] + 2])
+    page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.pausedReason === 'zoom'")
+    status = page.locator(".matsite-status").inner_text()
+    assert "showing this frame enlarged" in status and "map tiles" not in status, status
+    assert page.locator(".matsite-frames.matsite-hidden").count() == 0
+    assert page.locator(".matsite-fallback").count() == 0
 
 
 def test_one_level_of_zoom_is_tolerated(tab, server, site_dir):

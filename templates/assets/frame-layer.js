@@ -4,10 +4,12 @@
  * data layers (`layers`) gets a Matsite.LayerStack (layer-stack.js), which makes
  * one frame layer per data layer here in turn; frames published as tile
  * pyramids (a usable `pyramid`, each frame's `tiles`) get a Matsite.FramePyramid,
- * frames published as single images a Matsite.FrameOverlay.
+ * frames published as single images a Matsite.FrameOverlay (whose loader is a
+ * Matsite.FrameLevels when the frames have reduced `levels`).
  *
- * source: what the manifest says of the frames: bounds, zoom, frames (each with
- * url, and tiles with levels), pyramid when published, layers when stacked. An
+ * source: what the manifest says of the frames: bounds, zoom, width and height
+ * (the full frame's size), frames (each with url, its reduced levels when it has
+ * them, and tiles with a pyramid), pyramid when published, layers when stacked. An
  * animation's manifest is one; so is a data layer's entry with the animation's
  * bounds.
  *
@@ -43,6 +45,7 @@
 		if (M.PyramidGrid.usable(source)) {
 			return new M.FramePyramid(source, source.frames.map(function (f) { return resolve(f.tiles); }), opts);
 		}
-		return new M.FrameOverlay(source, source.frames.map(function (f) { return resolve(f.url); }), opts);
+		return new M.FrameOverlay(source, source.frames.map(function (f) { return resolve(f.url); }),
+			M.FrameLevels.of(source, resolve), opts);
 	};
 }(window.L, window.Matsite = window.Matsite || {}));

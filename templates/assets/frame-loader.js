@@ -6,6 +6,11 @@
  * lifetime, so the frame layers that later set the same URL hit the browser's
  * in-memory image cache and never go back to the network.
  *
+ * Frames with reduced levels have Matsite.FrameLevels (frame-levels.js), which
+ * extends this class: which level a frame is drawn at follows the view there.
+ * Here a frame is only ever its one URL, and the calls the frame layer makes
+ * of either (url, levelName, setView, focus) ask nothing.
+ *
  * Events:
  *   progress {loaded, total}   after each frame that decoded
  *   error    {index, url, message}   once, for the first frame that failed
@@ -32,18 +37,8 @@
 
 		// Starts every request at once; the browser queues them per host.
 		start: function () {
-			var n = this._urls.length;
-			var first = Math.max(0, Math.min(n - 1, this.options.first | 0));
-			var order = [first];
-			for (var i = 0; i < n; i++) {
-				if (i !== first) { order.push(i); }
-			}
-			this.fire('progress', {loaded: 0, total: n});
-			if (n === 0) {
-				this._fail(-1, '', 'This animation has no frames.');
-				return this;
-			}
-			order.forEach(this._loadOne, this);
+			if (!this._begin()) { return this; }
+			this._order().forEach(this._loadOne, this);
 			return this;
 		},
 
@@ -53,26 +48,67 @@
 
 		isComplete: function () { return !this._failed && this._loaded === this._urls.length; },
 
+		// The URL frame `index` is drawn from: its only one.
+		url: function (index) { return this._urls[index]; },
+
+		// The name of the level frame `index` is drawn at: '' (frames without levels).
+		levelName: function () { return ''; },
+
+		// The frame layer tells the frames' drawn width in device pixels, and the frame on
+		// screen: neither changes what a frame without levels needs.
+		setView: function () { return this; },
+
+		focus: function () { return this; },
+
+		// Reports the start; false when there is nothing to load (an error is fired).
+		_begin: function () {
+			var n = this._urls.length;
+			this.fire('progress', {loaded: 0, total: n});
+			if (n === 0) {
+				this._fail(-1, '', 'This animation has no frames.');
+				return false;
+			}
+			return true;
+		},
+
+		// The frames' indices, the one the player opens on first.
+		_order: function () {
+			var n = this._urls.length;
+			var first = Math.max(0, Math.min(n - 1, this.options.first | 0));
+			var order = [first];
+			for (var i = 0; i < n; i++) {
+				if (i !== first) { order.push(i); }
+			}
+			return order;
+		},
+
 		_loadOne: function (index) {
 			var url = this._urls[index];
+			var self = this;
+			this._images[index] = this._decode(url, function () { self._counted(); }, function () { self._explain(index, url); });
+		},
+
+		// Requests url through an Image of its own and calls ok once it is decoded, failed
+		// when it cannot be; returns the Image (whoever keeps it keeps the pixels cached).
+		_decode: function (url, ok, failed) {
 			var img = new Image();
 			img.decoding = 'async';
-			this._images[index] = img;
-			var self = this;
-			var done = function () {
-				if (self._failed) { return; }
-				self._loaded++;
-				self.fire('progress', {loaded: self._loaded, total: self._urls.length});
-				if (self._loaded === self._urls.length) { self.fire('load'); }
-			};
-			var failed = function () { self._explain(index, url); };
 			img.src = url;
 			if (typeof img.decode === 'function') {
-				img.decode().then(done, failed);
+				img.decode().then(ok, failed);
 			} else {
-				img.onload = done;
+				img.onload = ok;
 				img.onerror = failed;
 			}
+			return img;
+		},
+
+		// One more frame decoded: progress, and load with the last one.
+		_counted: function () {
+			if (this._failed) { return; }
+			this._loaded++;
+			this.fire('progress', {loaded: this._loaded, total: this._urls.length});
+			if (this._loaded === this._urls.length) { this.fire('load'); }
 		},
 
 		// An <img> does not say why it failed: ask the server once for a status

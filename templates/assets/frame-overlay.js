@@ -5,6 +5,15 @@
  * decodes every frame before playback; the images then hit the browser's memory
  * cache. It crossfades between them with Matsite.Crossfade (crossfade.js).
  *
+ * Frames with reduced levels (each frame's `levels`) are loaded by a
+ * Matsite.FrameLevels (frame-levels.js) instead: this layer tells it the
+ * frames' drawn width in device pixels after every zoom and the frame on
+ * screen, and draws each frame from the level it holds. When a frame's finer
+ * level is decoded, an image showing that frame takes it at once: the URL is
+ * decoded and in the memory cache, so the swap has no moment without pixels.
+ * The container then carries data-level (the level of the frame on top:
+ * `full`, `r1`, `r2`...) and data-bytes (decoded bytes the loader holds).
+ *
  * Events:
  *   shown {index}   a frame is fully on top (after its fade, if any)
  */
@@ -25,18 +34,24 @@
 			alt: '',
 			// @option first: Number = 0
 			// The frame requested first (the one the player opens on).
-			first: 0
+			first: 0,
+			// @option budget: Number = 128 MiB
+			// Decoded bytes of frames with levels kept drawn finer than the view needs.
+			budget: 128 * 1024 * 1024
 		},
 
 		// source: the frames' manifest (bounds: west/south/east/north, east < west across
-		// the antimeridian; frames; zoom); urls: the frames' resolved URLs.
-		initialize: function (source, urls, options) {
+		// the antimeridian; frames; zoom); urls: the frames' resolved URLs; levels: each
+		// frame's levels (Matsite.FrameLevels.of), or null when they have none.
+		initialize: function (source, urls, levels, options) {
 			L.setOptions(this, options);
 			var bounds = source.bounds;
 			this._frames = source.frames;
-			this._urls = urls;
 			this._zoom = source.zoom;
-			this._loader = new M.FrameLoader(urls, {first: this.options.first});
+			this._levels = !!levels;
+			this._loader = levels ? new M.FrameLevels(levels, {first: this.options.first, budget: this.options.budget})
+				: new M.FrameLoader(urls, {first: this.options.first});
+			if (levels) { this._loader.on('level', this._onLevel, this); }
 			var east = bounds.east < bounds.west ? bounds.east + 360 : bounds.east;
 			this._bounds = L.latLngBounds([bounds.south, bounds.west], [bounds.north, east]);
 			this._frontIndex = -1;
@@ -61,24 +76,32 @@
 		onAdd: function () {
 			this.getPane().appendChild(this._container);
 			this._reset();
+			this._onView();
 		},
 
 		onRemove: function () {
 			this._finishFade();
 			L.DomUtil.remove(this._container);
+			if (this._levels) { this._loader.stop(); }
 		},
 
 		getEvents: function () {
 			var events = {zoom: this._reset, viewreset: this._reset};
 			if (this._zoomAnimated) { events.zoomanim = this._animateZoom; }
+			if (this._levels) {
+				events.zoomend = this._onView;
+				events.resize = this._onView;
+			}
 			return events;
 		},
 
 		// Shows the poster (or the first frame) while frames load; not a frame change.
 		showInitial: function (index) {
-			this._front.src = this._urls[index];
+			this._point(this._front, index);
 			this._frontIndex = index;
 			this._marks.show(index);
+			this._loader.focus(index);
+			this._markLevel();
 			return this;
 		},
 
@@ -94,6 +117,7 @@
 			var token = ++this._token;
 			this._finishFade();
 			if (index === this._frontIndex) { return this; }
+			this._loader.focus(index);
 			this._stage(index);
 			this._marks.show(index);
 			var back = this._back;
@@ -131,7 +155,7 @@
 			var back = this._back;
 			this._backIndex = index;
 			this._backReady = false;
-			back.src = this._urls[index];
+			this._point(back, index);
 			var self = this;
 			back.decode().then(function () {
 				if (self._back === back && self._backIndex === index) { self._backReady = true; }
@@ -142,6 +166,51 @@
 		_rolesSwapped: function (previous) {
 			this._backIndex = previous;
 			this._backReady = previous >= 0;
+			this._markLevel();
+		},
+
+		// Points an image at the URL frame `index` is drawn from now.
+		_point: function (img, index) {
+			img.src = this._loader.url(index);
+			img.matsiteLevel = this._loader.levelName(index);
+		},
+
+		// The frames' drawn width in device pixels, for the loader to pick the level it needs.
+		_onView: function () {
+			if (!this._levels || !this._map) { return; }
+			var map = this._map, z = map.getZoom();
+			var west = map.project(this._bounds.getNorthWest(), z), east = map.project(this._bounds.getSouthEast(), z);
+			this._loader.setView(Math.abs(east.x - west.x) * (window.devicePixelRatio || 1));
+		},
+
+		// Frame `index` has another level decoded: an image showing it takes it now, as only a
+		// decoded image in the memory cache is complete at once; one that is not keeps its
+		// pixels (and a back image not yet shown is readied again).
+		_onLevel: function (e) {
+			var i = e.index;
+			var images = [[this._front, this._frontIndex], [this._back, this._backIndex]];
+			for (var k = 0; k < images.length; k++) {
+				var img = images[k][0];
+				if (images[k][1] !== i || img.getAttribute('src') === this._loader.url(i)) { continue; }
+				var src = img.getAttribute('src'), level = img.matsiteLevel;
+				this._point(img, i);
+				if (img.complete && img.naturalWidth > 0) { continue; }
+				if (img === this._back && !this._fade) {
+					this._backIndex = -1;
+					this._stage(i);
+				} else {
+					img.src = src;
+					img.matsiteLevel = level;
+				}
+			}
+			this._markLevel();
+		},
+
+		// data-level: the level of the frame on top; data-bytes: the decoded bytes held.
+		_markLevel: function () {
+			if (!this._levels) { return; }
+			this._container.setAttribute('data-level', this._front.matsiteLevel || '');
+			this._container.setAttribute('data-bytes', String(this._loader.bytes()));
 		}
 	});
 }(window.L, window.Matsite = window.Matsite || {}));

@@ -46,7 +46,7 @@
 			// The timeline step the player opens on (each layer loads its frame there first).
 			first: 0,
 			// @option budget: Number = 128 MiB
-			// Decoded bytes the layers published as levels share.
+			// Decoded bytes the layers published as levels, or with reduced levels, share.
 			budget: 128 * 1024 * 1024,
 			// @option visible: String[] = undefined
 			// Ids of the layers shown at first (the others hidden). Default: all.
@@ -68,11 +68,14 @@
 					return Number.isInteger(li) && li >= 0 && li < def.frames.length ? li : null;
 				});
 			}, this);
-			var levels = this._defs.filter(function (def) { return M.PyramidGrid.usable(def); }).length;
+			var levels = this._defs.filter(function (def) {
+				return M.PyramidGrid.usable(def) || M.FrameLevels.of(def, resolve) !== null;
+			}).length;
 			var first = Math.max(0, Math.min(this._steps.length - 1, o.first | 0));
 			this._subs = this._defs.map(function (def, k) {
 				var opening = this._at(first, k);
-				return M.frameLayer({bounds: m.bounds, zoom: isNum(def.zoom) ? def.zoom : m.zoom, frames: def.frames, pyramid: def.pyramid}, {
+				return M.frameLayer({bounds: m.bounds, zoom: isNum(def.zoom) ? def.zoom : m.zoom, width: def.width, height: def.height,
+					frames: def.frames, pyramid: def.pyramid}, {
 					resolve: resolve,
 					first: opening === null ? 0 : opening,
 					posterUrl: k === 0 ? o.posterUrl : '',

@@ -23,6 +23,8 @@
 
 	var MESSAGES = {
 		zoom: 'Zoomed in past the animation\u2019s detail: paused, showing this frame as map tiles. Zoom out to resume.',
+		// Without fallback tiles the frame itself stays, scaled up: the words say so.
+		zoomScaled: 'Zoomed in past the animation\u2019s detail: paused, showing this frame enlarged. Zoom out to resume.',
 		bounds: 'The view has left the animation\u2019s area: paused. Pan back to resume.',
 		tiles: 'Loading the detail of this view for every frame: playback resumes when it is in.',
 		hidden: '',
@@ -52,6 +54,7 @@
 			}
 			this._control.update({playing: running});
 			var range = this._range ? this._range.reason() : null;
+			if (range === 'zoom' && !this._tilesShown) { range = 'zoomScaled'; }
 			this._say(range ? MESSAGES[range] : this._holds.tiles && this._wantPlay ? MESSAGES.tiles : '');
 			this._setState(running ? 'playing' : (this._everPlayed || this._wantPlay ? 'paused' : 'ready'));
 		},
@@ -90,6 +93,7 @@
 			if (this._overlay.showFallback) {
 				// Data layers: each shows its own fallback tiles, in its own pane.
 				var any = this._overlay.showFallback(on);
+				this._tilesShown = on && any;
 				L.DomUtil[on && any ? 'addClass' : 'removeClass'](this._root, 'matsite-fallback-active');
 				return;
 			}
@@ -100,6 +104,7 @@
 				this._fallbackLayer = null;
 			}
 			// Without fallback tiles the scaled frame is still the best there is.
+			this._tilesShown = !!(on && fb);
 			this._overlay.setVisible(!(on && fb));
 			L.DomUtil[on && fb ? 'addClass' : 'removeClass'](this._root, 'matsite-fallback-active');
 		},

@@ -1,0 +1,231 @@
+"""Issue 35, item 2: single-image frames with reduced levels play at the level that fits.
+
+The site (conftest.py, levels_site_dir; helpers.LEVELS_CONFIG) has six frames of 1820 x
+1581 px, each with `levels` at a half (r1) and a quarter (r2). At start the player fetches
+every frame at the coarsest level whose width covers the frames' drawn width in device
+pixels (CSS px at the map's zoom times devicePixelRatio), and only that one, before it
+plays; zooming in fetches the finer level, the frame on screen first, while playback goes
+on at the coarser one, the crossfade's coverage never below full. Screenshots at 390 and
+1280 px are kept in Tests/browser/artifacts/.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import player_state, read_manifest, wait_state
+
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+# The frames' drawn width in CSS px, the map's zoom, the level on top and the images' sources.
+VIEW = """() => { const c = document.querySelector('.matsite-frames');
+    return {width: c.getBoundingClientRect().width, zoom: Matsite.players[0].getMap().getZoom(),
+            level: c.dataset.level, bytes: Number(c.dataset.bytes),
+            srcs: [...c.querySelectorAll('img.matsite-frame')].map((i) => i.getAttribute('src'))}; }"""
+
+# Every URL an Image not in the document is pointed at (the loader's), in order.
+RECORD_LOADS = """() => { window.__loads = [];
+    const d = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'src');
+    Object.defineProperty(HTMLImageElement.prototype, 'src', {configurable: true, get: d.get,
+        set(v) { if (!this.isConnected) window.__loads.push([v, Number(document.querySelector('[data-matsite-player]').dataset.frame)]);
+                 d.set.call(this, v); }}); }"""
+
+SET_ZOOM = """(z) => Matsite.players[0].getMap().setZoom(z, {animate: false})"""
+
+# Counts frame changes from now on in window.__steps: the tests wait on frames played, not time.
+COUNT_STEPS = """() => { window.__steps = 0; new MutationObserver(() => window.__steps++)
+    .observe(document.querySelector('[data-matsite-player]'), {attributes: true, attributeFilter: ['data-frame']}); }"""
+
+
+def levels_of(frame):
+    """A frame's levels, coarsest first, as (name, url, width): r2, r1, then the full frame."""
+    own = frame["levels"]
+    named = [(f"r{len(own) - k}", lv["url"], lv["width"]) for k, lv in enumerate(own)]
+    return named + [("full", frame["url"], None)]
+
+
+def wanted(frame, device_width):
+    """The level the rule picks: the coarsest at least as wide as the frames are drawn in
+    device pixels (a pixel of slack for the halving's rounding), else the full frame."""
+    for name, url, width in levels_of(frame):
+        if width is not None and width + 1 >= device_width:
+            return name, url
+    return "full", frame["url"]
+
+
+def test_the_site_under_test_has_two_reduced_levels_per_frame(levels_site_dir):
+    m = read_manifest(str(levels_site_dir))
+    for f in m["frames"]:
+        widths = [lv["width"] for lv in f["levels"]]
+        assert len(widths) == 2 and widths == sorted(widths), f["levels"]
+        assert all((levels_site_dir / "radar" / lv["url"]).is_file() for lv in f["levels"])
+        # Each a halving of the full frame, coarsest first.
+        assert abs(widths[1] - m["width"] / 2) <= 1 and abs(widths[0] - m["width"] / 4) <= 1, widths
+
+
+@pytest.mark.parametrize("width,height,dpr", [(390, 844, 2), (1280, 800, 1)])
+def test_only_the_level_that_fits_is_fetched_before_playback(tabs, levels_server, levels_site_dir, width, height, dpr):
+    m = read_manifest(str(levels_site_dir))
+    tab = tabs.open(viewport={"width": width, "height": height}, device_scale_factor=dpr)
+    page = tab.page
+    page.goto(levels_server.url("radar/index.html"))
+    wait_state(page, ["playing"])
+    asked = list(levels_server.requests)
+    view = page.evaluate(VIEW)
+    name, _ = wanted(m["frames"][0], view["width"] * dpr)
+    assert name != "full", f"at {width} px the frames are drawn {view['width']} CSS px wide: a reduced level covers them"
+    assert view["level"] == name, (view, name)
+    for f in m["frames"]:
+        pick, url = wanted(f, view["width"] * dpr)
+        counts = {n: sum(1 for r in asked if r.endswith("/radar/" + u)) for n, u, _ in levels_of(f)}
+        # The level that fits, once (decoded images hit the memory cache); no other level, no full frame.
+        assert counts == {n: (1 if n == pick else 0) for n in counts}, (f["url"], counts)
+    # The images on screen are that level's.
+    assert all("/" + name + "." in s for s in view["srcs"] if s), view["srcs"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.wait_for_function("""() => [...document.querySelectorAll('.leaflet-tile-pane img.leaflet-tile')]
+        .every((t) => t.classList.contains('leaflet-tile-loaded'))""", timeout=60000)
+    page.screenshot(path=str(ARTIFACTS / f"levels-{width}.png"))
+    assert not tab.page_errors and not tab.console_errors
+
+
+def test_zooming_in_fetches_the_finer_level_shown_frame_first_and_plays_on(tab, levels_server, levels_site_dir):
+    m = read_manifest(str(levels_site_dir))
+    n = len(m["frames"])
+    page = tab.page
+    page.goto(levels_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    before = page.evaluate(VIEW)
+    assert before["level"] != "full"
+    page.evaluate(RECORD_LOADS)
+    levels_server.requests.clear()
+    # The full frames wait at the server until the test has seen playback go on without them.
+    page.evaluate("""() => { const r = document.querySelector('[data-matsite-player]'); window.__states = [];
+        window.__steps = 0; window.__levels = [];
+        new MutationObserver(() => window.__states.push(r.dataset.state)).observe(r, {attributes: true, attributeFilter: ['data-state']});
+        new MutationObserver(() => { window.__steps++; window.__levels.push(document.querySelector('.matsite-frames').dataset.level); })
+            .observe(r, {attributes: true, attributeFilter: ['data-frame']}); }""")
+    release = [levels_server.hold("/radar/" + f["url"]) for f in m["frames"]]
+    page.evaluate(SET_ZOOM, before["zoom"] + 1)
+    page.wait_for_function("(n) => window.__steps >= n", arg=n + 1, timeout=60000)
+    # A whole loop and more at the reduced level, without a pause or a hold.
+    assert page.evaluate("() => window.__states") == []
+    assert set(page.evaluate("() => window.__levels")) == {before["level"]}
+    assert player_state(page)["reason"] is None
+    for r in release:
+        r.set()
+    page.wait_for_function("() => document.querySelector('.matsite-frames').dataset.level === 'full'", timeout=60000)
+    loads = page.evaluate("() => window.__loads")
+    full = {f["url"]: i for i, f in enumerate(m["frames"])}
+    order = [(full[u], shown) for u, shown in loads if u in full]
+    assert sorted(i for i, _ in order) == list(range(n)), loads
+    # Shown frame first, then the next, then the previous.
+    first, shown = order[0]
+    assert first == shown, f"frame {first} was asked for first while frame {shown} was on screen"
+    assert [i for i, _ in order[1:3]] == [(shown + 1) % n, (shown - 1) % n], order
+    # Each full frame fetched once; the coarser levels are not asked for again.
+    asked = list(levels_server.requests)
+    assert all(sum(1 for r in asked if r.endswith("/radar/" + f["url"])) == 1 for f in m["frames"]), asked
+    assert not any("/r1." in r or "/r2." in r for r in asked), asked
+    # Memory follows the view: one level per frame held, now the full one.
+    page.wait_for_function("(b) => Number(document.querySelector('.matsite-frames').dataset.bytes) === b",
+                           arg=n * m["width"] * m["height"] * 4, timeout=60000)
+    assert player_state(page)["state"] == "playing"
+    assert not tab.page_errors and not tab.console_errors
+
+
+def test_zooming_back_out_keeps_the_finer_level_within_memory(tab, levels_server, levels_site_dir):
+    m = read_manifest(str(levels_site_dir))
+    page = tab.page
+    page.goto(levels_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    zoom = page.evaluate(VIEW)["zoom"]
+    page.evaluate(SET_ZOOM, zoom + 2)
+    page.wait_for_function("(b) => Number(document.querySelector('.matsite-frames').dataset.bytes) === b",
+                           arg=len(m["frames"]) * m["width"] * m["height"] * 4, timeout=60000)
+    levels_server.requests.clear()
+    page.evaluate(SET_ZOOM, zoom)
+    # Held until a loop has played at the new zoom: six full frames are within the budget, so
+    # nothing is fetched and the full level stays.
+    page.evaluate(COUNT_STEPS)
+    page.wait_for_function("(n) => window.__steps >= n", arg=len(m["frames"]) + 1, timeout=60000)
+    assert not [r for r in levels_server.requests if "/frames/" in r]
+    assert page.evaluate(VIEW)["level"] == "full"
+    assert player_state(page)["state"] == "playing"
+
+
+def test_frames_without_levels_load_and_play_as_before(tab, server, site_dir):
+    """The demo site's frames (zoom 5, 455 px wide) have no levels: each frame's own URL,
+    once, and no data-level."""
+    m = read_manifest(str(site_dir))
+    assert not any("levels" in f for f in m["frames"])
+    page = tab.page
+    page.goto(server.url("radar/index.html"))
+    wait_state(page, "playing")
+    assert page.evaluate("() => document.querySelector('.matsite-frames').hasAttribute('data-level')") is False
+    asked = list(server.requests)
+    assert all(sum(1 for r in asked if r.endswith("/radar/" + f["url"])) == 1 for f in m["frames"])
+    page.evaluate(COUNT_STEPS)
+    # The deepest zoom that still plays (one level past the frames').
+    page.evaluate(SET_ZOOM, m["zoom"] + 1)
+    page.wait_for_function("(n) => window.__steps >= n", arg=len(m["frames"]) + 1, timeout=60000)
+    assert len([r for r in server.requests if "/frames/" in r]) == len([r for r in asked if "/frames/" in r])
+
+
+def test_past_the_memory_budget_zooming_out_gives_the_farthest_frames_their_reduced_level(tab, levels_server,
+                                                                                         levels_site_dir):
+    m = read_manifest(str(levels_site_dir))
+    n = len(m["frames"])
+    full = m["width"] * m["height"] * 4
+    r1 = {f["levels"][-1]["url"]: i for i, f in enumerate(m["frames"])}
+    half = m["frames"][0]["levels"][-1]["width"] * m["frames"][0]["levels"][-1]["height"] * 4
+    page = tab.page
+    # A budget of four full frames (the class option, set before the player makes its layer).
+    release = levels_server.hold("radar/manifest.json")
+    page.goto(levels_server.url("radar/index.html"))
+    page.wait_for_function("() => window.Matsite && Matsite.FrameOverlay")
+    page.evaluate("(b) => { Matsite.FrameOverlay.prototype.options.budget = b; }", 4 * full)
+    release.set()
+    wait_state(page, "playing")
+    zoom = page.evaluate(VIEW)["zoom"]
+    page.evaluate(SET_ZOOM, zoom + 2)
+    # Every frame needs its full level: held although past the budget.
+    page.wait_for_function("(b) => Number(document.querySelector('.matsite-frames').dataset.bytes) === b",
+                           arg=n * full, timeout=60000)
+    page.evaluate(RECORD_LOADS)
+    page.evaluate(SET_ZOOM, zoom)
+    # Six full frames are two over the budget: three frames farthest from the one on screen (in
+    # playing order after the next and the previous) go back to the half level.
+    page.wait_for_function("(b) => Number(document.querySelector('.matsite-frames').dataset.bytes) === b",
+                           arg=(n - 3) * full + 3 * half, timeout=60000)
+    loads = [(r1[u], shown) for u, shown in page.evaluate("() => window.__loads") if u in r1]
+    assert len(loads) == 3, loads
+    shown = loads[0][1]
+    assert {i for i, _ in loads} == {(shown + k) % n for k in (2, 3, 4)}, loads
+    assert player_state(page)["state"] == "playing"
+    assert not tab.page_errors and not tab.console_errors
+
+
+def test_a_data_layer_with_levels_picks_and_sharpens_its_own(tab, levels_server, levels_site_dir):
+    """The same frames as the one data layer of a layered animation (the manifest written so):
+    the layer's pane loads the level that fits, and the full frames after a zoom-in."""
+    m = read_manifest(str(levels_site_dir))
+    layer = {"id": "radar", "title": "Radar", "opacity": 1, "attribution": "", "attribution_html": "",
+             "frames": m["frames"], "width": m["width"], "height": m["height"]}
+    timeline = [{"index": i, "duration_ms": f["duration_ms"], "layers": [i]} for i, f in enumerate(m["frames"])]
+    layered = dict(m, frames=timeline, layers=[layer])
+    levels_server.override("radar/manifest.json", json.dumps(layered).encode(), "application/json")
+    page = tab.page
+    page.goto(levels_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    pane = '[data-layer="radar"] .matsite-frames'
+    view = page.evaluate(VIEW)
+    assert page.locator(pane).get_attribute("data-level") == view["level"] != "full"
+    asked = list(levels_server.requests)
+    assert not any(r.endswith("/radar/" + f["url"]) for f in m["frames"] for r in asked), asked
+    page.evaluate(SET_ZOOM, view["zoom"] + 1)
+    page.wait_for_function("(s) => document.querySelector(s).dataset.level === 'full'", arg=pane, timeout=60000)
+    assert player_state(page)["state"] == "playing"
+    assert not tab.page_errors and not tab.console_errors
