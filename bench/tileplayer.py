@@ -44,9 +44,12 @@ Figures per run (medians of the runs are printed; every run is in WORK/results.j
              level's data-complete="true") at the level it settled on (`.matsite-pyramid`'s
              data-level); the tiles, every tile of the shown layer at Leaflet's tile zoom
              loaded. Watched for at most 60 s ("-": not sharp by then)
+  held       seconds of that watch in which matsite held playback (data-paused-reason set: it
+             waits for the view's detail of every frame); the tile page never holds
 
     python3 bench/tileplayer.py          # every row, RUNS (5) runs of each player
     QUICK=1 python3 bench/tileplayer.py  # one run, one row (regional, desk, 20mbit, h1)
+    REPORT=1 python3 bench/tileplayer.py # the table again from WORK/results.json, running nothing
     RUNS=1 ROWS=national:phone python3 bench/tileplayer.py   # rows whose name has these parts
 
 Env: MATSITE_BIN (default .build/release/matsite, else .build/debug/matsite: the player's
@@ -123,9 +126,9 @@ TILE_PAGE = """<!DOCTYPE html>
     return L.tileLayer(url, {{opacity: i === 0 ? 1 : 0, bounds: box, minNativeZoom: config.min_zoom,
       maxNativeZoom: config.zoom, maxZoom: config.zoom + 6}}).addTo(map);
   }});
-  var loaded = 0, shown = 0;
+  var loaded = 0, shown = 0, loads = [];
   layers.forEach(function (layer) {{
-    layer.once('load', function () {{ if (++loaded === layers.length) {{ play(); }} }});
+    layer.once('load', function () {{ loads.push(Math.round(performance.now())); if (++loaded === layers.length) {{ play(); }} }});
   }});
   function play() {{
     el.dataset.state = 'playing';
@@ -143,6 +146,7 @@ TILE_PAGE = """<!DOCTYPE html>
   }}
   window.tilePlayer = {{
     map: map,
+    loads: loads,
     box: box,
     // The shown layer's elements that show pixels: its tiles Leaflet marked loaded.
     covering: function () {{ return layers[shown].getContainer().querySelectorAll('img.leaflet-tile-loaded'); }},
@@ -174,12 +178,20 @@ new MutationObserver((records) => {
 }).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-state']});
 """
 
+LAST = """(t) => {
+    let last = null;
+    for (const e of performance.getEntriesByType('resource')) {
+        if (e.responseEnd <= t && (!last || e.responseEnd > last.end)) last = {name: e.name, start: e.startTime, end: e.responseEnd};
+    }
+    return {last, layerLoads: window.tilePlayer ? window.tilePlayer.loads : null};
+}"""
+
 # Both players through one face: the map, the loop's box, what covers the view, sharpness.
 FACE = """() => {
     if (window.tilePlayer) {
         const p = window.tilePlayer;
         return {map: p.map, box: p.box, covering: p.covering, sharp: p.sharp, level: p.level,
-                frame: () => document.getElementById('map').dataset.frame};
+                frame: () => document.getElementById('map').dataset.frame, held: () => null};
     }
     const root = document.querySelector('[data-matsite-player]');
     const player = Matsite.players[0];
@@ -203,6 +215,7 @@ FACE = """() => {
         },
         level: () => { const p = root.querySelector('.matsite-pyramid'); return p ? p.dataset.level : null; },
         frame: () => root.dataset.frame,
+        held: () => root.dataset.pausedReason || null,
     };
 }"""
 
@@ -246,7 +259,7 @@ ZOOM = """async ([frames, capMs]) => {
             last = ts;
             const t = performance.now() - t0;
             if (ended !== null) {
-                samples.push([t, uncovered(), face.sharp(), face.level(), face.frame()]);
+                samples.push([t, uncovered(), face.sharp(), face.level(), face.frame(), face.held()]);
                 // Done once the trailing sharp run at the last level has shown every frame.
                 const level = samples[samples.length - 1][3];
                 const seen = new Set();
@@ -261,13 +274,23 @@ ZOOM = """async ([frames, capMs]) => {
     const level = samples.length ? samples[samples.length - 1][3] : null;
     let start = null, seen = new Set();
     for (let k = samples.length - 1; k >= 0 && samples[k][2] && samples[k][3] === level; k--) { start = samples[k][0]; seen.add(samples[k][4]); }
+    // When sharpness, level or a hold changed (ms since the zoom's start), for results.json.
+    const changes = [];
+    for (let k = 0; k < samples.length; k++) {
+        const [t, , sharp, lvl, , held] = samples[k];
+        const prev = changes[changes.length - 1];
+        if (!prev || prev[1] !== sharp || prev[2] !== lvl || prev[3] !== held) changes.push([Math.round(t), sharp, lvl, held]);
+    }
+    let heldMs = 0;
+    for (let k = 0; k + 1 < samples.length; k++) if (samples[k][5]) heldMs += samples[k + 1][0] - samples[k][0];
     let holeMs = 0, worst = 0;
     for (let k = 0; k < samples.length; k++) {
         worst = Math.max(worst, samples[k][1]);
         if (samples[k][1] > 0.01 && k + 1 < samples.length) holeMs += samples[k + 1][0] - samples[k][0];
     }
     return {sharp: seen.size >= frames ? start : null, level, zoom: map.getZoom(), holeMax: worst, holeMs,
-            zoomEnded: ended === null ? null : ended - t0, longestGap: longest, samples: samples.length};
+            zoomEnded: ended === null ? null : ended - t0, longestGap: longest, samples: samples.length,
+            heldMs, changes: changes.slice(0, 60)};
 }"""
 
 
@@ -401,6 +424,8 @@ def measure(browser, nginx: Nginx, player: str, loop: str, device: str, link: st
         page.wait_for_function("() => window.__bench.playable !== null", timeout=600000, polling=50)
         playable = page.evaluate("window.__bench.playable")
         size, count = page.evaluate(BYTES, playable)
+        # The response that ended last before playable, and when each tile layer had loaded.
+        last = page.evaluate(LAST, playable)
         if player == "matsite":
             views[(loop, device)] = page.evaluate("""() => { const map = Matsite.players[0].getMap(), c = map.getCenter();
                 return {h: map.getContainer().getBoundingClientRect().height, lat: c.lat, lon: c.lng, z: map.getZoom()}; }""")
@@ -415,7 +440,8 @@ def measure(browser, nginx: Nginx, player: str, loop: str, device: str, link: st
                 "js_heap_mb": metrics.get("JSHeapUsedSize", 0) / 2 ** 20,
                 "gaps50": sum(1 for x in r["deltas"] if x > 50), "longest_gap_ms": max(r["deltas"], default=0),
                 "hole_max": zoom["holeMax"], "hole_s": zoom["holeMs"] / 1000, "sharp_ms": zoom["sharp"],
-                "level_after_zoom": zoom["level"], "zoom_after": zoom["zoom"], "zoom_longest_gap_ms": zoom["longestGap"]}
+                "level_after_zoom": zoom["level"], "zoom_after": zoom["zoom"], "zoom_longest_gap_ms": zoom["longestGap"],
+                "held_s": zoom["heldMs"] / 1000, "last_response": last, "zoom_changes": zoom["changes"]}
     finally:
         context.close()
 
@@ -442,12 +468,47 @@ def cell(m, t, fmt) -> str:
     return f"{fmt(m)} / {fmt(t)} ({ratio})"
 
 
+def report(work: Path, results: list, runs: int, seconds: float, chromium: str) -> None:
+    """The table of medians, matsite beside the tiles."""
+    www = work / "www"
+    m0 = read_manifest(str(www / "site"), "regional")
+    m1 = read_manifest(str(www / "site"), "national")
+    print(f"\nchromium {chromium}; MATSITE_BIN {os.environ['MATSITE_BIN']}; median of {runs} run(s) of each player, "
+          f"alternating; {seconds:g} s of playback")
+    print(f"regional: {m0['width']} x {m0['height']}, {len(m0['frames'])} frames, single images; national: "
+          f"{m1['width']} x {m1['height']}, {len(m1['frames'])} frames"
+          + (f", levels {m1['pyramid']['min_zoom']}-{m1['pyramid']['max_zoom']}" if m1.get("pyramid") else ", single images"))
+    print("cells: matsite / tiles (matsite / tiles)\n")
+    print("| loop | device | link | protocol | to playable s | bytes before playable MB | requests | renderer RSS MB "
+          "| gaps > 50 ms in 10 s | holes after zoom-in x2: most / s over 1% | to sharp after zoom-in x2 s "
+          "| playback held after zoom-in s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        m, t = r["matsite"], r["tiles"]
+        med = lambda runs_, key: median(runs_, key)  # noqa: E731
+        ms = (lambda v: f"{v / 1000:.2f}")
+        holes = (f"{100 * med(m, 'hole_max'):.0f}% / {med(m, 'hole_s'):.1f} s against "
+                 f"{100 * med(t, 'hole_max'):.0f}% / {med(t, 'hole_s'):.1f} s")
+        print(f"| {' | '.join(r['row'])} | {cell(med(m, 'playable_ms'), med(t, 'playable_ms'), ms)} "
+              f"| {cell(med(m, 'bytes'), med(t, 'bytes'), lambda v: f'{v / 1e6:.2f}')} "
+              f"| {cell(med(m, 'requests'), med(t, 'requests'), lambda v: f'{v:.0f}')} "
+              f"| {cell(med(m, 'rss_mb'), med(t, 'rss_mb'), lambda v: f'{v:.0f}')} "
+              f"| {med(m, 'gaps50'):.0f} / {med(t, 'gaps50'):.0f} | {holes} "
+              f"| {cell(med(m, 'sharp_ms'), med(t, 'sharp_ms'), ms)} "
+              f"| {med(m, 'held_s'):.1f} / {med(t, 'held_s'):.1f} |")
+
+
 def main() -> int:
     work = Path(os.environ.get("WORK", "/tmp/matsite-bench-tileplayer"))
     runs = 1 if os.environ.get("QUICK") == "1" else int(os.environ.get("RUNS", "5"))
     seconds = float(os.environ.get("SECONDS", "10"))
     port = int(os.environ.get("PORT", "8093"))
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if os.environ.get("REPORT") == "1":
+        # The table again from the last run's results.json (rows written so far), running nothing.
+        results = json.loads((work / "results.json").read_text())
+        report(work, results, len(results[0]["matsite"]) if results else 0, seconds, chromium)
+        return 0
     rows = rows_wanted()
     if not rows:
         raise SystemExit("ROWS matches no row: parts are " + ", ".join([*LOOPS, *DEVICES, *LINKS, *PROTOCOLS]))
@@ -477,29 +538,7 @@ def main() -> int:
                 browser.close()
     finally:
         nginx.stop()
-    m0 = read_manifest(str(www / "site"), "regional")
-    m1 = read_manifest(str(www / "site"), "national")
-    print(f"\nchromium {chromium}; MATSITE_BIN {os.environ['MATSITE_BIN']}; median of {runs} run(s) of each player, "
-          f"alternating; {seconds:g} s of playback")
-    print(f"regional: {m0['width']} x {m0['height']}, {len(m0['frames'])} frames, single images; national: "
-          f"{m1['width']} x {m1['height']}, {len(m1['frames'])} frames"
-          + (f", levels {m1['pyramid']['min_zoom']}-{m1['pyramid']['max_zoom']}" if m1.get("pyramid") else ", single images"))
-    print("cells: matsite / tiles (matsite / tiles)\n")
-    print("| loop | device | link | protocol | to playable s | bytes before playable MB | requests | renderer RSS MB "
-          "| gaps > 50 ms in 10 s | holes after zoom-in x2: most / s over 1% | to sharp after zoom-in x2 s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in results:
-        m, t = r["matsite"], r["tiles"]
-        med = lambda runs_, key: median(runs_, key)  # noqa: E731
-        ms = (lambda v: f"{v / 1000:.2f}")
-        holes = (f"{100 * med(m, 'hole_max'):.0f}% / {med(m, 'hole_s'):.1f} s against "
-                 f"{100 * med(t, 'hole_max'):.0f}% / {med(t, 'hole_s'):.1f} s")
-        print(f"| {' | '.join(r['row'])} | {cell(med(m, 'playable_ms'), med(t, 'playable_ms'), ms)} "
-              f"| {cell(med(m, 'bytes'), med(t, 'bytes'), lambda v: f'{v / 1e6:.2f}')} "
-              f"| {cell(med(m, 'requests'), med(t, 'requests'), lambda v: f'{v:.0f}')} "
-              f"| {cell(med(m, 'rss_mb'), med(t, 'rss_mb'), lambda v: f'{v:.0f}')} "
-              f"| {med(m, 'gaps50'):.0f} / {med(t, 'gaps50'):.0f} | {holes} "
-              f"| {cell(med(m, 'sharp_ms'), med(t, 'sharp_ms'), ms)} |")
+    report(work, results, runs, seconds, chromium)
     print(f"\nevery run: {work / 'results.json'}")
     return 0
 
