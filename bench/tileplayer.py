@@ -38,6 +38,8 @@ Figures per run (medians of the runs are printed; every run is in WORK/results.j
              only once complete, the canvases of a multi-level frame always; the tiles: the
              shown layer's tiles Leaflet marked loaded, of any zoom it keeps). Printed: the
              largest share, and the seconds with more than 1% uncovered
+  (a run never playable within PLAYABLE_TIMEOUT s, 300, is kept without figures, with what
+  had arrived; a median over runs that lack a figure is printed "-")
   sharp      after that zoom-in, from the zoom's start to the start of the run of animation
              frames, lasting a whole loop (every frame shown), in which the shown frame is drawn
              at the view's detail: matsite, the front frame complete (an <img>'s load; a
@@ -78,6 +80,7 @@ if "MATSITE_BIN" not in os.environ:
     release = REPO / ".build" / "release" / "matsite"
     os.environ["MATSITE_BIN"] = str(release if release.exists() else REPO / ".build" / "debug" / "matsite")
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 import corpus  # noqa: E402
@@ -99,6 +102,9 @@ LINKS = {
 }
 PROTOCOLS = ("h1", "h2")
 SHARP_CAP_MS = 60000
+PLAYABLE_TIMEOUT_S = float(os.environ.get("PLAYABLE_TIMEOUT", "300"))
+FIGURES = ("playable_ms", "bytes", "requests", "rss_mb", "js_heap_mb", "gaps50", "longest_gap_ms", "hole_max", "hole_s",
+           "sharp_ms", "held_s")
 
 TILE_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -184,6 +190,16 @@ LAST = """(t) => {
         if (e.responseEnd <= t && (!last || e.responseEnd > last.end)) last = {name: e.name, start: e.startTime, end: e.responseEnd};
     }
     return {last, layerLoads: window.tilePlayer ? window.tilePlayer.loads : null};
+}"""
+
+STUCK = """() => {
+    const entries = performance.getEntriesByType('resource');
+    const tiles = [...document.querySelectorAll('img.leaflet-tile')];
+    return {responses: entries.length, lastEnd: Math.max(0, ...entries.map((e) => e.responseEnd)),
+            layersLoaded: window.tilePlayer ? window.tilePlayer.loads.length : null,
+            tilesPending: tiles.filter((t) => !t.classList.contains('leaflet-tile-loaded')).map((t) => t.src).slice(0, 5),
+            state: (document.querySelector('[data-state]') || {dataset: {}}).dataset.state,
+            loaded: (document.querySelector('[data-matsite-player]') || {dataset: {}}).dataset.loaded};
 }"""
 
 # Both players through one face: the map, the loop's box, what covers the view, sharpness.
@@ -421,7 +437,13 @@ def measure(browser, nginx: Nginx, player: str, loop: str, device: str, link: st
             view = views.get((loop, device))
             path = f"tiles-{loop}.html" + (f"?h={view['h']}&lat={view['lat']}&lon={view['lon']}&z={view['z']}" if view else "")
         page.goto(nginx.url(protocol, path), wait_until="commit")
-        page.wait_for_function("() => window.__bench.playable !== null", timeout=600000, polling=50)
+        try:
+            page.wait_for_function("() => window.__bench.playable !== null", timeout=PLAYABLE_TIMEOUT_S * 1000, polling=50)
+        except PlaywrightTimeout:
+            # Never playable: kept as a run without figures, with what had arrived, and the rows go on.
+            stuck = page.evaluate(STUCK)
+            print(f"  not playable after {PLAYABLE_TIMEOUT_S} s: {stuck}", file=sys.stderr, flush=True)
+            return {**{key: None for key in FIGURES}, "stuck": stuck}
         playable = page.evaluate("window.__bench.playable")
         size, count = page.evaluate(BYTES, playable)
         # The response that ended last before playable, and when each tile layer had loaded.
@@ -455,7 +477,7 @@ def rows_wanted() -> list[tuple[str, str, str, str]]:
 
 
 def median(runs: list[dict], key: str):
-    values = [r[key] for r in runs if r[key] is not None]
+    values = [r.get(key) for r in runs if r.get(key) is not None]
     if len(values) < len(runs):
         return None  # some run never got there: no median to give
     return statistics.median(values)
@@ -480,22 +502,28 @@ def report(work: Path, results: list, runs: int, seconds: float, chromium: str) 
           + (f", levels {m1['pyramid']['min_zoom']}-{m1['pyramid']['max_zoom']}" if m1.get("pyramid") else ", single images"))
     print("cells: matsite / tiles (matsite / tiles)\n")
     print("| loop | device | link | protocol | to playable s | bytes before playable MB | requests | renderer RSS MB "
-          "| gaps > 50 ms in 10 s | holes after zoom-in x2: most / s over 1% | to sharp after zoom-in x2 s "
+          "| gaps > 50 ms in 10 s | holes after zoom-in x2: most, s over 1% | to sharp after zoom-in x2 s "
           "| playback held after zoom-in s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         m, t = r["matsite"], r["tiles"]
         med = lambda runs_, key: median(runs_, key)  # noqa: E731
         ms = (lambda v: f"{v / 1000:.2f}")
-        holes = (f"{100 * med(m, 'hole_max'):.0f}% / {med(m, 'hole_s'):.1f} s against "
-                 f"{100 * med(t, 'hole_max'):.0f}% / {med(t, 'hole_s'):.1f} s")
+        pct = (lambda v: f"{100 * v:.0f}%")
+        sec = (lambda v: f"{v:.1f}")
+        num = (lambda v: f"{v:.0f}")
+
+        def pair(key, fmt):
+            a, b = med(m, key), med(t, key)
+            return f"{fmt(a) if a is not None else '-'} / {fmt(b) if b is not None else '-'}"
+        holes = f"{pair('hole_max', pct)}, {pair('hole_s', sec)} s"
         print(f"| {' | '.join(r['row'])} | {cell(med(m, 'playable_ms'), med(t, 'playable_ms'), ms)} "
               f"| {cell(med(m, 'bytes'), med(t, 'bytes'), lambda v: f'{v / 1e6:.2f}')} "
               f"| {cell(med(m, 'requests'), med(t, 'requests'), lambda v: f'{v:.0f}')} "
               f"| {cell(med(m, 'rss_mb'), med(t, 'rss_mb'), lambda v: f'{v:.0f}')} "
-              f"| {med(m, 'gaps50'):.0f} / {med(t, 'gaps50'):.0f} | {holes} "
+              f"| {pair('gaps50', num)} | {holes} "
               f"| {cell(med(m, 'sharp_ms'), med(t, 'sharp_ms'), ms)} "
-              f"| {med(m, 'held_s'):.1f} / {med(t, 'held_s'):.1f} |")
+              f"| {pair('held_s', sec)} |")
 
 
 def main() -> int:
