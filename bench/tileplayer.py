@@ -38,8 +38,6 @@ Figures per run (medians of the runs are printed; every run is in WORK/results.j
              only once complete, the canvases of a multi-level frame always; the tiles: the
              shown layer's tiles Leaflet marked loaded, of any zoom it keeps). Printed: the
              largest share, and the seconds with more than 1% uncovered
-  (a run never playable within PLAYABLE_TIMEOUT s, 300, is kept without figures, with what
-  had arrived; a median over runs that lack a figure is printed "-")
   sharp      after that zoom-in, from the zoom's start to the start of the run of animation
              frames, lasting a whole loop (every frame shown), in which the shown frame is drawn
              at the view's detail: matsite, the front frame complete (an <img>'s load; a
@@ -48,6 +46,8 @@ Figures per run (medians of the runs are printed; every run is in WORK/results.j
              loaded. Watched for at most 60 s ("-": not sharp by then)
   held       seconds of that watch in which matsite held playback (data-paused-reason set: it
              waits for the view's detail of every frame); the tile page never holds
+  (a run never playable within PLAYABLE_TIMEOUT s, 300, is kept without figures, with what
+  had arrived; a median over runs that lack a figure is printed "-")
 
     python3 bench/tileplayer.py          # every row, RUNS (5) runs of each player
     QUICK=1 python3 bench/tileplayer.py  # one run, one row (regional, desk, 20mbit, h1)
@@ -56,7 +56,8 @@ Figures per run (medians of the runs are printed; every run is in WORK/results.j
 
 Env: MATSITE_BIN (default .build/release/matsite, else .build/debug/matsite: the player's
 figures do not depend on how the binary was compiled), MATSITE_TEMPLATES (player files from
-a folder), WORK (/tmp/matsite-bench-tileplayer: corpus, site and nginx kept between runs),
+a folder), WORK (/tmp/matsite-bench-tileplayer: corpus, site and nginx kept between runs;
+the site is built again when MATSITE_BIN or MATSITE_TEMPLATES differ from its build's),
 PORT (8093: HTTP/1.1; PORT + 1: HTTP/2), CHROMIUM (/usr/bin/chromium), SECONDS (10).
 """
 from __future__ import annotations
@@ -389,7 +390,11 @@ def make_corpus(www: Path) -> None:
 
 
 def make_site(www: Path, port: int) -> Path:
-    if all((www / "site" / loop / "manifest.json").exists() for loop in LOOPS):
+    # Built again when the binary or the player files are not those it was built with.
+    binary = Path(os.environ["MATSITE_BIN"]).resolve()
+    stamp = f"{binary} {binary.stat().st_mtime_ns if binary.exists() else 0} {os.environ.get('MATSITE_TEMPLATES', '')}"
+    if (www / "site.stamp").exists() and (www / "site.stamp").read_text() == stamp \
+            and all((www / "site" / loop / "manifest.json").exists() for loop in LOOPS):
         return www / "site"
     lines = ["title: Tile player benchmark", "animations:"]
     for loop, spec in LOOPS.items():
@@ -401,6 +406,7 @@ def make_site(www: Path, port: int) -> Path:
     if (www / "site").exists():
         shutil.rmtree(www / "site")
     shutil.move(str(site), str(www / "site"))
+    (www / "site.stamp").write_text(stamp)
     return www / "site"
 
 
