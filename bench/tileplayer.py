@@ -353,6 +353,10 @@ http {{
 }}
 """)
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        built = subprocess.run([nginx, "-V"], capture_output=True, text=True).stderr
+        lacking = [m for m in ("--with-http_ssl_module", "--with-http_v2_module") if m not in built]
+        if lacking:
+            raise SystemExit(f"{nginx} was built without {' and '.join(lacking)}: the h2 rows need both")
         self.proc = subprocess.Popen([nginx, "-p", str(conf), "-c", str(conf / "nginx.conf")])
         for _ in range(100):
             try:
