@@ -11,7 +11,7 @@ SAMPLER = """async (ms) => {
     const mo = new MutationObserver(() => changes.push([performance.now(), Number(root.dataset.frame)]));
     mo.observe(root, {attributes: true, attributeFilter: ['data-frame']});
     let minCov = 1, worst = null, samples = 0, undrawn = 0, both = 0, last = null;
-    const deltas = [];
+    const deltas = [], ticks = [];
     const t0 = performance.now();
     await new Promise((done) => {
         const tick = (ts) => {
@@ -26,6 +26,7 @@ SAMPLER = """async (ms) => {
             const fading = imgs.some((i) => i.getAnimations().length > 0);
             if (!fading && imgs.filter((i) => Number(getComputedStyle(i).opacity) > 0.01).length > 1) both++;
             if (last !== null) deltas.push(ts - last);
+            ticks.push(ts);
             last = ts;
             // Until `ms` have passed, or the test says to stop (window.__stopSampling).
             if (performance.now() - t0 < ms && !window.__stopSampling) requestAnimationFrame(tick); else done();
@@ -33,7 +34,7 @@ SAMPLER = """async (ms) => {
         requestAnimationFrame(tick);
     });
     mo.disconnect();
-    return {minCov, worst, samples, undrawn, both, deltas, changes, layers: imgs.length};
+    return {minCov, worst, samples, undrawn, both, deltas, ticks, changes, layers: imgs.length};
 }"""
 
 
@@ -66,11 +67,24 @@ def test_crossfade_keeps_full_coverage_order_and_timing_over_three_loops(tab, se
     assert 4 < display < 40, f"odd display frame interval {display} ms"
     tolerance = 1.5 * display
     shown = [(index, t1 - t0) for (t0, index), (t1, _) in zip(changes, changes[1:])]
-    errors = []
+    ticks = r["ticks"]
+
+    def starved(k):
+        # The longest wait for a display frame while frame k was shown: the page itself not
+        # run (a loaded machine), which no clock of the player's can make up for.
+        t0, t1 = changes[k][0], changes[k + 1][0]
+        return max((b - a for a, b in zip(ticks, ticks[1:]) if b > t0 and a < t1), default=0)
+
+    errors, excused = [], []
     k = 0
     while k < len(shown):
         index, ms = shown[k]
-        if abs(ms - durations[index]) > tolerance:
+        off = abs(ms - durations[index])
+        if off > tolerance and off <= starved(k) + tolerance:
+            # Off by no more than the page waited for a display frame then: the machine's
+            # doing, told apart from a schedule that is wrong, which shows with no such wait.
+            excused.append((index, round(ms, 1), durations[index], round(starved(k), 1)))
+        elif off > tolerance:
             errors.append((index, round(ms, 1), durations[index]))
             # A stall of the page (a loaded machine delivering a display frame late) shows a
             # frame too long and the next too short, as the clock keeps to its schedule: one
@@ -83,7 +97,9 @@ def test_crossfade_keeps_full_coverage_order_and_timing_over_three_loops(tab, se
     # A loaded machine may deliver one display frame late now and then; a schedule that is
     # wrong shows in many changes, and in the median loop length.
     allowed = max(1, len(changes) // 20)
-    assert len(errors) <= allowed, f"frames shown too long or short (index, ms, expected), tolerance {tolerance:.1f} ms: {errors}"
+    assert len(errors) <= allowed, f"frames shown too long or short (index, ms, expected), tolerance {tolerance:.1f} ms: {errors}; excused as the page's own waits: {excused}"
+    # Enough frames judged to tell a schedule: at least one loop's worth the page kept up with.
+    assert len(shown) - len(excused) >= n, f"the page waited too often to judge the schedule: {excused}"
     loop = statistics.median(changes[i + n][0] - changes[i][0] for i in range(len(changes) - n))
     assert abs(loop - loop_ms) <= 2 * tolerance, f"a loop took {loop:.1f} ms (median), not {loop_ms}"
 
@@ -106,7 +122,10 @@ def test_coverage_stays_full_while_a_zoom_brings_each_frame_a_finer_level(tab, l
     page.evaluate(f"() => {{ window.__sample = ({SAMPLER})(600000); }}")
     steps = "(n) => window.__steps >= n"
     page.wait_for_function(steps, arg=3, timeout=60000)
-    page.evaluate("() => { window.__steps = 0; const map = Matsite.players[0].getMap(); map.setZoom(map.getZoom() + 1, {animate: false}); }")
+    # As many levels in as make the full frame wanted: one from r1, two from r2.
+    page.evaluate("""() => { window.__steps = 0; const map = Matsite.players[0].getMap();
+        const level = document.querySelector('.matsite-frames').dataset.level;
+        map.setZoom(map.getZoom() + ({r1: 1, r2: 2}[level] || 1), {animate: false}); }""")
     page.wait_for_function(steps, arg=3, timeout=60000)
     for r in release:
         r.set()

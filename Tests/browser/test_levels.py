@@ -34,6 +34,9 @@ RECORD_LOADS = """() => { window.__loads = [];
 
 SET_ZOOM = """(z) => Matsite.players[0].getMap().setZoom(z, {animate: false})"""
 
+# Zoom levels from a reduced level to where the full frame is wanted: each halves the width.
+TO_FULL = {"r1": 1, "r2": 2}
+
 # Counts frame changes from now on in window.__steps: the tests wait on frames played, not time.
 COUNT_STEPS = """() => { window.__steps = 0; new MutationObserver(() => window.__steps++)
     .observe(document.querySelector('[data-matsite-player]'), {attributes: true, attributeFilter: ['data-frame']}); }"""
@@ -108,7 +111,7 @@ def test_zooming_in_fetches_the_finer_level_shown_frame_first_and_plays_on(tab, 
         new MutationObserver(() => { window.__steps++; window.__levels.push(document.querySelector('.matsite-frames').dataset.level); })
             .observe(r, {attributes: true, attributeFilter: ['data-frame']}); }""")
     release = [levels_server.hold("/radar/" + f["url"]) for f in m["frames"]]
-    page.evaluate(SET_ZOOM, before["zoom"] + 1)
+    page.evaluate(SET_ZOOM, before["zoom"] + TO_FULL[before["level"]])
     page.wait_for_function("(n) => window.__steps >= n", arg=n + 1, timeout=60000)
     # A whole loop and more at the reduced level, without a pause or a hold.
     assert page.evaluate("() => window.__states") == []
@@ -179,8 +182,6 @@ def test_past_the_memory_budget_zooming_out_gives_the_farthest_frames_their_redu
     m = read_manifest(str(levels_site_dir))
     n = len(m["frames"])
     full = m["width"] * m["height"] * 4
-    r1 = {f["levels"][-1]["url"]: i for i, f in enumerate(m["frames"])}
-    half = m["frames"][0]["levels"][-1]["width"] * m["frames"][0]["levels"][-1]["height"] * 4
     page = tab.page
     # A budget of four full frames (the class option, set before the player makes its layer).
     release = levels_server.hold("radar/manifest.json")
@@ -189,7 +190,12 @@ def test_past_the_memory_budget_zooming_out_gives_the_farthest_frames_their_redu
     page.evaluate("(b) => { Matsite.FrameOverlay.prototype.options.budget = b; }", 4 * full)
     release.set()
     wait_state(page, "playing")
-    zoom = page.evaluate(VIEW)["zoom"]
+    start = page.evaluate(VIEW)
+    zoom = start["zoom"]
+    # The level the view opened with (r1 a half, r2 a quarter): what the farthest frames get back.
+    k = TO_FULL[start["level"]]
+    reduced = {f["levels"][-k]["url"]: i for i, f in enumerate(m["frames"])}
+    small = m["frames"][0]["levels"][-k]["width"] * m["frames"][0]["levels"][-k]["height"] * 4
     page.evaluate(SET_ZOOM, zoom + 2)
     # Every frame needs its full level: held although past the budget.
     page.wait_for_function("(b) => Number(document.querySelector('.matsite-frames').dataset.bytes) === b",
@@ -197,10 +203,10 @@ def test_past_the_memory_budget_zooming_out_gives_the_farthest_frames_their_redu
     page.evaluate(RECORD_LOADS)
     page.evaluate(SET_ZOOM, zoom)
     # Six full frames are two over the budget: three frames farthest from the one on screen (in
-    # playing order after the next and the previous) go back to the half level.
+    # playing order after the next and the previous) go back to the view's reduced level.
     page.wait_for_function("(b) => Number(document.querySelector('.matsite-frames').dataset.bytes) === b",
-                           arg=(n - 3) * full + 3 * half, timeout=60000)
-    loads = [(r1[u], shown) for u, shown in page.evaluate("() => window.__loads") if u in r1]
+                           arg=(n - 3) * full + 3 * small, timeout=60000)
+    loads = [(reduced[u], shown) for u, shown in page.evaluate("() => window.__loads") if u in reduced]
     assert len(loads) == 3, loads
     shown = loads[0][1]
     assert {i for i, _ in loads} == {(shown + k) % n for k in (2, 3, 4)}, loads
@@ -225,7 +231,7 @@ def test_a_data_layer_with_levels_picks_and_sharpens_its_own(tab, levels_server,
     assert page.locator(pane).get_attribute("data-level") == view["level"] != "full"
     asked = list(levels_server.requests)
     assert not any(r.endswith("/radar/" + f["url"]) for f in m["frames"] for r in asked), asked
-    page.evaluate(SET_ZOOM, view["zoom"] + 1)
+    page.evaluate(SET_ZOOM, view["zoom"] + TO_FULL[view["level"]])
     page.wait_for_function("(s) => document.querySelector(s).dataset.level === 'full'", arg=pane, timeout=60000)
     assert player_state(page)["state"] == "playing"
     assert not tab.page_errors and not tab.console_errors
