@@ -241,10 +241,33 @@ public struct FallbackReport: Sendable, Equatable {
     public var zooms: ClosedRange<Int>
 }
 
+/// One level's files over every frame, written or linked: a pyramid's tiles or a reduced copy.
+public protocol LevelFiles: Sendable, Equatable {
+    var written: Int { get }
+    var linked: Int { get }
+    var bytes: Int { get }
+}
+
+/// A report of levels' files, with their totals.
+public protocol LevelFilesReport: Sendable, Equatable {
+    associatedtype Level: LevelFiles
+    /// Coarsest first.
+    var levels: [Level] { get }
+}
+
+extension LevelFilesReport {
+    /// Files written, over every level.
+    public var written: Int { levels.reduce(0) { $0 + $1.written } }
+    /// Files linked from the previous build, over every level.
+    public var linked: Int { levels.reduce(0) { $0 + $1.linked } }
+    /// Bytes of every level's files.
+    public var bytes: Int { levels.reduce(0) { $0 + $1.bytes } }
+}
+
 /// What publishing an animation's frames as tile pyramids cost.
-public struct LevelsReport: Sendable, Equatable {
+public struct LevelsReport: LevelFilesReport {
     /// One level's tiles, over every frame.
-    public struct Level: Sendable, Equatable {
+    public struct Level: LevelFiles {
         /// The level's zoom.
         public var zoom: Int
         /// Tiles written.
@@ -263,19 +286,12 @@ public struct LevelsReport: Sendable, Equatable {
     public var levels: [Level]
     /// Wall seconds it took.
     public var seconds: Double
-
-    /// Tiles written, over every level.
-    public var written: Int { levels.reduce(0) { $0 + $1.written } }
-    /// Tiles linked from the previous build, over every level.
-    public var linked: Int { levels.reduce(0) { $0 + $1.linked } }
-    /// Bytes of every level's tiles.
-    public var bytes: Int { levels.reduce(0) { $0 + $1.bytes } }
 }
 
 /// What publishing an animation's (or layer's) reduced frame copies cost (`levels:`).
-public struct ReducedLevelsReport: Sendable, Equatable {
+public struct ReducedLevelsReport: LevelFilesReport {
     /// One copy, over every frame.
-    public struct Level: Sendable, Equatable {
+    public struct Level: LevelFiles {
         /// Halvings from the frame: 1 is `r1`, the frame halved.
         public var halvings: Int
         /// Its pixels across and down.
@@ -297,13 +313,6 @@ public struct ReducedLevelsReport: Sendable, Equatable {
     public var levels: [Level]
     /// Wall seconds it took.
     public var seconds: Double
-
-    /// Files written, over every copy.
-    public var written: Int { levels.reduce(0) { $0 + $1.written } }
-    /// Files linked from the previous build, over every copy.
-    public var linked: Int { levels.reduce(0) { $0 + $1.linked } }
-    /// Bytes of every copy.
-    public var bytes: Int { levels.reduce(0) { $0 + $1.bytes } }
 }
 
 /// An animation's exported loops.
