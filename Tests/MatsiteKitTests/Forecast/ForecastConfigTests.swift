@@ -72,6 +72,10 @@ struct ForecastConfigTests {
                 yaml(source: "url: \"https://m.example.org/{time}/{z}/{x}/{y}.png\"", frames: "{ times: [2026-11-28T00:00:00Z], next: PT1H }"),
                 "animations[0].frames.next", 6, "goes with last:"
             ),
+            (
+                yaml(source: "url: \"https://m.example.org/latest/{z}/{x}/{y}.png\"", frames: "{ last: PT1H, next: PT1H, step: PT10M }"),
+                "animations[0].frames.next", 6, "no future"
+            ),
             // an index field may not take a run placeholder's name
             (
                 yaml(
