@@ -93,6 +93,9 @@ struct LayerPlan: Sendable {
     /// Where the stack splits past and future, when a layer of it has forecast frames: the
     /// mapping keeps to it when the layer is placed again.
     var future: Timeline.Future? = nil
+    /// For a layer kept as published (`Builder.keepPublished`), the kind, run and time of
+    /// each published frame its mapping points at; nil for a layer built now.
+    var kept: [(kind: FrameKind, run: TimeInstant?, time: TimeInstant?)]? = nil
 
     /// Where its files are, relative to the animation's folder: `<layer>/`, or nothing for
     /// a one-source animation's.

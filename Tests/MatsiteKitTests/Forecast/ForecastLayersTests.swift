@@ -70,4 +70,27 @@ struct ForecastLayersTests {
                 ])
         }
     }
+
+    @Test("a forecast layer that cannot be made keeps its published frames, placed past and future apart, their kinds kept")
+    func forecastLayerKept() async throws {
+        try await withTestServer { server in
+            let feed = ForecastFeed(server)
+            let site = try TestSite()
+            defer { site.remove() }
+            let yaml = Self.yaml(site, server)
+            try await feed.build(site, yaml, at: "2026-11-21T12:01:00Z")
+            feed.nowcastDown.withLock { $0 = true }
+            let reporter = RecordingReporter()
+            try await feed.build(site, yaml, at: "2026-11-21T12:07:00Z", reporter: reporter)
+            #expect(reporter.alerts.contains { "\($0)".contains("layer nowcast") }, "\(reporter.alerts)")
+            // The nowcast as published at 12:01 (past to 11:55, forecasts to 12:10), placed on
+            // the new timeline within its max_age (10 min): its observation up to now, its
+            // forecasts only after radar's newest observation (12:05); radar moved on.
+            #expect(
+                try Self.entries(site) == [
+                    "11:55 observed 11:55 11:55", "12:00 observed 12:00 11:55", "12:05 observed 12:05 11:55",
+                    "12:10 forecast - 12:10f", "12:15 forecast - 12:10f", "12:20 forecast - 12:10f",
+                ])
+        }
+    }
 }

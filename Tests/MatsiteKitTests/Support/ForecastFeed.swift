@@ -22,6 +22,8 @@ import MatsiteSupport
 final class ForecastFeed: Sendable {
     let server: TestServer
     private let clock = LockedBox(TimeInstant(millisecondsSinceEpoch: 0))
+    /// True: every nowcast tile answers HTTP 500 (the nowcast's server is down).
+    let nowcastDown = LockedBox(false)
     private let arrivals = LockedBox<@Sendable (TimeInstant, Int) -> TimeInstant?>({ run, lead in
         run.adding(ISODuration(milliseconds: 50 * 60_000 + Int64(lead) * 5 * 60_000))
     })
@@ -62,6 +64,7 @@ final class ForecastFeed: Sendable {
                 guard parts.count == 8, let number = UInt64(parts[1], radix: 16) else { return Self.absent }
                 let time = TimeInstant(millisecondsSinceEpoch: Int64(number / 2) * 1000)
                 let forecast = number % 2 == 1
+                if forecast, self.nowcastDown.withLock({ $0 }) { return .status(500) }
                 let there = forecast ? self.nowcast(time) : self.observed(time)
                 return there
                     ? .ok(Self.png(red: FeedServer.red(for: time), green: forecast ? 200 : 60, blue: 120), contentType: "image/png") : Self.absent
