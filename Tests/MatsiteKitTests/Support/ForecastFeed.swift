@@ -24,6 +24,8 @@ final class ForecastFeed: Sendable {
     private let clock = LockedBox(TimeInstant(millisecondsSinceEpoch: 0))
     /// True: every nowcast tile answers HTTP 500 (the nowcast's server is down).
     let nowcastDown = LockedBox(false)
+    /// Set: the index's past list stops at this time (its radar stalled), its nowcast goes on.
+    let pastFrozenAt = LockedBox<TimeInstant?>(nil)
     private let arrivals = LockedBox<@Sendable (TimeInstant, Int) -> TimeInstant?>({ run, lead in
         run.adding(ISODuration(milliseconds: 50 * 60_000 + Int64(lead) * 5 * 60_000))
     })
@@ -73,7 +75,8 @@ final class ForecastFeed: Sendable {
             "/public/weather-maps.json",
             .dynamic { [self] _ in
                 let newest = self.newestObserved
-                let past = (0..<6).reversed().map { newest.adding(ISODuration(milliseconds: Self.step), times: -Int64($0)) }
+                let pastNewest = self.pastFrozenAt.withLock { $0 }.map { min($0, newest) } ?? newest
+                let past = (0..<6).reversed().map { pastNewest.adding(ISODuration(milliseconds: Self.step), times: -Int64($0)) }
                 let nowcast = (1...3).map { newest.adding(ISODuration(milliseconds: Self.step), times: Int64($0)) }
                 func item(_ time: TimeInstant, _ forecast: Bool) -> String {
                     let id = String(UInt64(time.millisecondsSinceEpoch / 1000) * 2 + (forecast ? 1 : 0), radix: 16)
