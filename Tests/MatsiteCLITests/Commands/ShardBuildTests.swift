@@ -7,6 +7,9 @@ import Testing
 /// tile cache, and the site they leave equals one whole build, file for file.
 @Suite("matsite build --only (shards)")
 struct ShardBuildTests {
+    /// Builds compared file for file share one clock: the manifests say it as `now`.
+    static let clock = "2026-11-21T12:00:00Z"
+
     let cli = BuildCommandTests()
 
     /// Eight small animations from the offline demo source, each in its own box.
@@ -47,7 +50,7 @@ struct ShardBuildTests {
         let results = try await withThrowingTaskGroup(of: BuildCommandTests.Run.self) { group in
             for ids in groups {
                 let only = ids.map { "a\($0)" }.joined(separator: ",")
-                group.addTask { try await cli.run(["build", "--only", only, "--output", output, "--quiet"], in: folder) }
+                group.addTask { try await cli.run(["build", "--only", only, "--output", output, "--quiet", "--at", Self.clock], in: folder) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -58,7 +61,7 @@ struct ShardBuildTests {
     func shardsEqualOneBuild() async throws {
         let folder = try Self.project()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let whole = try await cli.run(["build", "--output", "whole", "--quiet"], in: folder)
+        let whole = try await cli.run(["build", "--output", "whole", "--quiet", "--at", Self.clock], in: folder)
         #expect(whole.status == 0, "\(whole.stderr)")
         let expected = try Self.tree(folder.appendingPathComponent("whole"))
         #expect(expected.keys.filter { $0.hasSuffix("/manifest.json") }.count == 8)

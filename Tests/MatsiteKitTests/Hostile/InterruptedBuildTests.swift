@@ -7,6 +7,9 @@ import Testing
 
 @Suite("Interrupted builds: SIGKILL at random points never leaves a damaged site", .serialized)
 struct InterruptedBuildTests {
+    /// Builds compared file for file share one clock: the manifests say it as `now`.
+    static let clock = "2026-11-21T12:00:00Z"
+
     static var trials: Int {
         ProcessInfo.processInfo.environment["MATSITE_KILL_TRIALS"].flatMap(Int.init) ?? 3
     }
@@ -26,7 +29,7 @@ struct InterruptedBuildTests {
                 cli,
                 [
                     "build", "--quiet", "--no-cache", "--config", configs[which].path,
-                    "--output", output.path,
+                    "--output", output.path, "--at", Self.clock,
                 ], in: root, timeout: 120)
             return (result.status, result.err)
         }
@@ -74,7 +77,9 @@ struct InterruptedBuildTests {
             let target = 1 - current
             let process = Process()
             process.executableURL = bench.cli
-            process.arguments = ["build", "--quiet", "--no-cache", "--config", bench.configs[target].path, "--output", bench.site.path]
+            process.arguments = [
+                "build", "--quiet", "--no-cache", "--config", bench.configs[target].path, "--output", bench.site.path, "--at", Self.clock,
+            ]
             process.currentDirectoryURL = bench.root
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
