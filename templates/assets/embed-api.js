@@ -3,7 +3,7 @@
  *
  * To the player:   {"type":"matsite:play"}  {"type":"matsite:pause"}
  *                  {"type":"matsite:seek","frame":N}  {"type":"matsite:seek","time":"ISO 8601"}
- *                  {"type":"matsite:seek","frame":"now"}  (the newest observed frame)
+ *                  {"type":"matsite:seek","frame":"now"}  (the frame now follows)
  *                  {"type":"matsite:opacity","value":0..1}
  *                  {"type":"matsite:layer","id":"radar","visible":true,"opacity":0.6}
  *                  (a data layer: id and either or both of visible, opacity)

@@ -19,7 +19,8 @@
 				label: this._label.bind(this),
 				fullscreen: true,
 				newest: this._timeWords.newest(),
-				forecastFrom: this._forecastFrom
+				forecastFrom: this._forecastFrom,
+				nowIndex: this._nowIndex
 			});
 			this._legend = new M.Legend(m.legend, m.skipped, this._timeWords.format.bind(this._timeWords), this._resolve.bind(this))
 				.addTo(this._root, this._control.getContainer());

@@ -3,7 +3,7 @@
  * time label, speed, loop, opacity, full screen). It only renders state it is given and
  * reports what the viewer asked for; the player decides what happens.
  * With forecast frames (option forecastFrom), the timeline marks now (one element with
- * data-now, halfway between the newest observed frame and the first forecast), the
+ * data-now, halfway between the frame now follows and the next: option nowIndex), the
  * forecast's part of the track is striped, and what is played of it filled in its own
  * colour; the time label of a forecast frame carries matsite-forecast.
  *
@@ -90,7 +90,10 @@
 			newest: -1,
 			// @option forecastFrom: Number = -1
 			// Index of the first forecast frame (the ones after it are forecasts too); -1: none.
-			forecastFrom: -1
+			forecastFrom: -1,
+			// @option nowIndex: Number = -1
+			// Index of the frame now follows (the newest observed one); -1: now comes first.
+			nowIndex: -1
 		},
 
 		initialize: function (parent, options) {
@@ -131,9 +134,9 @@
 				var at = n > 1 ? (state.index / (n - 1)) * 100 : 100;
 				this._thumb.style.left = at + '%';
 				if (this._now) {
-					// Observed up to now in the fill's colour, the forecast played so far in its own.
-					this._fill.style.width = Math.min(at, this._nowAt) + '%';
-					this._forecastFill.style.width = Math.max(0, at - this._nowAt) + '%';
+					// Observed frames in the fill's colour, the forecast played so far in its own.
+					this._fill.style.width = Math.min(at, this._forecastAt) + '%';
+					this._forecastFill.style.width = Math.max(0, at - this._forecastAt) + '%';
 					L.DomUtil[state.index >= this.options.forecastFrom ? 'addClass' : 'removeClass'](this._time, 'matsite-forecast');
 				} else {
 					this._fill.style.width = at + '%';
@@ -229,20 +232,22 @@
 			s.addEventListener('pointercancel', this._onPointerUp.bind(this));
 		},
 
-		// The forecast's part of the track and the now mark, when there are forecast frames:
-		// now halfway between the newest observed frame and the first forecast (at the start
-		// when no frame is observed).
+		// The forecast's part of the track and the now mark, when there are forecast frames.
+		// Both sit halfway between two frames: the forecast from before its first frame (from the
+		// start when every frame is one), now after the frame it follows (usually the same place;
+		// not for a model's loop, whose frames are all forecasts, past ones too).
 		_addForecast: function (track) {
 			var from = this.options.forecastFrom, n = this.options.count;
 			if (!(from >= 0 && from < n) || n < 1) { return; }
-			var at = this._nowAt = n > 1 ? Math.max(0, (from - 0.5) / (n - 1)) * 100 : 0;
+			var between = function (i) { return n > 1 ? Math.max(0, Math.min(1, (i + 0.5) / (n - 1))) * 100 : 0; };
+			var at = this._forecastAt = from > 0 ? between(from - 1) : 0;
 			var rest = L.DomUtil.create('div', 'matsite-forecast-track', track);
 			rest.style.left = at + '%';
 			this._forecastFill = L.DomUtil.create('div', 'matsite-forecast-fill', track);
 			this._forecastFill.style.left = at + '%';
 			var now = this._now = L.DomUtil.create('div', 'matsite-now', track);
 			now.setAttribute('data-now', '');
-			now.style.left = at + '%';
+			now.style.left = (this.options.nowIndex >= 0 ? between(this.options.nowIndex) : 0) + '%';
 			// Seen, not read: the slider's aria-valuetext says which frames are forecasts.
 			var word = L.DomUtil.create('span', 'matsite-now-word', now);
 			word.setAttribute('aria-hidden', 'true');

@@ -59,7 +59,7 @@
 			// @option speed: Number = 1
 			speed: 1,
 			// @option frame: String|Number = undefined
-			// 'first', 'last', 'now' (the newest observed frame) or an index. Default: first
+			// 'first', 'last', 'now' (the frame now follows, the newest observed) or an index. Default: first
 			// when autoplaying, else the newest; with forecast frames, the newest observed.
 			frame: undefined,
 			// @option controls: Boolean = true
@@ -90,7 +90,7 @@
 			this._holds = {};        // reasons holding playback back: zoom, bounds, hidden, offscreen
 			this._manifest = null;
 			this._forecastFrom = -1;  // the first forecast frame's index (manifest frames of kind forecast)
-			this._nowIndex = -1;      // the newest observed frame's
+			this._nowIndex = -1;      // the frame now follows (the newest observed one)
 			this._pending = {};      // commands received before the frames were ready
 			this._cleanup = [];      // undoes every listener, observer and timer this player set up
 			if (this.options.reducedMotion === undefined) {
@@ -317,11 +317,10 @@
 			this._opacity = clamp01(isNum(o.opacity) ? o.opacity : isNum(m.opacity) ? m.opacity : 1);
 			var forecast = m.frames.map(function (f) { return f.kind === 'forecast'; });
 			this._forecastFrom = forecast.indexOf(true);
-			// Now falls after the newest observed frame (forecast frames follow it).
-			this._nowIndex = this._forecastFrom < 0 ? n - 1 : forecast.lastIndexOf(false, this._forecastFrom);
 			var issued = typeof m.now === 'string' ? Date.parse(m.now) : NaN;
+			this._nowIndex = this._findNow(forecast, issued);
 			var autoplay = o.autoplay && !o.reducedMotion;
-			// With forecast frames, playback starts at now: the newest observed frame.
+			// With forecast frames, playback starts at now: the frame now follows.
 			var opening = this._forecastFrom >= 0 ? Math.max(0, this._nowIndex) : (autoplay ? 0 : n - 1);
 			var initial = o.frame === 'first' ? 0 : o.frame === 'last' ? n - 1 : o.frame === 'now' ? Math.max(0, this._nowIndex) :
 				isNum(o.frame) ? Math.min(n - 1, Math.max(0, o.frame)) : opening;
@@ -339,6 +338,19 @@
 				issued: isFinite(issued) ? issued : null
 			});
 			this._showKind(initial);
+		},
+
+		// The frame now follows: the newest frame at or before the manifest's now (the newest
+		// observed one, as forecasts come after now; a model's frames of past times are
+		// forecasts too), else the newest observed frame; -1: now comes before every frame.
+		// Without forecast frames, the newest frame.
+		_findNow: function (forecast, issued) {
+			var n = forecast.length;
+			if (this._forecastFrom < 0) { return n - 1; }
+			if (!isFinite(issued)) { return forecast.lastIndexOf(false, this._forecastFrom); }
+			var at = -1;
+			this._times.forEach(function (t, i) { if (t !== null && t <= issued) { at = i; } });
+			return at;
 		},
 
 		// data-frame, and data-kind when the manifest has forecast frames.
