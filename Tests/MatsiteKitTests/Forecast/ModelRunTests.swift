@@ -138,6 +138,8 @@ struct ModelRunTests {
                     #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("radar/\(url)").path), "\(url) named, not there")
                 }
                 #expect(try Self.frameFiles(site) == Set(frames.compactMap { $0["url"] as? String }))
+                let poster = try #require(manifest["poster"] as? String)
+                #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("radar/\(poster)").path), "\(poster) named, not there")
                 // And it was the newest complete run then: each newer one lacked a frame.
                 var window = RollingWindow(last: ISODuration(milliseconds: 3_600_000), step: ISODuration(milliseconds: 3_600_000))
                 window.next = ISODuration(milliseconds: 3 * 3_600_000)
