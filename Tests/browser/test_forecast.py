@@ -26,66 +26,52 @@ from helpers import BuildFailed, SiteServer, build_site, read_manifest, wait_sta
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 AT = "2026-11-21T10:55:00Z"
 
-FORECAST_CONFIG = """\
-title: Forecast
+# What the three sites share: one animation over the same box, at the same pace
+# (animation(site, title) names them); each config adds its frames and source or layers.
+ANIMATION = """\
+title: SITE
 base_map: {{ demo: true }}
 animations:
   - id: radar
-    title: Radar and nowcast
+    title: TITLE
     bbox: [-10.0, 40.0, 10.0, 52.0]
     zoom: 4
     frame_duration_ms: 250
     last_frame_duration_ms: 500
     crossfade_ms: 100
-    source: {{ url: "{feed}/radar/{{time}}/{{z}}/{{x}}/{{y}}.png" }}
-    time_format: "%Y%m%d%H%M"
-    frames: {{ last: PT1H, next: PT30M, step: PT10M }}
 """
 
-MODEL_CONFIG = """\
-title: Model
-base_map: {{ demo: true }}
-animations:
-  - id: radar
-    title: Model rain
-    bbox: [-10.0, 40.0, 10.0, 52.0]
-    zoom: 4
-    frame_duration_ms: 250
-    last_frame_duration_ms: 500
-    crossfade_ms: 100
-    source: {{ url: "{feed}/model/{{run}}/{{time}}/{{z}}/{{x}}/{{y}}.png" }}
-    time_format: "%Y%m%d%H%M"
-    runs: {{ every: PT1H, delay: PT50M }}
-    run_format: "%Y%m%d%H"
-    frames: {{ last: PT30M, next: PT30M, step: PT10M }}
+# The feed's two kinds of source, in the config's terms: observed tiles by time, and a
+# model's by run and valid time.
+OBSERVED = """source: {{ url: "{feed}/radar/{{time}}/{{z}}/{{x}}/{{y}}.png" }}
+time_format: "%Y%m%d%H%M"
 """
+MODEL = """source: {{ url: "{feed}/model/{{run}}/{{time}}/{{z}}/{{x}}/{{y}}.png" }}
+time_format: "%Y%m%d%H%M"
+runs: {{ every: PT1H, delay: PT50M }}
+run_format: "%Y%m%d%H"
+"""
+
+
+def animation(site: str, title: str) -> str:
+    return ANIMATION.replace("SITE", site).replace("TITLE", title)
+
+
+def indent(text: str, spaces: int) -> str:
+    return "".join(" " * spaces + line + "\n" for line in text.splitlines())
+
+
+FORECAST_CONFIG = animation("Forecast", "Radar and nowcast") + indent(OBSERVED, 4) + \
+    "    frames: {{ last: PT1H, next: PT30M, step: PT10M }}\n"
+
+MODEL_CONFIG = animation("Model", "Model rain") + indent(MODEL, 4) + \
+    "    frames: {{ last: PT30M, next: PT30M, step: PT10M }}\n"
 
 # The radar observed up to now under the model's run after it, as layers of one timeline.
-LAYERS_CONFIG = """\
-title: Layers
-base_map: {{ demo: true }}
-animations:
-  - id: radar
-    title: Radar then model
-    bbox: [-10.0, 40.0, 10.0, 52.0]
-    zoom: 4
-    frame_duration_ms: 250
-    last_frame_duration_ms: 500
-    crossfade_ms: 100
-    frames: {{ last: PT30M, next: PT30M, step: PT10M }}
-    layers:
-      - id: radar
-        title: Radar
-        source: {{ url: "{feed}/radar/{{time}}/{{z}}/{{x}}/{{y}}.png" }}
-        time_format: "%Y%m%d%H%M"
-        frames: {{ last: PT30M, step: PT10M }}
-      - id: model
-        title: Model
-        source: {{ url: "{feed}/model/{{run}}/{{time}}/{{z}}/{{x}}/{{y}}.png" }}
-        time_format: "%Y%m%d%H%M"
-        runs: {{ every: PT1H, delay: PT50M }}
-        run_format: "%Y%m%d%H"
-"""
+LAYERS_CONFIG = animation("Layers", "Radar then model") + \
+    "    frames: {{ last: PT30M, next: PT30M, step: PT10M }}\n    layers:\n" + \
+    "      - id: radar\n        title: Radar\n" + indent(OBSERVED, 8) + "        frames: {{ last: PT30M, step: PT10M }}\n" + \
+    "      - id: model\n        title: Model\n" + indent(MODEL, 8)
 
 
 def tile_png(stamp: str, z: int, x: int, y: int) -> bytes:
