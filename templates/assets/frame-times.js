@@ -4,9 +4,9 @@
  * manifest's time_zone, the viewer's zone, or UTC; relative labels read
  * "12 minutes ago" against a clock that moves. The newest frame says so.
  * With forecast frames (a manifest with `now` and frames of kind "forecast"), a
- * forecast frame's label says so, how far past the manifest's now it is and the
- * run it comes from ("Forecast, in 30 minutes · Nov 21, 2026, 11:30 AM UTC ·
- * run 10:00 AM UTC"), and the newest observed frame is the one marked.
+ * forecast frame's label says so, how far from the manifest's now it is and the
+ * run it comes from ("Forecast, in 30 minutes · 11:30 AM UTC · run 10:00 AM UTC"),
+ * and the newest observed frame is the one marked.
  * It draws nothing; the player passes label() to the control.
  */
 (function (L, M) {
@@ -97,25 +97,25 @@
 		// Whether a frame is a forecast.
 		isForecast: function (index) { return !!this._forecast[index]; },
 
-		// "Forecast, in 30 minutes · Nov 21, 2026, 11:30 AM UTC · run 10:00 AM UTC": how far
-		// past the manifest's now (absent without one), the time unless the labels are
-		// relative only, the run when the frame names one.
+		// "Forecast, in 30 minutes · 11:30 AM UTC · run 10:00 AM UTC": how far from the
+		// manifest's now (absent without one), the time unless the labels are relative only,
+		// the run when the frame names one. The times say their date only when it is not
+		// the day of now (of the frame, for the run): short enough for one line of the bar.
 		_forecastLabel: function (index) {
 			var t = this._times[index], issued = this.options.issued;
 			var parts = [];
 			parts.push(this._relative && M.isNum(issued) ? 'Forecast, ' + this.relative(t, issued) : 'Forecast');
-			if (this._mode !== 'relative' || !this._relative || !M.isNum(issued)) { parts.push(this.format(t)); }
+			if (this._mode !== 'relative' || !this._relative || !M.isNum(issued)) { parts.push(this.near(t, issued)); }
 			var run = this.options.runs ? this.options.runs[index] : null;
-			if (M.isNum(run)) { parts.push('run ' + this.runText(run, t)); }
+			if (M.isNum(run)) { parts.push('run ' + this.near(run, t)); }
 			return parts.join(' \u00b7 ');
 		},
 
-		// A run's time as the labels' zone has it: the clock ("10:00 AM UTC"), with the date
-		// in front when it is another day than `near`'s.
-		runText: function (run, near) {
-			if (!this._clock) { return new Date(run).toISOString(); }
-			var sameDay = M.isNum(near) && this._day(run) === this._day(near);
-			return sameDay ? this._clock.format(new Date(run)) : this.format(run);
+		// A time as the labels' zone has it: the clock ("10:00 AM UTC") when it falls on the
+		// day of `ref` (ms), else with its date as other labels.
+		near: function (ms, ref) {
+			if (!this._clock) { return this.format(ms); }
+			return M.isNum(ref) && this._day(ms) === this._day(ref) ? this._clock.format(new Date(ms)) : this.format(ms);
 		},
 
 		_day: function (ms) {
