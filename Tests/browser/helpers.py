@@ -243,10 +243,10 @@ def colour_bar_png(width: int = 96, height: int = 12) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
-def build_site(folder: Path, config: str, expect: str = "radar") -> Path:
+def build_site(folder: Path, config: str, expect: str = "radar", args: list[str] | None = None) -> Path:
     """Writes `config` to folder/matsite.yml (and the legend image the features config
-    names) and runs `$MATSITE_BIN build` into folder/site, which must then hold the
-    animation `expect`."""
+    names) and runs `$MATSITE_BIN build` into folder/site (with `args` too, e.g. `--at`),
+    which must then hold the animation `expect`."""
     binary = os.environ.get("MATSITE_BIN", str(REPO / ".build" / "debug" / "matsite"))
     if not os.path.exists(binary):
         raise BuildFailed(f"matsite binary not found at {binary}: run `swift build --product matsite` or set MATSITE_BIN")
@@ -258,7 +258,7 @@ def build_site(folder: Path, config: str, expect: str = "radar") -> Path:
         config = f"templates: {json.dumps(str(Path(templates).resolve()))}\n" + config
     (folder / "matsite.yml").write_text(config, encoding="utf-8")
     site = folder / "site"
-    proc = subprocess.run([binary, "build", "--config", str(folder / "matsite.yml"), "--output", str(site), "--quiet"],
+    proc = subprocess.run([binary, "build", "--config", str(folder / "matsite.yml"), "--output", str(site), "--quiet", *(args or [])],
                           cwd=folder, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise BuildFailed(f"matsite build failed ({proc.returncode}):\n{proc.stderr}")

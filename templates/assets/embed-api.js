@@ -3,11 +3,14 @@
  *
  * To the player:   {"type":"matsite:play"}  {"type":"matsite:pause"}
  *                  {"type":"matsite:seek","frame":N}  {"type":"matsite:seek","time":"ISO 8601"}
+ *                  {"type":"matsite:seek","frame":"now"}  (the frame now follows)
  *                  {"type":"matsite:opacity","value":0..1}
  *                  {"type":"matsite:layer","id":"radar","visible":true,"opacity":0.6}
  *                  (a data layer: id and either or both of visible, opacity)
  * From the player: {"type":"matsite:ready","frames":N}
- *                  {"type":"matsite:frame","index":N,"time":"..."}   (time only when the frame has one)
+ *                  {"type":"matsite:frame","index":N,"time":"..."}   (time only when the frame has one;
+ *                  with forecast frames also "kind":"observed|forecast", and "run":"ISO" on a
+ *                  forecast frame that names its run)
  *                  {"type":"matsite:state","state":"loading|ready|playing|paused"}
  *                  {"type":"matsite:layer","id":"radar","visible":true,"opacity":0.6}
  *                  (a data layer's visibility or opacity changed, by the viewer or a command)
@@ -70,6 +73,8 @@
 			player.on('frame', function (e) {
 				var msg = {type: 'matsite:frame', index: e.index};
 				if (typeof e.time === 'string') { msg.time = e.time; }
+				if (typeof e.kind === 'string') { msg.kind = e.kind; }
+				if (typeof e.run === 'string') { msg.run = e.run; }
 				this._broadcast(msg);
 			}, this);
 			player.on('layer', function (e) {
@@ -124,6 +129,8 @@
 				p.setOpacity(cmd.value);
 			} else if (cmd.type === 'matsite:layer') {
 				p.setLayer(cmd.id, cmd);
+			} else if (cmd.frame === 'now') {
+				p.seek(Math.max(0, p.nowIndex()));
 			} else if ('frame' in cmd) {
 				p.seek(cmd.frame);
 			} else {
@@ -165,6 +172,7 @@
 			if (keys.indexOf('frame') >= 0) {
 				var n = this._player.frameCount();
 				var f = data.frame;
+				if (f === 'now') { return {type: data.type, frame: f}; }
 				if (typeof f !== 'number' || !Number.isInteger(f) || f < 0 || (n > 0 && f >= n)) { return null; }
 				return {type: data.type, frame: f};
 			}

@@ -12,7 +12,10 @@
  * it (and crossfade); the others are not touched, so they stay exactly as they
  * were: no fade, no flicker. A layer with no frame at a step (null) is hidden
  * there (fading out over the step's crossfade, and in again when a frame is
- * back and on top); noData(i) names such layers for the player to say so.
+ * back and on top); noData(i) names such layers for the player to say so,
+ * except where the timeline's past and future part (issue 37): an observed
+ * layer at a forecast step, or a layer of forecasts only at an observed step,
+ * has nothing to show there by design, and is not said to lack data.
  *
  * A layer's pane also carries data-layer-frame (the layer frame shown, or
  * "none") and the class matsite-layer-off while the viewer has it hidden.
@@ -66,6 +69,14 @@
 				return this._defs.map(function (def) {
 					var k = m.layers.indexOf(def), li = row[k];
 					return Number.isInteger(li) && li >= 0 && li < def.frames.length ? li : null;
+				});
+			}, this);
+			// Per step, the layers that have frames of its kind (all of them without forecasts).
+			var forecast = function (f) { return !!f && f.kind === 'forecast'; };
+			var split = m.frames.some(forecast);
+			this._ofKind = m.frames.map(function (step) {
+				return this._defs.map(function (def) {
+					return !split || def.frames.some(function (f) { return forecast(f) === forecast(step); });
 				});
 			}, this);
 			var levels = this._defs.filter(function (def) {
@@ -132,7 +143,8 @@
 		noData: function (i) {
 			var titles = this.titles();
 			return this._defs.map(function (def, k) {
-				return this._visible[k] && this._at(i, k) === null ? {id: def.id, title: titles[k]} : null;
+				var none = this._visible[k] && this._at(i, k) === null && (!this._ofKind[i] || this._ofKind[i][k]);
+				return none ? {id: def.id, title: titles[k]} : null;
 			}, this).filter(Boolean);
 		},
 

@@ -18,7 +18,9 @@
 				count: m.frames.length,
 				label: this._label.bind(this),
 				fullscreen: true,
-				newest: this._timeWords.newest()
+				newest: this._timeWords.newest(),
+				forecastFrom: this._forecastFrom,
+				nowIndex: this._nowIndex
 			});
 			this._legend = new M.Legend(m.legend, m.skipped, this._timeWords.format.bind(this._timeWords), this._resolve.bind(this))
 				.addTo(this._root, this._control.getContainer());

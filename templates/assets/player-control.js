@@ -2,6 +2,10 @@
  * Matsite.PlayerControl: the control bar (play/pause, step, timeline slider,
  * time label, speed, loop, opacity, full screen). It only renders state it is given and
  * reports what the viewer asked for; the player decides what happens.
+ * With forecast frames (option forecastFrom), the timeline marks now (one element with
+ * data-now, halfway between the frame now follows and the next: option nowIndex), the
+ * forecast's part of the track is striped, and what is played of it filled in its own
+ * colour; the time label of a forecast frame carries matsite-forecast.
  *
  * Events (what the viewer asked for):
  *   toggle {}            play/pause button
@@ -83,7 +87,13 @@
 			opacity: 1,
 			// @option newest: Number = -1
 			// Index of the newest frame, whose label is marked.
-			newest: -1
+			newest: -1,
+			// @option forecastFrom: Number = -1
+			// Index of the first forecast frame (the ones after it are forecasts too); -1: none.
+			forecastFrom: -1,
+			// @option nowIndex: Number = -1
+			// Index of the frame now follows (the newest observed one); -1: now comes first.
+			nowIndex: -1
 		},
 
 		initialize: function (parent, options) {
@@ -121,8 +131,16 @@
 				var text = this._labelOf(state.index);
 				this._slider.setAttribute('aria-valuenow', String(state.index));
 				this._slider.setAttribute('aria-valuetext', text);
-				this._fill.style.width = (n > 1 ? (state.index / (n - 1)) * 100 : 100) + '%';
-				this._thumb.style.left = this._fill.style.width;
+				var at = n > 1 ? (state.index / (n - 1)) * 100 : 100;
+				this._thumb.style.left = at + '%';
+				if (this._now) {
+					// Observed frames in the fill's colour, the forecast played so far in its own.
+					this._fill.style.width = Math.min(at, this._forecastAt) + '%';
+					this._forecastFill.style.width = Math.max(0, at - this._forecastAt) + '%';
+					L.DomUtil[state.index >= this.options.forecastFrom ? 'addClass' : 'removeClass'](this._time, 'matsite-forecast');
+				} else {
+					this._fill.style.width = at + '%';
+				}
 				this._time.textContent = text;
 				L.DomUtil[this.options.newest === state.index ? 'addClass' : 'removeClass'](this._time, 'matsite-newest');
 			}
@@ -168,6 +186,7 @@
 			s.setAttribute('aria-valuenow', '0');
 			var track = this._track = L.DomUtil.create('div', 'matsite-track', s);
 			this._fill = L.DomUtil.create('div', 'matsite-fill', track);
+			this._addForecast(track);
 			this._thumb = L.DomUtil.create('div', 'matsite-thumb', track);
 
 			this._time = L.DomUtil.create('span', 'matsite-time', c);
@@ -211,6 +230,29 @@
 			s.addEventListener('pointermove', this._onPointerMove.bind(this));
 			s.addEventListener('pointerup', this._onPointerUp.bind(this));
 			s.addEventListener('pointercancel', this._onPointerUp.bind(this));
+		},
+
+		// The forecast's part of the track and the now mark, when there are forecast frames.
+		// Both sit halfway between two frames: the forecast from before its first frame (from the
+		// start when every frame is one), now after the frame it follows (usually the same place;
+		// not for a model's loop, whose frames are all forecasts, past ones too).
+		_addForecast: function (track) {
+			var from = this.options.forecastFrom, n = this.options.count;
+			if (!(from >= 0 && from < n) || n < 1) { return; }
+			var between = function (i) { return n > 1 ? Math.max(0, Math.min(1, (i + 0.5) / (n - 1))) * 100 : 0; };
+			var at = this._forecastAt = from > 0 ? between(from - 1) : 0;
+			var rest = L.DomUtil.create('div', 'matsite-forecast-track', track);
+			rest.style.left = at + '%';
+			this._forecastFill = L.DomUtil.create('div', 'matsite-forecast-fill', track);
+			this._forecastFill.style.left = at + '%';
+			var now = this._now = L.DomUtil.create('div', 'matsite-now', track);
+			now.setAttribute('data-now', '');
+			now.style.left = (this.options.nowIndex >= 0 ? between(this.options.nowIndex) : 0) + '%';
+			// Seen, not read: the slider's aria-valuetext says which frames are forecasts.
+			var word = L.DomUtil.create('span', 'matsite-now-word', now);
+			word.setAttribute('aria-hidden', 'true');
+			word.textContent = 'now';
+			L.DomUtil.addClass(this._slider, 'matsite-has-forecast');
 		},
 
 		// Takes the bar out of the page; its listeners go with its elements.

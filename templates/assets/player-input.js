@@ -13,7 +13,7 @@
 	M.LAYER_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 	// Parses the URL parameters of the contract into player options.
-	// autoplay=0|1, loop=0|1, speed=0.5|1|2, frame=first|last|N, controls=0|1, utc=0|1,
+	// autoplay=0|1, loop=0|1, speed=0.5|1|2, frame=first|last|now|N, controls=0|1, utc=0|1,
 	// opacity=0..1, layers=ID,ID. Invalid values are left out, so the defaults stand.
 	M.parseParams = function (search) {
 		var p = new URLSearchParams(search || '');
@@ -33,7 +33,7 @@
 		if (p.has('speed') && ['0.5', '1', '2'].indexOf(p.get('speed')) >= 0) { o.speed = Number(p.get('speed')); }
 		if (p.has('frame')) {
 			var f = p.get('frame');
-			if (f === 'first' || f === 'last') { o.frame = f; } else if (/^\d{1,6}$/.test(f)) { o.frame = Number(f); }
+			if (f === 'first' || f === 'last' || f === 'now') { o.frame = f; } else if (/^\d{1,6}$/.test(f)) { o.frame = Number(f); }
 		}
 		if (p.has('opacity') && /^(0(\.\d{1,4})?|1(\.0{1,4})?|\.\d{1,4})$/.test(p.get('opacity'))) {
 			o.opacity = Number(p.get('opacity'));

@@ -10,6 +10,8 @@
  * The root element reflects the state for scripts and tests:
  *   data-state          loading | ready | playing | paused
  *   data-frame          index of the frame shown
+ *   data-kind           observed | forecast: the kind of the frame shown (only
+ *                       when the manifest has forecast frames)
  *   data-paused-reason  zoom | bounds | tiles | hidden | offscreen, while the
  *                       player holds back playback the viewer asked for
  *                       (tiles: frames published as levels lack tiles the
@@ -18,7 +20,7 @@
  * Root attributes read: data-manifest (URL of manifest.json), data-poster,
  * data-embed ("true" on the embed page), data-title.
  *
- * Events: ready {frames}, frame {index, time}, state {state}, opacity {value},
+ * Events: ready {frames}, frame {index, time, kind, run}, state {state}, opacity {value},
  * layer {id, visible, opacity} (an animation with data layers: layer-stack.js).
  *
  * remove() takes the player out again and leaves no listener, timer or node of
@@ -57,7 +59,8 @@
 			// @option speed: Number = 1
 			speed: 1,
 			// @option frame: String|Number = undefined
-			// 'first', 'last' or an index. Default: first when autoplaying, else the newest.
+			// 'first', 'last', 'now' (the frame now follows, the newest observed) or an index. Default: first
+			// when autoplaying, else the newest; with forecast frames, the newest observed.
 			frame: undefined,
 			// @option controls: Boolean = true
 			controls: true,
@@ -86,6 +89,8 @@
 			this._everPlayed = false;
 			this._holds = {};        // reasons holding playback back: zoom, bounds, hidden, offscreen
 			this._manifest = null;
+			this._forecastFrom = -1;  // the first forecast frame's index (manifest frames of kind forecast)
+			this._nowIndex = -1;      // the frame now follows (the newest observed one)
 			this._pending = {};      // commands received before the frames were ready
 			this._cleanup = [];      // undoes every listener, observer and timer this player set up
 			if (this.options.reducedMotion === undefined) {
@@ -150,7 +155,7 @@
 			if (this._control) { this._control.remove(); }
 			if (this._map) { this._map.remove(); }
 			L.DomUtil.remove(this._status);
-			['data-state', 'data-frame', 'data-paused-reason', 'data-loaded', 'data-error'].forEach(function (a) {
+			['data-state', 'data-frame', 'data-kind', 'data-paused-reason', 'data-loaded', 'data-error'].forEach(function (a) {
 				this._root.removeAttribute(a);
 			}, this);
 			L.DomUtil.removeClass(this._root, 'matsite-failed');
@@ -238,6 +243,22 @@
 
 		index: function () { return this._clock ? this._clock.index() : this._initial; },
 
+		// The index of the first forecast frame, or -1 when the manifest has none.
+		forecastFrom: function () { return this._forecastFrom; },
+
+		// The frame the manifest's now follows: the newest observed one (with no forecast,
+		// the newest), -1 when no frame is observed.
+		nowIndex: function () { return this._nowIndex; },
+
+		// What a frame is: {kind: 'observed'|'forecast', run: ISO or undefined}; {} when the
+		// manifest has no forecast frames (it reads as before).
+		frameKind: function (index) {
+			if (this._forecastFrom < 0 || !this._manifest) { return {}; }
+			var f = this._manifest.frames[index];
+			if (!f || f.kind !== 'forecast') { return {kind: 'observed'}; }
+			return typeof f.run === 'string' ? {kind: 'forecast', run: f.run} : {kind: 'forecast'};
+		},
+
 		getMap: function () { return this._map; },
 
 		_setup: function (m) {
@@ -294,17 +315,48 @@
 			if (o.loop === undefined) { o.loop = m.loop !== false; }
 			if (o.autoplay === undefined) { o.autoplay = !o.embed; }
 			this._opacity = clamp01(isNum(o.opacity) ? o.opacity : isNum(m.opacity) ? m.opacity : 1);
+			var forecast = m.frames.map(function (f) { return f.kind === 'forecast'; });
+			this._forecastFrom = forecast.indexOf(true);
+			var issued = typeof m.now === 'string' ? Date.parse(m.now) : NaN;
+			this._nowIndex = this._findNow(forecast, issued);
 			var autoplay = o.autoplay && !o.reducedMotion;
-			var initial = o.frame === 'first' ? 0 : o.frame === 'last' ? n - 1 :
-				isNum(o.frame) ? Math.min(n - 1, Math.max(0, o.frame)) : (autoplay ? 0 : n - 1);
+			// With forecast frames, playback starts at now: the frame now follows.
+			var opening = this._forecastFrom >= 0 ? Math.max(0, this._nowIndex) : (autoplay ? 0 : n - 1);
+			var initial = o.frame === 'first' ? 0 : o.frame === 'last' ? n - 1 : o.frame === 'now' ? Math.max(0, this._nowIndex) :
+				isNum(o.frame) ? Math.min(n - 1, Math.max(0, o.frame)) : opening;
 			this._initial = initial;
 			this._timeWords = new M.FrameTimes(this._times, {
 				timeZone: typeof m.time_zone === 'string' ? m.time_zone : undefined,
 				utc: o.utc,
 				mode: typeof m.time_label === 'string' ? m.time_label : 'absolute',
-				now: o.now
+				now: o.now,
+				forecast: forecast,
+				runs: m.frames.map(function (f) {
+					var r = f.kind === 'forecast' && typeof f.run === 'string' ? Date.parse(f.run) : NaN;
+					return isFinite(r) ? r : null;
+				}),
+				issued: isFinite(issued) ? issued : null
 			});
-			this._root.setAttribute('data-frame', String(initial));
+			this._showKind(initial);
+		},
+
+		// The frame now follows: the newest frame at or before the manifest's now (the newest
+		// observed one, as forecasts come after now; a model's frames of past times are
+		// forecasts too), else the newest observed frame; -1: now comes before every frame.
+		// Without forecast frames, the newest frame.
+		_findNow: function (forecast, issued) {
+			var n = forecast.length;
+			if (this._forecastFrom < 0) { return n - 1; }
+			if (!isFinite(issued)) { return forecast.lastIndexOf(false, this._forecastFrom); }
+			var at = -1;
+			this._times.forEach(function (t, i) { if (t !== null && t <= issued) { at = i; } });
+			return at;
+		},
+
+		// data-frame, and data-kind when the manifest has forecast frames.
+		_showKind: function (i) {
+			this._root.setAttribute('data-frame', String(i));
+			if (this._forecastFrom >= 0) { this._root.setAttribute('data-kind', this.frameKind(i).kind); }
 		},
 
 		// Point layers follow the frame shown (point-layer.js).
@@ -375,7 +427,7 @@
 
 		_onFrame: function (e) {
 			var i = e.index;
-			this._root.setAttribute('data-frame', String(i));
+			this._showKind(i);
 			var fade = 0;
 			if (e.auto && !this.options.reducedMotion && this._crossfade > 0) {
 				// Never let a fade outlast half of the frame it reveals.
@@ -386,7 +438,8 @@
 			this._control.update({index: i});
 			if (this._fallbackLayer) { this._fallbackLayer.setUrl(this._fallbackUrl(i)); }
 			var t = this._manifest.frames[i].time;
-			this.fire('frame', {index: i, time: typeof t === 'string' ? t : undefined});
+			var kind = this.frameKind(i);
+			this.fire('frame', {index: i, time: typeof t === 'string' ? t : undefined, kind: kind.kind, run: kind.run});
 		},
 
 		_resolve: function (url) {

@@ -115,6 +115,8 @@ struct IndexEntry: MustacheParent, Sendable {
     var lastTime: String?
     /// The animation's `time_zone`, for the words the index page's script writes.
     var timeZone: String?
+    /// Where the observed frames end and the forecast ends, when the timeline has forecast frames.
+    var forecast: ForecastSpan?
 
     func child(named name: String) -> Any? {
         switch name {
@@ -137,8 +139,44 @@ struct IndexEntry: MustacheParent, Sendable {
         case "first_time_text": firstTime.map(Self.utcWords)
         case "last_time_text": lastTime.map(Self.utcWords)
         case "time_zone": timeZone
+        case "forecast": forecast
         default: nil
         }
+    }
+}
+
+/// An index entry's past and future: "observed to 12:05, forecast to 13:05 (run 11:00
+/// UTC)", as manifest times (the section `{{#forecast}}` of `index.mustache`).
+struct ForecastSpan: MustacheParent, Sendable, Equatable {
+    /// The newest observed frame's time; nil when every frame is a forecast.
+    var observedTo: String?
+    /// The last forecast frame's time.
+    var forecastTo: String
+    /// The run the forecast frames come from, when they name one.
+    var run: String?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "observed_to": observedTo
+        case "observed_to_text": observedTo.map(IndexEntry.utcWords)
+        case "forecast_to": forecastTo
+        case "forecast_to_text": IndexEntry.utcWords(forecastTo)
+        case "run": run
+        case "run_text": run.map(IndexEntry.utcWords)
+        default: nil
+        }
+    }
+}
+
+extension ForecastSpan {
+    /// The span of a timeline's frames (time, kind "forecast" or nil, run), or nil when none is
+    /// a forecast.
+    init?(_ frames: [(time: String?, kind: String?, run: String?)]) {
+        let forecasts = frames.filter { $0.kind == "forecast" }
+        guard let last = forecasts.last?.time else { return nil }
+        self.init(
+            observedTo: frames.last { $0.kind != "forecast" && $0.time != nil }?.time, forecastTo: last,
+            run: forecasts.lazy.compactMap(\.run).first)
     }
 }
 

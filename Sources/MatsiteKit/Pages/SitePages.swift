@@ -31,7 +31,8 @@ struct SitePages: Sendable {
                     iframeSnippet: Self.embedCode(manifest, address: address, baseURL: config.baseURL),
                     downloads: Self.downloads(manifest.exports, prefix: "\(manifest.id)/"),
                     firstTime: manifest.frames.first?.time?.manifestText, lastTime: manifest.frames.last?.time?.manifestText,
-                    timeZone: manifest.timeZone)
+                    timeZone: manifest.timeZone,
+                    forecast: ForecastSpan(manifest.frames.map { ($0.time?.manifestText, $0.kind, $0.run) }))
             })
         try put(pages.render(index), at: "index.html")
         try assets.writeReferenced(by: written, with: writer)

@@ -87,4 +87,57 @@ struct PageContextsTests {
         #expect(entry.child(named: "last_time_text") as? String == "2026-11-25 12:10 UTC")
         #expect(entry.child(named: "poster") as? String == "radar/poster.webp" && entry.child(named: "time_zone") as? String == "Asia/Tokyo")
     }
+
+    static func entry(_ forecast: ForecastSpan?) -> IndexEntry {
+        IndexEntry(
+            id: "radar", title: "Radar", frameCount: 10, width: 400, height: 200, poster: "poster.png", baseMap: nil,
+            iframeSnippet: "", downloads: [], firstTime: "2026-11-28T11:05:00Z", lastTime: "2026-11-28T13:05:00Z", forecast: forecast)
+    }
+
+    /// The index card's line of times, tags and all, as the default template writes it.
+    static func metaLine(_ entry: IndexEntry) throws -> Substring {
+        let html = try PageRenderer(overrides: nil).render(
+            IndexPageContext(siteTitle: "Loops", generator: "", assets: [:], animations: [entry]))
+        let start = try #require(html.range(of: "<p class=\"matsite-card-meta\">"))
+        let end = try #require(html[start.upperBound...].range(of: "</p>"))
+        return html[start.upperBound..<end.lowerBound]
+    }
+
+    @Test("a timeline's forecast span: the newest observed frame, the last forecast, their run; none without forecasts")
+    func forecastSpan() {
+        let frames: [(time: String?, kind: String?, run: String?)] = [
+            ("2026-11-28T11:55:00Z", nil, nil), ("2026-11-28T12:05:00Z", nil, nil),
+            ("2026-11-28T12:15:00Z", "forecast", "2026-11-28T11:00:00Z"), ("2026-11-28T13:05:00Z", "forecast", "2026-11-28T11:00:00Z"),
+        ]
+        #expect(
+            ForecastSpan(frames)
+                == ForecastSpan(observedTo: "2026-11-28T12:05:00Z", forecastTo: "2026-11-28T13:05:00Z", run: "2026-11-28T11:00:00Z"))
+        #expect(ForecastSpan(Array(frames.prefix(2))) == nil)
+        let allForecasts: [(time: String?, kind: String?, run: String?)] = frames.map { ($0.time, "forecast", nil) }
+        #expect(ForecastSpan(allForecasts) == ForecastSpan(observedTo: nil, forecastTo: "2026-11-28T13:05:00Z", run: nil))
+    }
+
+    @Test("the index says per loop where the observed frames end, where the forecast ends, and its run")
+    func indexForecastLine() throws {
+        let span = ForecastSpan(observedTo: "2026-11-28T12:05:00Z", forecastTo: "2026-11-28T13:05:00Z", run: "2026-11-28T11:00:00Z")
+        #expect(
+            try Self.metaLine(Self.entry(span))
+                == "<span class=\"matsite-nowrap\">10 frames</span>, "
+                + "observed <time datetime=\"2026-11-28T11:05:00Z\">2026-11-28 11:05 UTC</time> "
+                + "to <time datetime=\"2026-11-28T12:05:00Z\">2026-11-28 12:05 UTC</time>, "
+                + "forecast to <time datetime=\"2026-11-28T13:05:00Z\">2026-11-28 13:05 UTC</time> "
+                + "(run <time datetime=\"2026-11-28T11:00:00Z\">2026-11-28 11:00 UTC</time>)")
+        // No observed frame, no run: the forecast from its first frame, no parentheses.
+        #expect(
+            try Self.metaLine(Self.entry(ForecastSpan(observedTo: nil, forecastTo: "2026-11-28T13:05:00Z", run: nil)))
+                == "<span class=\"matsite-nowrap\">10 frames</span>, "
+                + "forecast <time datetime=\"2026-11-28T11:05:00Z\">2026-11-28 11:05 UTC</time> "
+                + "to <time datetime=\"2026-11-28T13:05:00Z\">2026-11-28 13:05 UTC</time>")
+        // Without forecasts, the line reads as before.
+        #expect(
+            try Self.metaLine(Self.entry(nil))
+                == "<span class=\"matsite-nowrap\">10 frames</span>, "
+                + "<time datetime=\"2026-11-28T11:05:00Z\">2026-11-28 11:05 UTC</time> "
+                + "to <time datetime=\"2026-11-28T13:05:00Z\">2026-11-28 13:05 UTC</time>")
+    }
 }

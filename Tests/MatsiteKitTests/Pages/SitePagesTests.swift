@@ -61,6 +61,25 @@ struct SitePagesTests {
         #expect(index.contains("assets/player.1234.css") && !index.contains("../assets/"))
     }
 
+    @Test("the index says per loop where its observed frames end, where its forecast ends and the run")
+    func indexForecast() throws {
+        let (site, _, pages, published) = try prepare(title: "Radar", baseURL: "/", width: 400, height: 200)
+        defer { site.remove() }
+        var manifest = published
+        manifest.now = "2026-11-21T10:00:30Z"
+        manifest.frames[1].kind = "forecast"
+        manifest.frames[1].run = "2026-11-21T09:00:00Z"
+        let root = site.root.appendingPathComponent("forecast")
+        try pages.write([manifest], with: SiteWriter(root: root, previous: PreviousSite(output: site.output)))
+        let index = try text(root, "index.html")
+        #expect(
+            index.contains(
+                "2 frames</span>, observed <time datetime=\"2026-11-21T10:00:00Z\">2026-11-21 10:00 UTC</time> "
+                    + "to <time datetime=\"2026-11-21T10:00:00Z\">2026-11-21 10:00 UTC</time>, "
+                    + "forecast to <time datetime=\"2026-11-21T10:01:00Z\">2026-11-21 10:01 UTC</time> "
+                    + "(run <time datetime=\"2026-11-21T09:00:00Z\">2026-11-21 09:00 UTC</time>)</p>"), "\(index)")
+    }
+
     @Test("the site manifest lists each animation's page, embed, manifest and poster")
     func siteManifest() throws {
         let (site, root) = try write(title: "Radar", baseURL: "/")
