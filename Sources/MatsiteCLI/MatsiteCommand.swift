@@ -444,6 +444,7 @@ extension MatsiteCommand {
                 case .fact(let text): print("  \(text)")
                 case .note(let text): print("  note: \(text)")
                 case .problem(let text, _): print("  problem: \(text)")
+                case .runs(let report): for text in Wording.runs(report) { print("  \(text)") }
                 }
                 fflush(nil)
             }

@@ -32,6 +32,14 @@ enum Wording {
     }
 
     /// Levels, tiles written and linked, bytes, per level.
+    /// `check`'s lines on a source with model runs: the run a build would publish, and each
+    /// newer run it would pass over with the frame it lacks.
+    static func runs(_ r: RunReport) -> [String] {
+        let newest = r.newest == r.used ? " (the newest)" : ", newest \(r.newest.iso8601)"
+        return ["run: \(r.used.iso8601)\(newest), \(r.frames) forecast frame(s) all out"]
+            + r.lacking.map { "run \($0.run.iso8601) not complete: lacks its frame for \($0.frame.iso8601) (\($0.problem): \($0.example))" }
+    }
+
     static func levels(_ r: LevelsReport) -> String {
         let perLevel = r.levels.map { "z\($0.zoom) \($0.written + $0.linked) (\(ByteCount.text($0.bytes)))" }
         let zooms = "z\(r.levels.first?.zoom ?? 0)-z\(r.levels.last?.zoom ?? 0)"

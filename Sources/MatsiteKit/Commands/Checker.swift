@@ -26,6 +26,8 @@ public struct Checker: Sendable {
         case note(String)
         /// A problem that would stop a build, with the exit class the build would end with.
         case problem(String, ExitClass)
+        /// The model run a build would publish and the newer ones it would pass over.
+        case runs(RunReport)
 
         /// The same line saying what it is about (`layer radar: ...`).
         func about(_ subject: String) -> Line {
@@ -34,6 +36,7 @@ public struct Checker: Sendable {
             case .fact(let text): .fact("\(subject): \(text)")
             case .note(let text): .note("\(subject): \(text)")
             case .problem(let text, let exitClass): .problem("\(subject): \(text)", exitClass)
+            case .runs(let report): .runs(report.about(subject))
             }
         }
     }
@@ -96,6 +99,7 @@ private extension Checker {
             report(.fact("timeline: \(plan.frames.count) times, \(first.manifestText) .. \(last.manifestText)"))
         }
         for skipped in plan.skipped { report(.fact("left out: \(skipped.time): \(skipped.reason)")) }
+        for runs in planned.runs { report(.runs(runs)) }
         if let image = try LegendImage.read(animation, config: config) { report(.fact("legend image: \(image.bytes.count) bytes")) }
         // Point data is read and checked as a build would, so a bad row shows here first.
         let points = PointLoader(config: noCache, fetcher: fetcher)

@@ -8,7 +8,7 @@ extension ConfigLoader {
     /// The keys of a feed (`FeedConfig`): an animation's, or each of its layers'.
     static let feedKeys = [
         "missing", "blank", "attribution", "source", "frames", "time_format", "fallback", "compression", "format", "quality", "opacity",
-        "legend", "pyramid", "levels", "settle",
+        "legend", "pyramid", "levels", "settle", "runs", "run_format",
     ]
     static let animationKeys =
         [
@@ -65,7 +65,8 @@ extension ConfigLoader {
     /// (or, for a layer without `frames:`, the `timeline`), format and presentation.
     static func feed(_ f: Fields, sourceNode: Node, framesNode: Node?, timeline: FramesConfig?, _ r: inout YAMLReader) throws -> FeedConfig {
         // A frame index's fields are placeholders of the source template: know their names first.
-        var source = try self.source(sourceNode, f.path("source"), fields: framesNode.map(indexFieldNames) ?? [], &r)
+        // `{run}` and `{lead}` are known to every template; `checkRuns` refuses them without `runs:`.
+        var source = try self.source(sourceNode, f.path("source"), fields: (framesNode.map(indexFieldNames) ?? []).union(runFields), &r)
         var feed = FeedConfig(source: source, frames: .count(1))
         if let n = f["missing"] { feed.missing = try r.choice(n, f.path("missing"), MissingPolicy.self, options: [.fail, .transparent]) }
         if let n = f["settle"] { feed.settle = try duration(n, f.path("settle"), r: &r, zero: true) }
@@ -109,6 +110,7 @@ extension ConfigLoader {
         }
         feed.source = source
         try checkPlaceholders(feed, sourceNode: sourceNode, framesNode: framesNode ?? f.node, path: f.path, r)
+        feed.runs = try runs(f, feed: feed, sourceNode: sourceNode, framesNode: framesNode ?? f.node, &r)
         return feed
     }
 

@@ -7,9 +7,12 @@ extension ConfigLoader {
     static let frameKinds = ["templates", "times", "count", "latest", "range", "last", "index"]
 
     static func frames(_ node: Node, _ path: String, source: inout SourceConfig, _ r: inout YAMLReader) throws -> FramesConfig {
-        let f = try r.fields(node, path, allowed: frameKinds + ["step", "delay"])
-        // `last` is the one kind that takes companions: step, delay, and latest (WMTS/WMS).
+        let f = try r.fields(node, path, allowed: frameKinds + ["step", "delay", "next"])
+        // `last` is the one kind that takes companions: step, delay, next, and latest (WMTS/WMS).
         if f["last"] != nil { return .rolling(try rolling(f, path, source: source, &r)) }
+        if let n = f["next"] {
+            throw r.error(n, f.path("next"), "goes with last: (a rolling window reaching past now), e.g. { last: PT2H, next: PT1H, step: PT10M }")
+        }
         for key in ["step", "delay"] where f[key] != nil {
             throw r.error(f[key], f.path(key), "goes with last: (a rolling window), e.g. { last: PT2H, step: PT5M }")
         }
@@ -118,8 +121,21 @@ extension ConfigLoader {
             }
             let count = window.last.milliseconds / step.milliseconds + 1
             guard count <= 100_000 else { throw r.error(lastNode, f.path("last"), "holds \(count) steps of \(step)") }
+        } else if let n = f["next"], !advertises {
+            throw r.error(
+                n, f.path("step"),
+                "missing: next: reaches past now on the step grid, so a {time} source needs step: too (e.g. { last: PT2H, next: PT1H, step: PT10M })")
         } else if !advertises {
             throw r.error(lastNode, f.path("step"), "missing: a rolling window needs step: (e.g. { last: PT2H, step: PT5M })")
+        }
+        if let n = f["next"] {
+            let next = try duration(n, f.path("next"), r: &r)
+            guard next.isFixed else { throw r.error(n, f.path("next"), "must be a fixed length (weeks, days, hours, minutes, seconds)") }
+            if let step = window.step {
+                let count = (window.last.milliseconds + next.milliseconds) / step.milliseconds + 1
+                guard count <= 100_000 else { throw r.error(n, f.path("next"), "with last: holds \(count) steps of \(step)") }
+            }
+            window.next = next
         }
         return window
     }
@@ -145,7 +161,22 @@ extension ConfigLoader {
             throw r.error(f["file"], path, "give only one of url and file")
         }
         var index = FrameIndexConfig(location: location)
-        if let n = f["items"] { index.items = try dottedPath(n, f.path("items"), &r) }
+        if let n = f["items"] {
+            if case .mapping = n {
+                // `items: { observed: radar.past, forecast: radar.nowcast }`: the lists by kind.
+                let kinds = try r.fields(n, f.path("items"), allowed: ["observed", "forecast"])
+                guard let observed = kinds["observed"], let forecast = kinds["forecast"] else {
+                    throw r.error(
+                        n, kinds.path(kinds["observed"] == nil ? "observed" : "forecast"),
+                        "missing: items by kind names both lists, e.g. { observed: radar.past, forecast: radar.nowcast } (or give one list as items: radar.past)"
+                    )
+                }
+                index.items = try dottedPath(observed, kinds.path("observed"), &r)
+                index.forecastItems = try dottedPath(forecast, kinds.path("forecast"), &r)
+            } else {
+                index.items = try dottedPath(n, f.path("items"), &r)
+            }
+        }
         if let n = f["time"] { index.time = try dottedPath(n, f.path("time"), &r) }
         for key in ["fields", "globals"] {
             guard let n = f[key] else { continue }
@@ -159,7 +190,7 @@ extension ConfigLoader {
                 guard isPlaceholderName(name) else {
                     throw r.error(keyNode, namePath, "a placeholder name is letters, digits and _ (starting with a letter)")
                 }
-                guard TileTemplate.Placeholder(rawValue: name) == nil else {
+                guard TileTemplate.Placeholder(rawValue: name) == nil, !runFields.contains(name) else {
                     throw r.error(keyNode, namePath, "{\(name)} is matsite's own placeholder; choose another name")
                 }
                 guard index.fields[name] == nil, names[name] == nil else { throw r.error(keyNode, namePath, "named twice in fields and globals") }

@@ -40,6 +40,8 @@ public struct FeedConfig: Sendable {
     public var opacity: Double?
     /// The colour key shown beside the player.
     public var legend: LegendConfig?
+    /// `runs:` and `run_format`: the model runs a `{run}` template's frames belong to.
+    public var runs: RunsConfig?
 
     /// A feed of these frames from this source; the rest take their defaults.
     public init(source: SourceConfig, frames: FramesConfig) {
@@ -56,5 +58,42 @@ extension AnimationConfig {
     public subscript<Value>(dynamicMember key: WritableKeyPath<FeedConfig, Value>) -> Value {
         get { feed[keyPath: key] }
         set { feed[keyPath: key] = newValue }
+    }
+}
+
+/// `runs: { every, delay }` with `run_format`: a template naming `{run}` (and the valid time
+/// as `{time}` or the lead time as `{lead}`) draws its frames from one model run. Runs start
+/// at the multiples of `every` (from 1970-01-01T00:00:00Z); the newest run out at `now` is
+/// the one of `floor(now - delay)`.
+public struct RunsConfig: Sendable, Equatable {
+    /// How often a run starts (a fixed length).
+    public var every: ISODuration
+    /// How long after its start a run is (first) out.
+    public var delay = ISODuration()
+    /// How `{run}` is written (default `%Y%m%d%H`: 2026112812).
+    public var format = RunsConfig.defaultFormat
+    /// How many runs back a build looks for a complete one: the newest and two before it.
+    public static let candidates = 3
+
+    /// `%Y%m%d%H`.
+    public static let defaultFormat = (try? TimeFormat("%Y%m%d%H")) ?? .isoPattern
+
+    /// Runs.
+    public init(every: ISODuration, delay: ISODuration = ISODuration(), format: TimeFormat = RunsConfig.defaultFormat) {
+        self.every = every
+        self.delay = delay
+        self.format = format
+    }
+
+    /// The newest run out at `now`, then the ones before it, `candidates` in all.
+    public func runs(now: TimeInstant) -> [TimeInstant] {
+        let newest = now.adding(delay, times: -1).floored(toMultipleOf: every)
+        return (0..<Int64(Self.candidates)).map { newest.adding(every, times: -$0) }
+    }
+
+    /// `{lead}`: the hours from `run` to `time`, at least two digits (`f03`, `f120`).
+    public static func lead(from run: TimeInstant, to time: TimeInstant) -> String {
+        let hours = (time.millisecondsSinceEpoch - run.millisecondsSinceEpoch) / 3_600_000
+        return hours < 10 ? "0\(hours)" : String(hours)
     }
 }

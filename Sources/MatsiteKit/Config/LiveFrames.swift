@@ -13,6 +13,8 @@ public struct RollingWindow: Sendable, Equatable {
     public var delay = ISODuration()
     /// At most this many of the newest times (WMTS/WMS sources).
     public var latest: Int?
+    /// How far past now the window reaches (`next:`): its times after now are forecasts.
+    public var next: ISODuration? = nil
 
     /// A window.
     public init(last: ISODuration, step: ISODuration? = nil, delay: ISODuration = ISODuration(), latest: Int? = nil) {
@@ -36,6 +38,14 @@ public struct RollingWindow: Sendable, Equatable {
         // Counted back from the newest, so every time stays on the step grid.
         return (0..<Int64(count)).reversed().map { newest.adding(step, times: -$0) }.filter { $0 >= oldest }
     }
+
+    /// The window's forecast times at `now`, oldest first (needs `step` and `next`): the
+    /// step grid's times t with now < t <= now + next.
+    public func forecastTimes(now: TimeInstant) -> [TimeInstant] {
+        guard let step, let next else { return [] }
+        let first = now.floored(toMultipleOf: step).adding(step)
+        return TimeInstant.series(from: first, through: now.adding(next), step: step, limit: 100_001)
+    }
 }
 
 /// `frames.index`: a JSON document listing the frames.
@@ -50,8 +60,12 @@ public struct FrameIndexConfig: Sendable, Equatable {
 
     /// Where the document is.
     public var location: Location
-    /// The dotted path of the list of items; empty: the document is the list.
+    /// The dotted path of the list of items; empty: the document is the list. With
+    /// `items: { observed, forecast }`, the observed list.
     public var items: String
+    /// With `items: { observed, forecast }`, the dotted path of the forecast list (a
+    /// nowcast's): its items after the newest observed one are forecast frames. nil: none.
+    public var forecastItems: String? = nil
     /// The item field holding the time (Unix seconds or ISO 8601); empty: the item is the time.
     public var time: String
     /// Template placeholder name -> item field (dotted).

@@ -1,3 +1,4 @@
+import MatsiteCapabilities
 import MatsiteImaging
 
 /// The one place the build's values become the manifest's wire format: a new manifest
@@ -14,7 +15,8 @@ extension AnimationManifest {
             frames = built.timeline.entries.enumerated().map { index, entry in
                 Frame(
                     index: index, url: "", time: entry.time?.wholeSeconds, durationMs: entry.durationMs, bytes: 0, sha256: "", inputHash: "",
-                    layers: entry.frames)
+                    layers: entry.frames
+                ).of(kind: entry.kind, run: entry.run)
             }
             legend = built.animation.legend.map { Legend($0, image: nil) }
             layers = built.layers.map(Layer.init)
@@ -27,7 +29,13 @@ extension AnimationManifest {
             fallback = own.products[FallbackTiles.self].map(Fallback.init)
             pyramid = own.products[FramePyramid.self].map(Pyramid.init)
             legend = built.animation.legend.map { Legend($0, image: own.products[PublishedLegendImage.self]?.name) }
+            let entries = built.timeline.entries
+            frames = frames.map { frame in
+                guard entries.indices.contains(frame.index) else { return frame }
+                return frame.of(kind: entries[frame.index].kind, run: entries[frame.index].run)
+            }
         }
+        now = built.now?.manifestText
         poster = built.posterFile
         exports = built.products[ExportedLoops.self].map(Exports.init)
         points = built.products[PublishedPointLayers.self].flatMap { $0.layers.isEmpty ? nil : $0.layers.map(PointLayer.init) }
@@ -60,6 +68,17 @@ extension AnimationManifest.Frame {
     }
 }
 
+extension AnimationManifest.Frame {
+    /// The frame marked with its kind and run: nothing for an observed one (absent means
+    /// observed), `kind: forecast` and its run for a forecast.
+    func of(kind: FrameKind, run: TimeInstant?) -> Self {
+        var frame = self
+        frame.kind = kind == .forecast ? kind.rawValue : nil
+        frame.run = kind == .forecast ? run?.manifestText : nil
+        return frame
+    }
+}
+
 extension AnimationManifest.Layer {
     /// A built layer: its settings and frames, each URL made relative to the animation's
     /// manifest (the layer's files are in its folder, `<layer id>/`); a layer kept as
@@ -77,6 +96,9 @@ extension AnimationManifest.Layer {
             attribution: feed.attribution, attributionHtml: Attribution.html(feed.attribution),
             frames: built.frames.map {
                 var frame = AnimationManifest.Frame($0)
+                if let planned = built.layer.plan.frames.first(where: { $0.index == frame.index }) {
+                    frame = frame.of(kind: planned.kind, run: planned.run)
+                }
                 frame.url = folder + frame.url
                 frame.tiles = frame.tiles.map { folder + $0 }
                 frame.levels = frame.levels?.map { level in

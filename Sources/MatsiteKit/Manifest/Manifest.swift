@@ -106,6 +106,9 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     public var points: [PointLayer]? = nil
     /// The loop as video and animated images (`export:`), relative to the manifest.
     public var exports: Exports? = nil
+    /// The build's clock (ISO 8601 UTC, like the frame times): frames after it are
+    /// forecasts. A rebuild that changes nothing else keeps the published one.
+    public var now: String? = nil
 
     /// Exported loops' URLs, by format; absent formats were not asked for.
     public struct Exports: Codable, Sendable, Equatable {
@@ -226,6 +229,12 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         /// The frame's reduced copies, coarsest first (`levels:`, docs/player.md "Reduced
         /// levels"); absent when it has none.
         public var levels: [Level]? = nil
+        /// `forecast` for a frame (or timeline entry) after the manifest's `now`; absent
+        /// for an observed one.
+        public var kind: String? = nil
+        /// The model run (ISO 8601 UTC) a forecast frame belongs to, where the source has
+        /// runs: one run for all of a manifest's forecast frames.
+        public var run: String? = nil
 
         /// One reduced copy of the frame: halved, and halved again, in the frame's format.
         public struct Level: Codable, Sendable, Equatable {
@@ -304,7 +313,7 @@ extension AnimationManifest {
 
 extension AnimationManifest.Frame {
     private enum CodingKeys: String, CodingKey {
-        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, sourceHash, fallbackHash, tiles, layers, blank, levels
+        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, sourceHash, fallbackHash, tiles, layers, blank, levels, kind, run
     }
 
     /// Reads a frame; a timeline entry (with `layers`) may lack the file's keys.
@@ -331,6 +340,8 @@ extension AnimationManifest.Frame {
         tiles = try c.decodeIfPresent(String.self, forKey: .tiles)
         blank = try c.decodeIfPresent(Bool.self, forKey: .blank)
         levels = try c.decodeIfPresent([Level].self, forKey: .levels)
+        kind = try c.decodeIfPresent(String.self, forKey: .kind)
+        run = try c.decodeIfPresent(String.self, forKey: .run)
     }
 
     /// Writes a frame as the synthesized coding would; a timeline entry without the file's keys.
@@ -353,6 +364,8 @@ extension AnimationManifest.Frame {
         try c.encodeIfPresent(tiles, forKey: .tiles)
         try c.encodeIfPresent(blank, forKey: .blank)
         try c.encodeIfPresent(levels, forKey: .levels)
+        try c.encodeIfPresent(kind, forKey: .kind)
+        try c.encodeIfPresent(run, forKey: .run)
     }
 }
 

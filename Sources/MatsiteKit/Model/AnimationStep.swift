@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 
 /// One product of each layer of an animation's stack (a one-source animation's only layer
@@ -88,6 +89,8 @@ struct AnimationContext: Sendable {
     var poster: Poster?
     /// What the animation's steps made.
     var products = Products()
+    /// The build's clock (`--at` or the wall clock), for the manifest's `now`.
+    var now: TimeInstant? = nil
 
     /// The animation's settings.
     var animation: AnimationConfig { plan.config }

@@ -82,6 +82,9 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
     /// A live feed's newest frame, which its source has not published yet, left out of this
     /// build (the next picks it up); `animation` is `<animation>/<layer>` for a layer's.
     case newestFrameLeftOut(animation: String, frame: SkippedFrame)
+    /// The newest model run (and maybe others) lacks frames the window asks of it: the
+    /// newest complete one before it is published instead.
+    case runIncomplete(RunReport)
 
     /// The warning in words.
     public var description: String {
@@ -110,6 +113,8 @@ public enum BuildWarning: Sendable, CustomStringConvertible {
             "the demo's MP4 is left out: \(problem)"
         case .newestFrameLeftOut(let id, let frame):
             "\(id): \(frame.time) left out of this build: \(frame.reason); the next build picks it up"
+        case .runIncomplete(let report):
+            report.description
         }
     }
 }

@@ -13,15 +13,32 @@ struct Timeline: Sendable, Equatable {
         var durationMs: Int
         /// Per layer, the position in that layer's frames of the frame shown, or nil.
         var frames: [Int?]
+        /// Forecast when the frames it shows are forecasts; observed otherwise.
+        var kind = FrameKind.observed
+        /// The run of the forecast frames it shows, where they have one.
+        var run: TimeInstant? = nil
     }
 
     /// In order, oldest first.
     var entries: [Entry]
 
     /// The entries of `plan` (its stack's mappings on its frames' times and durations).
+    /// A one-source animation's entry is of its frame's kind and run; a layered one's is a
+    /// forecast when a layer shows a forecast frame then and no layer shows a frame
+    /// observed at that very time (the observation wins once the observed feed has it).
     init(_ plan: AnimationPlan) {
         entries = plan.frames.enumerated().map { position, frame in
-            Entry(time: frame.time, durationMs: frame.durationMs, frames: plan.stack.map { $0.mapping[position] })
+            var entry = Entry(time: frame.time, durationMs: frame.durationMs, frames: plan.stack.map { $0.mapping[position] })
+            guard !plan.layers.isEmpty else {
+                (entry.kind, entry.run) = (frame.kind, frame.run)
+                return entry
+            }
+            let shown = zip(plan.stack, entry.frames).compactMap { layer, index in index.map { layer.plan.frames[$0] } }
+            let observedNow = shown.contains { $0.kind == .observed && $0.time == frame.time }
+            if !observedNow, let forecast = shown.first(where: { $0.kind == .forecast }) {
+                (entry.kind, entry.run) = (.forecast, forecast.run)
+            }
+            return entry
         }
     }
 
@@ -40,6 +57,35 @@ struct Timeline: Sendable, Equatable {
             let found = low - 1
             if let maxAge, frames[found].adding(maxAge) < time { return nil }
             return found
+        }
+    }
+
+    /// Where a stack with forecast frames splits past and future: the build's now, and the
+    /// newest observation any layer has (nil: none).
+    struct Future: Sendable, Equatable {
+        var now: TimeInstant
+        var observedUntil: TimeInstant?
+    }
+
+    /// `map` for a stack some of whose layers have forecast frames: a layer's observed
+    /// frames show at times up to `now`, its forecast frames at times after
+    /// `observedUntil` (a forecast time that has become past gives way once the observed
+    /// feed has it). At a time both could show, an observation of that very time wins,
+    /// else the forecast.
+    static func map(
+        _ timeline: [TimeInstant], frames: [(time: TimeInstant, kind: FrameKind)], maxAge: ISODuration?, future: Future
+    ) -> [Int?] {
+        let (now, observedUntil) = (future.now, future.observedUntil)
+        let observed = frames.indices.filter { frames[$0].kind == .observed }
+        let forecast = frames.indices.filter { frames[$0].kind == .forecast }
+        let seen = map(timeline, frames: observed.map { frames[$0].time }, maxAge: maxAge)
+        let foreseen = map(timeline, frames: forecast.map { frames[$0].time }, maxAge: maxAge)
+        return timeline.indices.map { i in
+            let time = timeline[i]
+            let observation = time <= now ? seen[i].map { observed[$0] } : nil
+            let prediction = observedUntil.map { time > $0 } ?? true ? foreseen[i].map { forecast[$0] } : nil
+            if let observation, frames[observation].time == time { return observation }
+            return prediction ?? observation
         }
     }
 

@@ -14,14 +14,24 @@ extension AnimationPlanning {
     /// Places a layer's frames on the timeline: keeps in `frames` only those a timeline time
     /// shows, and returns, per timeline time, the position of the frame shown (within the
     /// layer's `max_age`, its default from its cadence).
+    ///
+    /// With `future` (some layer of the stack has forecast frames), observed frames show up
+    /// to now and forecasts after the newest observation (`Timeline.map(_:frames:maxAge:future:)`).
     func place(
-        _ layer: LayerConfig, of animation: AnimationConfig, frames source: inout ResolvedSource, on timeline: [TimeInstant]
+        _ layer: LayerConfig, of animation: AnimationConfig, frames source: inout ResolvedSource, on timeline: [TimeInstant],
+        future: Timeline.Future? = nil
     ) throws -> (mapping: [Int?], maxAge: ISODuration?) {
         // The config admits only timed frames for a layer: an untimed one is never shown.
         let frames = source.frames.filter { $0.time != nil }
         let frameTimes = frames.compactMap(\.time)
         let maxAge = layer.maxAge ?? Timeline.defaultMaxAge(layer.feed.frames, times: frameTimes, timeline: timeline)
-        let (used, mapping) = Timeline.used(Timeline.map(timeline, frames: frameTimes, maxAge: maxAge))
+        let placed =
+            if let future {
+                Timeline.map(timeline, frames: frames.compactMap { frame in frame.time.map { ($0, frame.kind) } }, maxAge: maxAge, future: future)
+            } else {
+                Timeline.map(timeline, frames: frameTimes, maxAge: maxAge)
+            }
+        let (used, mapping) = Timeline.used(placed)
         guard !used.isEmpty else {
             throw LayerNotShownError(animation: animation, layer: layer, frames: frameTimes, timeline: timeline, maxAge: maxAge, file: config.file)
         }

@@ -29,6 +29,8 @@ struct AnimationPlanning: Sendable {
         /// What resolving found (layer, tile matrix set, time extent), for `check`; a
         /// layered animation's are its layers' (`LayerPlan.notes`).
         var notes: [String]
+        /// For each of its sources with model runs, the run used and the newer ones passed over.
+        var runs: [RunReport] = []
     }
 
     /// Plans `animation` as a stack of layers, each planned alike (resolved, its
@@ -41,15 +43,38 @@ struct AnimationPlanning: Sendable {
         let timeline = try timelineTimes(of: animation)
         var stack: [LayerPlan] = []
         var prefetched: [TileLocator: TileOutcome] = [:]
+        var runs: [RunReport] = []
+        var resolved: [(layer: LayerConfig?, part: AnimationConfig, trimmed: UnpublishedFrames.Result)] = []
         for layer in animation.isLayered ? animation.layers.map(Optional.some) : [nil] {
             let part = layer.map(animation.layerConfig) ?? animation
-            let source = try await resolver.resolve(part)
-            let trimmed = try await UnpublishedFrames.trim(source, animation: part, loader: loader, clock: clock)
+            var source = try await resolver.resolve(part)
+            var chosen = false
+            if !source.runCandidates.isEmpty {
+                // The newest complete run; its newest frame is known to be out, so the
+                // frames not published yet are not looked for again.
+                let choice = try await RunChoice.choose(source, animation: part, loader: loader)
+                (source, chosen) = (choice.source, true)
+                prefetched.merge(choice.loaded) { new, _ in new }
+                runs.append(choice.report)
+            }
+            let trimmed =
+                chosen
+                ? UnpublishedFrames.Result(source: source, skipped: [], loaded: [:])
+                : try await UnpublishedFrames.trim(source, animation: part, loader: loader, clock: clock)
             prefetched.merge(trimmed.loaded) { new, _ in new }
+            resolved.append((layer, part, trimmed))
+        }
+        // Past meets future: with a layer of forecasts, each time shows observations up to
+        // now and forecasts after the newest observation any layer has.
+        let all = resolved.flatMap(\.trimmed.source.frames)
+        let future =
+            all.contains { $0.kind == .forecast }
+            ? Timeline.Future(now: clock.now, observedUntil: all.filter { $0.kind == .observed }.compactMap(\.time).max()) : nil
+        for (layer, part, trimmed) in resolved {
             var shown = trimmed.source
             var placed: (mapping: [Int?], maxAge: ISODuration?)? = nil
             if let layer, let timeline {
-                placed = try place(layer, of: animation, frames: &shown, on: timeline)
+                placed = try place(layer, of: animation, frames: &shown, on: timeline, future: future)
             }
             var plan = Planner.plan(part, source: shown)
             plan.skipped = trimmed.skipped
@@ -62,8 +87,8 @@ struct AnimationPlanning: Sendable {
                     layer: layer, plan: plan, mapping: placed?.mapping ?? plan.frames.indices.map { $0 }, maxAge: placed?.maxAge,
                     notes: trimmed.source.notes))
         }
-        guard let timeline else { return Planned(plan: stack[0].plan.alone(), prefetched: prefetched, notes: stack[0].notes) }
-        return Planned(plan: try layered(animation, timeline: timeline, stack: stack), prefetched: prefetched, notes: [])
+        guard let timeline else { return Planned(plan: stack[0].plan.alone(), prefetched: prefetched, notes: stack[0].notes, runs: runs) }
+        return Planned(plan: try layered(animation, timeline: timeline, stack: stack), prefetched: prefetched, notes: [], runs: runs)
     }
 }
 

@@ -290,6 +290,8 @@ extension Builder {
                 for (id, skipped) in planned.plan.leftOut {
                     reporter.report(.warning(.newestFrameLeftOut(animation: id, frame: skipped)))
                 }
+                // A newer model run not complete yet: the run before it stays published.
+                for runs in planned.runs where !runs.lacking.isEmpty { reporter.report(.warning(.runIncomplete(runs))) }
                 for alert in alerts(for: planned.plan, output: output, now: clock.now) {
                     reporter.report(.alert(alert))
                     loopAlerts[animation.id, default: []].append(alert.description)
@@ -356,7 +358,7 @@ extension Builder {
         }
         var context = AnimationContext(
             plan: plan, site: config, inputs: inputs, loader: loader, writer: writer, reporter: reporter, layers: layers,
-            timeline: Timeline(plan), poster: poster)
+            timeline: Timeline(plan), poster: poster, now: now)
         for product in AnimationSteps.animation {
             try await step(product.stage) { try await product.run(&context) }
         }

@@ -15,6 +15,16 @@ struct FramePlan: Sendable {
     /// The source template of this frame with `{time}`/`{frame}` filled, for the player's
     /// straight-from-source fallback (URL sources only).
     let sourceTemplate: String?
+    /// Observed (at or before now) or forecast (after now).
+    var kind = FrameKind.observed
+    /// The model run a forecast frame belongs to, where the source has runs.
+    var run: TimeInstant? = nil
+}
+
+/// Whether a frame shows what was (observed, the default: every frame before issue 37) or
+/// what a forecast says will be (a time after the build's now).
+enum FrameKind: String, Sendable, Equatable {
+    case observed, forecast
 }
 
 /// Everything the fetch and stitch stages need for one animation.
@@ -94,6 +104,10 @@ struct SourceFrame: Sendable {
     var timeText: String?
     /// Values a frame index gives its placeholders (`{path}`, `{host}`).
     var fields: [String: String] = [:]
+    /// Observed, or a forecast (a time after now: a window's `next`, an index's forecast list).
+    var kind = FrameKind.observed
+    /// The model run of a forecast frame, where the source has runs (`{run}`).
+    var run: TimeInstant? = nil
 }
 
 /// A source with its frames known: what the planner turns into tile locators.
@@ -124,6 +138,37 @@ struct ResolvedSource: Sendable {
     }
     /// What resolving found, for `matsite check` (layer, tile matrix set, time extent).
     var notes: [String] = []
+    /// With model runs, the runs on offer, newest first, each with its frames (forecast
+    /// frames carrying the run; `frames` then holds the frames of no run, if any). The
+    /// planner takes the newest complete one (`RunChoice`). A template with `{run}` gets
+    /// its candidates from `runs:`; a WMS/WMTS source may give its own (`reference_time`).
+    var runCandidates: [RunCandidate] = []
+}
+
+/// One model run a source offers: its time and the frames the window asks of it.
+struct RunCandidate: Sendable {
+    /// The run's time (its reference time).
+    var run: TimeInstant
+    /// Its frames, oldest first, each `kind: .forecast` with `run` set.
+    var frames: [SourceFrame]
+
+    /// The candidates of a `{run}` template: for each run `runs` offers at `now`, newest
+    /// first, the window's times from the run on, with `{run}` and `{lead}` filled. Runs
+    /// the window asks nothing of are left out.
+    static func candidates(of frames: [SourceFrame], runs: RunsConfig, now: TimeInstant) -> [RunCandidate] {
+        runs.runs(now: now).compactMap { run in
+            let own = frames.filter { ($0.time ?? run) >= run }.enumerated().map { position, frame in
+                var frame = frame
+                frame.index = position
+                frame.kind = .forecast
+                frame.run = run
+                frame.fields["run"] = runs.format.format(run)
+                frame.fields["lead"] = RunsConfig.lead(from: run, to: frame.time ?? run)
+                return frame
+            }
+            return own.isEmpty ? nil : RunCandidate(run: run, frames: own)
+        }
+    }
 }
 
 /// Turns an animation and its resolved source into frames of tile locators.
@@ -142,7 +187,7 @@ enum Planner {
             return FramePlan(
                 index: position, time: frame.time,
                 durationMs: last ? (animation.lastFrameDurationMs ?? animation.frameDurationMs) : animation.frameDurationMs,
-                tiles: tiles, sourceTemplate: source.playerTemplate?(frame))
+                tiles: tiles, sourceTemplate: source.playerTemplate?(frame), kind: frame.kind, run: frame.run)
         }
         let frameList = source.frames
         return AnimationPlan(
@@ -179,7 +224,9 @@ extension AnimationPlan {
     func leavingOut(_ indices: Set<Int>, skipped left: [SkippedFrame]) -> AnimationPlan {
         let kept = frames.filter { !indices.contains($0.index) }
         let renumbered = kept.enumerated().map { position, frame in
-            FramePlan(index: position, time: frame.time, durationMs: frame.durationMs, tiles: frame.tiles, sourceTemplate: frame.sourceTemplate)
+            FramePlan(
+                index: position, time: frame.time, durationMs: frame.durationMs, tiles: frame.tiles, sourceTemplate: frame.sourceTemplate,
+                kind: frame.kind, run: frame.run)
         }
         // The locator closure is by source position: map the new positions back to it.
         let original = kept.map(\.index)

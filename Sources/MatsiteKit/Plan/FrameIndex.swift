@@ -38,7 +38,8 @@ enum FrameIndex {
     static let maxFieldLength = 2048
 
     /// The frames of a document, oldest first: items after `now` are not frames yet, and
-    /// `latest` keeps the newest N.
+    /// `latest` keeps the newest N; with a forecast list (`items: { observed, forecast }`),
+    /// its items after the newest observed one follow as forecast frames.
     static func frames(
         from bytes: [UInt8], config: FrameIndexConfig, maxItems: Int, now: TimeInstant,
         timeFormat: TimeFormat
@@ -57,16 +58,64 @@ enum FrameIndex {
             throw fail("", "not JSON (it starts with \"\(snippet)\")")
         }
         let itemsPath = config.items
-        let list = try value(at: itemsPath, in: root, fail: fail)
-        guard case .array(let items) = list else {
-            throw fail(itemsPath.isEmpty ? "(the document)" : itemsPath, "expected a list of frames, found \(list.kind)")
-        }
-        guard !items.isEmpty else { throw fail(itemsPath, "the list is empty: the feed lists no frames") }
+        let items = try list(at: itemsPath, in: root, fail: fail)
         var globals: [String: String] = [:]
         for (placeholder, field) in config.globals.sorted(by: { $0.key < $1.key }) {
             globals[placeholder] = try text(try value(at: field, in: root, fail: fail), path: field, fail: fail)
         }
         var frames: [SourceFrame] = []
+        for item in try read(items, at: itemsPath, config: config, globals: globals, fail: fail) where item.time <= now {
+            frames.append(SourceFrame(index: frames.count, time: item.time, timeText: timeFormat.format(item.time), fields: item.fields))
+        }
+        guard !frames.isEmpty else {
+            throw fail(itemsPath, "every listed time is after the build's clock (\(now.iso8601)); nothing is published yet")
+        }
+        if let latest = config.latest, frames.count > latest {
+            frames = frames.suffix(latest).enumerated().map { position, frame in
+                var frame = frame
+                frame.index = position
+                return frame
+            }
+        }
+        // The forecast list's items after the newest observed one (a nowcast starts where
+        // the observations end, whatever the clock), oldest first.
+        if let forecastPath = config.forecastItems, let newest = frames.last?.time {
+            let listed = try read(
+                list(at: forecastPath, in: root, fail: fail, allowEmpty: true), at: forecastPath, config: config, globals: globals, fail: fail)
+            for item in listed where item.time > newest {
+                frames.append(
+                    SourceFrame(index: frames.count, time: item.time, timeText: timeFormat.format(item.time), fields: item.fields, kind: .forecast))
+            }
+        }
+        // What is built is limited, not what the feed lists (`latest` keeps a long archive's
+        // newest few; the document's size is bounded above). The feed is fine; the config's
+        // limit refuses it: a config error, as a rolling window over the limit is.
+        guard frames.count <= maxItems else {
+            throw FrameIndexError(
+                document: name, path: itemsPath,
+                message: "\(frames.count) frames, over the limit of \(maxItems) (limits.max_frames; `latest: N` keeps the newest N)",
+                exitClass: .config)
+        }
+        return frames
+    }
+
+    /// The list at `itemsPath`.
+    static func list(
+        at itemsPath: String, in root: JSONValue, fail: (String, String) -> FrameIndexError, allowEmpty: Bool = false
+    ) throws(FrameIndexError) -> [JSONValue] {
+        let list = try value(at: itemsPath, in: root, fail: fail)
+        guard case .array(let items) = list else {
+            throw fail(itemsPath.isEmpty ? "(the document)" : itemsPath, "expected a list of frames, found \(list.kind)")
+        }
+        guard !items.isEmpty || allowEmpty else { throw fail(itemsPath, "the list is empty: the feed lists no frames") }
+        return items
+    }
+
+    /// Each item's time and fields (with `globals`), their times increasing.
+    static func read(
+        _ items: [JSONValue], at itemsPath: String, config: FrameIndexConfig, globals: [String: String], fail: (String, String) -> FrameIndexError
+    ) throws(FrameIndexError) -> [(time: TimeInstant, fields: [String: String])] {
+        var out: [(time: TimeInstant, fields: [String: String])] = []
         var previous: (TimeInstant, String)?
         for (i, item) in items.enumerated() {
             let itemPath = "\(itemsPath.isEmpty ? "" : itemsPath)[\(i)]"
@@ -85,29 +134,9 @@ enum FrameIndex {
                 let fieldValue = try value(at: field, in: item, base: itemPath, fail: fail)
                 fields[placeholder] = try text(fieldValue, path: "\(itemPath).\(field)", fail: fail)
             }
-            guard instant <= now else { continue }
-            frames.append(SourceFrame(index: frames.count, time: instant, timeText: timeFormat.format(instant), fields: fields))
+            out.append((instant, fields))
         }
-        guard !frames.isEmpty else {
-            throw fail(itemsPath, "every listed time is after the build's clock (\(now.iso8601)); nothing is published yet")
-        }
-        if let latest = config.latest, frames.count > latest {
-            frames = frames.suffix(latest).enumerated().map { position, frame in
-                var frame = frame
-                frame.index = position
-                return frame
-            }
-        }
-        // What is built is limited, not what the feed lists (`latest` keeps a long archive's
-        // newest few; the document's size is bounded above). The feed is fine; the config's
-        // limit refuses it: a config error, as a rolling window over the limit is.
-        guard frames.count <= maxItems else {
-            throw FrameIndexError(
-                document: name, path: itemsPath,
-                message: "\(frames.count) frames, over the limit of \(maxItems) (limits.max_frames; `latest: N` keeps the newest N)",
-                exitClass: .config)
-        }
-        return frames
+        return out
     }
 
     /// The value at a dotted path (empty: the value itself).

@@ -18,8 +18,18 @@ struct SourceResolver: Sendable {
         self.now = now
     }
 
-    /// Resolves one animation.
+    /// Resolves one animation; with `runs:`, its frames as run candidates.
     func resolve(_ animation: AnimationConfig) async throws -> ResolvedSource {
+        var resolved = try await resolveFrames(animation)
+        if let runs = animation.runs, resolved.runCandidates.isEmpty {
+            resolved.runCandidates = RunCandidate.candidates(of: resolved.frames, runs: runs, now: now)
+            resolved.frames = []
+        }
+        return resolved
+    }
+
+    /// Resolves one animation's frames and where their tiles are.
+    func resolveFrames(_ animation: AnimationConfig) async throws -> ResolvedSource {
         let source = animation.source
         let timeFormat = animation.timeFormat
         switch source.kind {
@@ -145,7 +155,9 @@ struct SourceResolver: Sendable {
             let instants = TimeInstant.series(from: start, through: end, step: step, limit: 100_000)
             return instants.enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
         case .rolling(let window):
-            return window.times(now: now).enumerated().map { SourceFrame(index: $0, time: $1, timeText: timeFormat.format($1)) }
+            let observed = window.times(now: now).map { (time: $0, kind: FrameKind.observed) }
+            let forecast = window.forecastTimes(now: now).map { (time: $0, kind: FrameKind.forecast) }
+            return (observed + forecast).enumerated().map { SourceFrame(index: $0, time: $1.time, timeText: timeFormat.format($1.time), kind: $1.kind) }
         case .latest:
             throw SourceResolutionError.latestNeedsOGC
         case .index:

@@ -136,3 +136,33 @@ struct LiveFramesConfigTests {
         #expect(error.keyPath == "animations[0].source.url" && error.message.contains("unknown placeholder {path}"), "\(error)")
     }
 }
+
+/// `next:` on a rolling window: parsed, its forecast times, and its mistakes.
+@Suite("Config: a rolling window reaching past now (next)")
+struct ForecastWindowConfigTests {
+    let live = LiveFramesConfigTests()
+
+    @Test("next is a fixed duration; the forecast times are the step grid's after now, up to now + next")
+    func next() throws {
+        let animation = try live.parse(LiveFramesConfigTests.yaml(frames: "{ last: PT10M, next: PT30M, step: PT10M }"))
+        guard case .rolling(let window) = animation.frames else { Issue.record("not a rolling window"); return }
+        #expect(window.next?.milliseconds == 1_800_000)
+        let now = try TimeInstant.parse("2026-11-21T12:00:00Z")
+        // Now itself is observed (the window's newest); the future starts after it.
+        #expect(window.times(now: now).map(\.iso8601) == ["2026-11-21T11:50:00Z", "2026-11-21T12:00:00Z"])
+        #expect(window.forecastTimes(now: now).map(\.iso8601) == ["2026-11-21T12:10:00Z", "2026-11-21T12:20:00Z", "2026-11-21T12:30:00Z"])
+        let later = try TimeInstant.parse("2026-11-21T12:04:00Z")
+        #expect(window.forecastTimes(now: later).map(\.iso8601) == ["2026-11-21T12:10:00Z", "2026-11-21T12:20:00Z", "2026-11-21T12:30:00Z"])
+    }
+
+    @Test("next without step, next without last, and a calendar next are errors naming the file, line, key and fix")
+    func mistakes() throws {
+        let noStep = try live.failure(LiveFramesConfigTests.yaml(frames: "{ last: PT2H, next: PT1H }"))
+        #expect(noStep.file == "site.yml" && noStep.line == 6 && noStep.keyPath == "animations[0].frames.step")
+        #expect(noStep.message.contains("next:") && noStep.message.contains("step: PT10M"))
+        let noLast = try live.failure(LiveFramesConfigTests.yaml(frames: "{ next: PT1H, step: PT10M }"))
+        #expect(noLast.line == 6 && noLast.keyPath == "animations[0].frames.next" && noLast.message.contains("goes with last:"))
+        let calendar = try live.failure(LiveFramesConfigTests.yaml(frames: "{ last: PT2H, next: P1M, step: PT10M }"))
+        #expect(calendar.keyPath == "animations[0].frames.next" && calendar.message.contains("fixed length"))
+    }
+}
