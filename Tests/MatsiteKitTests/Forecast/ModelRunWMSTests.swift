@@ -44,6 +44,54 @@ final class ModelRunWMS: Sendable {
             })
     }
 
+    /// The same model over WMTS (RESTful): `/wmts/tiles/<run>/<time>/<z>/<col>/<row>.png`,
+    /// 404 for a frame not out yet.
+    func routeWMTS() {
+        let base = server.baseURL
+        server.route(
+            "/wmts/caps.xml",
+            .dynamic { [self] _ in .ok(Array(self.wmtsCapabilities(base: base).utf8), contentType: "application/xml", cacheControl: "no-cache") })
+        server.route(
+            prefix: "/wmts/tiles/",
+            .dynamic { [self] request in
+                let parts = request.path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+                guard parts.count == 7, let run = try? TimeInstant.parse(parts[2]), let time = try? TimeInstant.parse(parts[3]) else { return .status(400) }
+                guard self.isOut(run: run, valid: time) else { return .status(404) }
+                return .ok(ForecastFeed.png(red: FeedServer.red(for: time), green: 200, blue: ForecastFeed.blue(run: run)), contentType: "image/png")
+            })
+    }
+
+    func wmtsCapabilities(base: String) -> String {
+        let runs = self.runs
+        let newest = runs[runs.count - 1]
+        let leads = (0...6).filter { isOut(run: newest, valid: newest.adding(ISODuration(milliseconds: Self.hour), times: Int64($0))) }
+        let last = newest.adding(ISODuration(milliseconds: Self.hour), times: Int64(leads.last ?? 0))
+        let matrices = (0...5).map { z in
+            """
+            <TileMatrix><ows:Identifier>\(z)</ows:Identifier><ScaleDenominator>\(559_082_264.0287178 / Double(1 << z))</ScaleDenominator>
+              <TopLeftCorner>-20037508.3427892 20037508.3427892</TopLeftCorner><TileWidth>256</TileWidth><TileHeight>256</TileHeight>
+              <MatrixWidth>\(1 << z)</MatrixWidth><MatrixHeight>\(1 << z)</MatrixHeight></TileMatrix>
+            """
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <Capabilities xmlns="http://www.opengis.net/wmts/1.0" xmlns:ows="http://www.opengis.net/ows/1.1" version="1.0.0">
+              <Contents>
+                <Layer><ows:Identifier>MODEL.PR</ows:Identifier>
+                  <Style isDefault="true"><ows:Identifier>default</ows:Identifier></Style><Format>image/png</Format>
+                  <Dimension><ows:Identifier>time</ows:Identifier><Default>\(newest.iso8601)</Default><Value>\(newest.iso8601)/\(last.iso8601)/PT1H</Value></Dimension>
+                  <Dimension><ows:Identifier>reference_time</ows:Identifier><Default>\(newest.iso8601)</Default><Value>\(runs.map(\.iso8601).joined(separator: ","))</Value></Dimension>
+                  <TileMatrixSetLink><TileMatrixSet>GoogleMapsCompatible</TileMatrixSet></TileMatrixSetLink>
+                  <ResourceURL format="image/png" resourceType="tile" template="\(base)/wmts/tiles/{reference_time}/{Time}/{TileMatrix}/{TileCol}/{TileRow}.png"/>
+                </Layer>
+                <TileMatrixSet><ows:Identifier>GoogleMapsCompatible</ows:Identifier><ows:SupportedCRS>urn:ogc:def:crs:EPSG::3857</ows:SupportedCRS>
+                  \(matrices.joined(separator: "\n"))
+                </TileMatrixSet>
+              </Contents>
+            </Capabilities>
+            """
+    }
+
     func set(_ iso: String) {
         let instant = (try? TimeInstant.parse(iso)) ?? TimeInstant(millisecondsSinceEpoch: 0)
         clock.withLock { $0 = instant }
@@ -160,6 +208,24 @@ struct ModelRunWMSTests {
             #expect(try ModelRunTests.published(site) == ["11:00 run 11:00", "12:00 run 11:00", "13:00 run 11:00", "14:00 run 11:00", "15:00 run 11:00"])
             #expect(try ModelRunTests.frameFiles(site) == Set(try site.frames("radar").compactMap { $0["url"] as? String }))
             #expect(try site.manifest("radar")["now"] as? String == "2026-11-21T12:11:00Z")
+        }
+    }
+
+    @Test("a WMTS layer advertising reference_time: the run goes into its placeholder, and a run still arriving (404) is passed over")
+    func wmtsRuns() async throws {
+        try await withTestServer { server in
+            let wms = ModelRunWMS(server)
+            wms.routeWMTS()
+            let site = try TestSite()
+            defer { site.remove() }
+            let yaml = site.yaml(
+                ForecastFeed.animation(
+                    source: "{ wmts: { capabilities: \"\(server.baseURL)/wmts/caps.xml\", layer: MODEL.PR } }", frames: "{ last: PT1H, next: PT3H }"))
+            try await wms.build(site, yaml, at: "2026-11-21T11:55:00Z")
+            #expect(try ModelRunTests.published(site) == ["10:00 run 10:00", "11:00 run 10:00", "12:00 run 10:00", "13:00 run 10:00", "14:00 run 10:00"])
+            #expect(server.requestCount(prefix: "/wmts/tiles/2026-11-21T11:00:00Z/2026-11-21T14:00:00Z/") > 0, "the newest run was asked first")
+            try await wms.build(site, yaml, at: "2026-11-21T12:11:00Z")
+            #expect(try ModelRunTests.published(site) == ["11:00 run 11:00", "12:00 run 11:00", "13:00 run 11:00", "14:00 run 11:00", "15:00 run 11:00"])
         }
     }
 
