@@ -229,6 +229,40 @@ struct ModelRunWMSTests {
         }
     }
 
+    @Test("a WMS layer without runs: with next:, its advertised times after now are forecast frames after the observed ones")
+    func advertisedFuture() async throws {
+        try await withTestServer { server in
+            // Advertised: 10:00 to 11:00 every 10 minutes; the build's now is 10:35.
+            server.route(
+                "/wms",
+                .dynamic { request in
+                    let query = OGCSourcesTests.query(request.query ?? "")
+                    if query["REQUEST"] == "GetCapabilities" {
+                        return .ok(Array(OGCSourcesTests.wmsCapabilities(base: server.baseURL).utf8), contentType: "text/xml")
+                    }
+                    guard query["REQUEST"] == "GetMap", query["DIM_REFERENCE_TIME"] == nil, let time = query["TIME"] else { return .status(400) }
+                    return .ok(OGCSourcesTests.tile(minutes: OGCSourcesTests.minutesAfterTen(time)), contentType: "image/png")
+                })
+            let site = try TestSite()
+            defer { site.remove() }
+            let yaml = site.yaml(
+                ForecastFeed.animation(
+                    source: "{ wms: { url: \"\(server.baseURL)/wms\", layers: precip, version: 1.3.0 } }", frames: "{ last: PT30M, next: PT20M }"))
+            var options = BuildOptions()
+            options.lockWait = TestSite.lockWait
+            options.at = TimeFormat.instant("2026-11-21T10:35:00Z")
+            _ = try await Builder(config: site.config(yaml), options: options, reporter: SilentReporter()).run()
+            let frames = try site.frames("radar")
+            let listed = frames.map { "\(($0["time"] as? String ?? "").dropFirst(11).prefix(5)) \($0["kind"] as? String ?? "observed")" }
+            #expect(listed == ["10:00 observed", "10:10 observed", "10:20 observed", "10:30 observed", "10:40 forecast", "10:50 forecast"])
+            #expect(frames.allSatisfy { $0["run"] == nil })
+            for (index, frame) in frames.enumerated() {
+                let minutes = OGCSourcesTests.minutesAfterTen(frame["time"] as? String ?? "")
+                #expect(try site.frameRGBA("radar", index: index).pixels[0] == UInt8(minutes), "each frame drawn from its own time")
+            }
+        }
+    }
+
     @Test("a live window over a layer with runs must reach past now: frames.latest and last: without next: are config errors naming the fix")
     func badCombinations() async throws {
         try await withTestServer { server in
