@@ -1,3 +1,4 @@
+import MatsiteCapabilities
 import Testing
 
 @testable import MatsiteCLI
@@ -29,6 +30,21 @@ struct WordingTests {
         s.notModified = 0
         s.unchanged = true
         #expect(Wording.summary(s) == "built 2 animation(s): 24 frames, 1536 tiles; 9.9 KB in /srv/site (unchanged, nothing replaced) in 1.23 s")
+    }
+
+    @Test("check's run lines: the run a build would publish, then each newer one with the frame it lacks")
+    func runs() throws {
+        let hour: (Int) -> TimeInstant = { TimeInstant(millisecondsSinceEpoch: 1_795_824_000_000 + Int64($0) * 3_600_000) }
+        var report = RunReport(animation: "hrrr", newest: hour(1), used: hour(1), frames: 7, lacking: [])
+        #expect(Wording.runs(report) == ["run: \(hour(1).iso8601) (the newest), 7 forecast frame(s) all out"])
+        report.used = hour(0)
+        report.lacking = [.init(run: hour(1), frame: hour(7), frames: 7, problem: "HTTP 404 (no tile here)", example: "https://m.example/f06")]
+        #expect(
+            Wording.runs(report) == [
+                "run: \(hour(0).iso8601), newest \(hour(1).iso8601), 7 forecast frame(s) all out",
+                "run \(hour(1).iso8601) not complete: lacks its frame for \(hour(7).iso8601) (HTTP 404 (no tile here): https://m.example/f06)",
+            ])
+        #expect(BuildWarning.runIncomplete(report).description.contains("run \(hour(0).iso8601) stays published"))
     }
 
     @Test("a levels report is one line: totals, then each level's tiles and bytes, coarsest first")

@@ -141,6 +141,10 @@ private extension Checker {
         if let first = plan.frames.first?.time, let last = plan.frames.last?.time {
             report(.fact("times: \(first.manifestText) .. \(last.manifestText)"))
         }
+        let forecasts = plan.frames.filter { $0.kind == .forecast }.compactMap(\.time)
+        if let first = forecasts.first, let last = forecasts.last {
+            report(.fact("forecast: \(forecasts.count) of the frames, \(first.manifestText) .. \(last.manifestText)"))
+        }
     }
 
     /// One tile per frame, the one nearest the frame's centre, all frames at once (the

@@ -16,6 +16,12 @@ extension ConfigLoader {
             default: nil
             }
         let named = template.map { $0.fieldNames.intersection(runFields) } ?? []
+        if case .rolling(let window) = feed.frames, window.next != nil, let template, !template.placeholders.contains(.time), named.isEmpty {
+            throw r.error(
+                framesNode, f.path("frames.next"),
+                "the template has no {time}, so every time would show the same tiles and next: no future: name the valid time {time} (or a model run's {run} with {time} or {lead}), or remove next:"
+            )
+        }
         guard let node = f["runs"] else {
             if let n = f["run_format"] {
                 throw r.error(n, f.path("run_format"), "goes with runs: (a template naming {run}), e.g. runs: { every: PT1H, delay: PT50M }")

@@ -35,7 +35,10 @@ extension AnimationManifest {
                 return frame.of(kind: entries[frame.index].kind, run: entries[frame.index].run)
             }
         }
-        now = built.now?.manifestText
+        // A loop that moves with the clock says the clock it was built at; a loop of fixed
+        // times has no now (the same config makes the same site, whenever it is built).
+        let live = built.animation.frames.isLive || built.animation.layers.contains { $0.feed.frames.isLive }
+        now = live ? built.now?.manifestText : nil
         poster = built.posterFile
         exports = built.products[ExportedLoops.self].map(Exports.init)
         points = built.products[PublishedPointLayers.self].flatMap { $0.layers.isEmpty ? nil : $0.layers.map(PointLayer.init) }

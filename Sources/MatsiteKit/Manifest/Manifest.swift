@@ -106,8 +106,10 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
     public var points: [PointLayer]? = nil
     /// The loop as video and animated images (`export:`), relative to the manifest.
     public var exports: Exports? = nil
-    /// The build's clock (ISO 8601 UTC, like the frame times): frames after it are
-    /// forecasts. A rebuild that changes nothing else keeps the published one.
+    /// The build's clock (ISO 8601 UTC, like the frame times) for a loop that moves with it
+    /// (a rolling window, an index, a service's newest times): frames after it are
+    /// forecasts. A rebuild that changes nothing else keeps the published one. Absent for a
+    /// loop of fixed times.
     public var now: String? = nil
 
     /// Exported loops' URLs, by format; absent formats were not asked for.

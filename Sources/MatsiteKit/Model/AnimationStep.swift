@@ -89,7 +89,7 @@ struct AnimationContext: Sendable {
     var poster: Poster?
     /// What the animation's steps made.
     var products = Products()
-    /// The build's clock (`--at` or the wall clock), for the manifest's `now`.
+    /// The build's clock (`--at` or the wall clock), for a live loop's manifest `now`.
     var now: TimeInstant? = nil
 
     /// The animation's settings.

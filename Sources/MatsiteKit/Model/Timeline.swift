@@ -33,7 +33,13 @@ struct Timeline: Sendable, Equatable {
                 (entry.kind, entry.run) = (frame.kind, frame.run)
                 return entry
             }
-            let shown = zip(plan.stack, entry.frames).compactMap { layer, index in index.map { layer.plan.frames[$0] } }
+            // A layer kept as published maps onto its published frames (`kept`), not its plan's.
+            let shown = zip(plan.stack, entry.frames).compactMap { layer, index -> (kind: FrameKind, run: TimeInstant?, time: TimeInstant?)? in
+                guard let index else { return nil }
+                if let kept = layer.kept { return kept.indices.contains(index) ? kept[index] : nil }
+                return layer.plan.frames.indices.contains(index)
+                    ? (layer.plan.frames[index].kind, layer.plan.frames[index].run, layer.plan.frames[index].time) : nil
+            }
             let observedNow = shown.contains { $0.kind == .observed && $0.time == frame.time }
             if !observedNow, let forecast = shown.first(where: { $0.kind == .forecast }) {
                 (entry.kind, entry.run) = (.forecast, forecast.run)

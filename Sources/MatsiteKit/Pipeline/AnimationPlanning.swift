@@ -85,7 +85,7 @@ struct AnimationPlanning: Sendable {
             stack.append(
                 LayerPlan(
                     layer: layer, plan: plan, mapping: placed?.mapping ?? plan.frames.indices.map { $0 }, maxAge: placed?.maxAge,
-                    notes: trimmed.source.notes))
+                    notes: trimmed.source.notes, future: layer == nil ? nil : future))
         }
         guard let timeline else { return Planned(plan: stack[0].plan.alone(), prefetched: prefetched, notes: stack[0].notes, runs: runs) }
         return Planned(plan: try layered(animation, timeline: timeline, stack: stack), prefetched: prefetched, notes: [], runs: runs)

@@ -12,7 +12,14 @@ extension Builder {
         guard let published = writer.previous.manifest(animation: id)?.layers?.first(where: { $0.id == layerId }) else { return nil }
         let times = published.frames.compactMap(\.time), timeline = plan.frames.compactMap(\.time)
         guard times.count == published.frames.count, timeline.count == plan.frames.count else { return nil }
-        let (used, mapping) = Timeline.used(Timeline.map(timeline, frames: times, maxAge: layerPlan.maxAge))
+        let kinds = published.frames.map { $0.kind == FrameKind.forecast.rawValue ? FrameKind.forecast : .observed }
+        let placed =
+            if let future = layerPlan.future {
+                Timeline.map(timeline, frames: Array(zip(times, kinds)), maxAge: layerPlan.maxAge, future: future)
+            } else {
+                Timeline.map(timeline, frames: times, maxAge: layerPlan.maxAge)
+            }
+        let (used, mapping) = Timeline.used(placed)
         guard !used.isEmpty else { return nil }
         // Its files as published (the layer's folder, whole), in place of what this build
         // staged of it before it failed.
@@ -35,7 +42,9 @@ extension Builder {
                     ReducedLevel(file: String($0.url.dropFirst(folder.count)), width: $0.width, height: $0.height, bytes: $0.bytes)
                 })
         }
-        let kept = LayerPlan(layer: layer, plan: layerPlan.plan, mapping: mapping, maxAge: layerPlan.maxAge, notes: layerPlan.notes)
+        var kept = LayerPlan(
+            layer: layer, plan: layerPlan.plan, mapping: mapping, maxAge: layerPlan.maxAge, notes: layerPlan.notes, future: layerPlan.future)
+        kept.kept = used.map { (kinds[$0], published.frames[$0].run.flatMap(TimeFormat.instant), published.frames[$0].time) }
         var context = LayerContext(
             layer: kept, site: config, legendImage: nil, loader: loader, writer: writer, reporter: reporter,
             frames: frames)

@@ -465,7 +465,9 @@ extension Builder {
         {
             alerts.append(.olderWindow(animation: id, newest: newest, published: previous))
         }
-        if let stalled = FeedCadence(plan.config.frames, times: times)?.stalled(newest: times.last, now: now) {
+        // A feed stalls in its observations: its forecasts reach past now whatever its age.
+        let observed = plan.frames.filter { $0.kind == .observed }.compactMap(\.time)
+        if let stalled = FeedCadence(plan.config.frames, times: observed)?.stalled(newest: observed.last, now: now) {
             alerts.append(.feedStalled(animation: id, newest: stalled.newest, age: stalled.age, step: stalled.step))
         }
         return alerts

@@ -90,6 +90,12 @@ struct LayerPlan: Sendable {
     let maxAge: ISODuration?
     /// What resolving its source found (layer, tile matrix set, time extent), for `check`.
     var notes: [String] = []
+    /// Where the stack splits past and future, when a layer of it has forecast frames: the
+    /// mapping keeps to it when the layer is placed again.
+    var future: Timeline.Future? = nil
+    /// For a layer kept as published (`Builder.keepPublished`), the kind, run and time of
+    /// each published frame its mapping points at; nil for a layer built now.
+    var kept: [(kind: FrameKind, run: TimeInstant?, time: TimeInstant?)]? = nil
 
     /// Where its files are, relative to the animation's folder: `<layer>/`, or nothing for
     /// a one-source animation's.
@@ -253,9 +259,14 @@ extension LayerPlan {
             guard !indices.contains(plan.frames.count - 1) else { throw LastFrameLeftOutError(animation: plan.config.id, skipped: left) }
             return LayerPlan(layer: nil, plan: kept, mapping: kept.frames.indices.map { $0 }, maxAge: maxAge, notes: notes)
         }
-        let mapping = Timeline.map(timeline, frames: kept.frames.compactMap(\.time), maxAge: maxAge)
+        let mapping =
+            if let future {
+                Timeline.map(timeline, frames: kept.frames.compactMap { frame in frame.time.map { ($0, frame.kind) } }, maxAge: maxAge, future: future)
+            } else {
+                Timeline.map(timeline, frames: kept.frames.compactMap(\.time), maxAge: maxAge)
+            }
         guard mapping.contains(where: { $0 != nil }) else { throw LastFrameLeftOutError(animation: plan.config.id, skipped: left) }
-        return LayerPlan(layer: layer, plan: kept, mapping: mapping, maxAge: maxAge, notes: notes)
+        return LayerPlan(layer: layer, plan: kept, mapping: mapping, maxAge: maxAge, notes: notes, future: future)
     }
 }
 

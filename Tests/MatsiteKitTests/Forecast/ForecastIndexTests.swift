@@ -66,4 +66,20 @@ struct ForecastIndexTests {
         guard case .index(let index) = parsed.frames else { Issue.record("not an index"); return }
         #expect(index.items == "radar.past" && index.forecastItems == "radar.nowcast")
     }
+
+    @Test("an index whose past stops while its nowcast goes on is a stalled feed: its observations are judged, not its forecasts")
+    func stalledPast() async throws {
+        try await withTestServer { server in
+            let feed = ForecastFeed(server)
+            let site = try TestSite()
+            defer { site.remove() }
+            feed.pastFrozenAt.withLock { $0 = try? TimeInstant.parse("2026-11-21T11:55:00Z") }
+            let reporter = RecordingReporter()
+            // 12:31: the past ends at 11:55 (36 minutes ago); the nowcast lists 12:30 to 12:40.
+            try await feed.build(site, Self.yaml(site, server), at: "2026-11-21T12:31:00Z", reporter: reporter)
+            #expect(try site.frames("radar").last?["time"] as? String == "2026-11-21T12:40:00Z")
+            let stalled = reporter.alerts.compactMap { if case .feedStalled(_, let newest, _, _) = $0 { newest } else { nil } }
+            #expect(stalled.map(\.iso8601) == ["2026-11-21T11:55:00Z"], "\(reporter.alerts)")
+        }
+    }
 }

@@ -65,6 +65,7 @@ struct ModelRunTests {
             let runs = lines.withLock { $0 }.compactMap { if case .runs(let report) = $0 { report } else { nil } }
             #expect(runs.map(\.used.manifestText) == ["2026-11-21T10:00:00Z"] && runs.first?.newest.manifestText == "2026-11-21T11:00:00Z")
             #expect(runs.first?.lacking.map(\.frame.manifestText) == ["2026-11-21T14:00:00Z"])
+            #expect(lines.withLock { $0 }.contains(.fact("forecast: 5 of the frames, 2026-11-21T10:00:00Z .. 2026-11-21T14:00:00Z")))
 
             // 12:06: the window moved to 11:00..15:00; run 11:00's f04 (15:00) comes at 12:10.
             try await feed.build(site, yaml, at: "2026-11-21T12:06:00Z")
@@ -138,6 +139,8 @@ struct ModelRunTests {
                     #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("radar/\(url)").path), "\(url) named, not there")
                 }
                 #expect(try Self.frameFiles(site) == Set(frames.compactMap { $0["url"] as? String }))
+                let poster = try #require(manifest["poster"] as? String)
+                #expect(FileManager.default.fileExists(atPath: site.output.appendingPathComponent("radar/\(poster)").path), "\(poster) named, not there")
                 // And it was the newest complete run then: each newer one lacked a frame.
                 var window = RollingWindow(last: ISODuration(milliseconds: 3_600_000), step: ISODuration(milliseconds: 3_600_000))
                 window.next = ISODuration(milliseconds: 3 * 3_600_000)

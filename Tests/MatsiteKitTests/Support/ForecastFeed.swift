@@ -22,6 +22,10 @@ import MatsiteSupport
 final class ForecastFeed: Sendable {
     let server: TestServer
     private let clock = LockedBox(TimeInstant(millisecondsSinceEpoch: 0))
+    /// True: every nowcast tile answers HTTP 500 (the nowcast's server is down).
+    let nowcastDown = LockedBox(false)
+    /// Set: the index's past list stops at this time (its radar stalled), its nowcast goes on.
+    let pastFrozenAt = LockedBox<TimeInstant?>(nil)
     private let arrivals = LockedBox<@Sendable (TimeInstant, Int) -> TimeInstant?>({ run, lead in
         run.adding(ISODuration(milliseconds: 50 * 60_000 + Int64(lead) * 5 * 60_000))
     })
@@ -36,14 +40,14 @@ final class ForecastFeed: Sendable {
             .dynamic { [self] request in
                 let parts = request.path.split(separator: "/").map(String.init)
                 guard parts.count == 5, let time = FeedServer.instant(compact: parts[1]) else { return .status(400) }
-                return self.observed(time) ? .ok(Self.png(red: FeedServer.red(for: time), green: 60, blue: 120), contentType: "image/png") : .status(404)
+                return self.observed(time) ? .ok(Self.png(red: FeedServer.red(for: time), green: 60, blue: 120), contentType: "image/png") : Self.absent
             })
         server.route(
             prefix: "/nowcast/",
             .dynamic { [self] request in
                 let parts = request.path.split(separator: "/").map(String.init)
                 guard parts.count == 5, let time = FeedServer.instant(compact: parts[1]) else { return .status(400) }
-                return self.nowcast(time) ? .ok(Self.png(red: FeedServer.red(for: time), green: 200, blue: 120), contentType: "image/png") : .status(404)
+                return self.nowcast(time) ? .ok(Self.png(red: FeedServer.red(for: time), green: 200, blue: 120), contentType: "image/png") : Self.absent
             })
         server.route(
             prefix: "/blend/",
@@ -52,25 +56,27 @@ final class ForecastFeed: Sendable {
                 let parts = request.path.split(separator: "/").map(String.init)
                 guard parts.count == 5, let time = FeedServer.instant(compact: parts[1]) else { return .status(400) }
                 let green: UInt8? = self.observed(time) ? 60 : self.nowcast(time) ? 200 : nil
-                return green.map { .ok(Self.png(red: FeedServer.red(for: time), green: $0, blue: 120), contentType: "image/png") } ?? .status(404)
+                return green.map { .ok(Self.png(red: FeedServer.red(for: time), green: $0, blue: 120), contentType: "image/png") } ?? Self.absent
             })
         server.route(
             prefix: "/v2/",
             .dynamic { [self] request in
                 // /v2/<id>/256/z/x/y/2/1_1.png: ids of observations are even, of nowcasts odd.
                 let parts = request.path.split(separator: "/").map(String.init)
-                guard parts.count == 8, let number = UInt64(parts[1], radix: 16) else { return .status(404) }
+                guard parts.count == 8, let number = UInt64(parts[1], radix: 16) else { return Self.absent }
                 let time = TimeInstant(millisecondsSinceEpoch: Int64(number / 2) * 1000)
                 let forecast = number % 2 == 1
+                if forecast, self.nowcastDown.withLock({ $0 }) { return .status(500) }
                 let there = forecast ? self.nowcast(time) : self.observed(time)
                 return there
-                    ? .ok(Self.png(red: FeedServer.red(for: time), green: forecast ? 200 : 60, blue: 120), contentType: "image/png") : .status(404)
+                    ? .ok(Self.png(red: FeedServer.red(for: time), green: forecast ? 200 : 60, blue: 120), contentType: "image/png") : Self.absent
             })
         server.route(
             "/public/weather-maps.json",
             .dynamic { [self] _ in
                 let newest = self.newestObserved
-                let past = (0..<6).reversed().map { newest.adding(ISODuration(milliseconds: Self.step), times: -Int64($0)) }
+                let pastNewest = self.pastFrozenAt.withLock { $0 }.map { min($0, newest) } ?? newest
+                let past = (0..<6).reversed().map { pastNewest.adding(ISODuration(milliseconds: Self.step), times: -Int64($0)) }
                 let nowcast = (1...3).map { newest.adding(ISODuration(milliseconds: Self.step), times: Int64($0)) }
                 func item(_ time: TimeInstant, _ forecast: Bool) -> String {
                     let id = String(UInt64(time.millisecondsSinceEpoch / 1000) * 2 + (forecast ? 1 : 0), radix: 16)
@@ -89,11 +95,14 @@ final class ForecastFeed: Sendable {
                 guard parts.count == 6, let run = FeedServer.instant(compact: parts[1] + "00"), parts[2].hasPrefix("f"),
                     let lead = Int(parts[2].dropFirst())
                 else { return .status(400) }
-                guard let arrival = self.arrivals.withLock({ $0 })(run, lead), self.now >= arrival else { return .status(404) }
+                guard let arrival = self.arrivals.withLock({ $0 })(run, lead), self.now >= arrival else { return Self.absent }
                 let valid = run.adding(ISODuration(milliseconds: Int64(lead) * 3_600_000))
                 return .ok(Self.png(red: FeedServer.red(for: valid), green: 200, blue: Self.blue(run: run)), contentType: "image/png")
             })
     }
+
+    /// "Not out yet", not to be kept: the tests' clock (`--at`) runs ahead of the cache's.
+    static let absent = TestServer.Behaviour.status(404, headers: [("Cache-Control", "no-store")])
 
     /// The feed's clock.
     var now: TimeInstant { clock.withLock { $0 } }
