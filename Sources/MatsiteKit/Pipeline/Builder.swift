@@ -457,16 +457,16 @@ extension Builder {
     func alerts(for plan: AnimationPlan, output: URL, now: TimeInstant) -> [LoopAlert] {
         let id = plan.config.id
         var alerts: [LoopAlert] = []
-        let times = plan.frames.compactMap(\.time)
+        // The observations are what moves on with the clock: forecasts come and go (a
+        // nowcast list may be empty, a run may reach less far) whatever the feed's age.
+        let observed = plan.frames.filter { $0.kind == .observed }.compactMap(\.time)
         let file = output.appendingPathComponent(id).appendingPathComponent("manifest.json")
-        if let newest = times.last, let data = FileManager.default.contents(atPath: file.path),
+        if let newest = observed.last, let data = FileManager.default.contents(atPath: file.path),
             let published = try? JSONDecoder.manifest.decode(AnimationManifest.self, from: data),
-            let previous = published.frames.last?.time, newest < previous
+            let previous = published.frames.last(where: { $0.kind == nil })?.time, newest < previous
         {
             alerts.append(.olderWindow(animation: id, newest: newest, published: previous))
         }
-        // A feed stalls in its observations: its forecasts reach past now whatever its age.
-        let observed = plan.frames.filter { $0.kind == .observed }.compactMap(\.time)
         if let stalled = FeedCadence(plan.config.frames, times: observed)?.stalled(newest: observed.last, now: now) {
             alerts.append(.feedStalled(animation: id, newest: stalled.newest, age: stalled.age, step: stalled.step))
         }

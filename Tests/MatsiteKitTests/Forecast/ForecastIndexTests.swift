@@ -82,4 +82,21 @@ struct ForecastIndexTests {
             #expect(stalled.map(\.iso8601) == ["2026-11-21T11:55:00Z"], "\(reporter.alerts)")
         }
     }
+
+    @Test("an empty nowcast list publishes the past alone, and is no feed gone back: only observations are compared")
+    func emptyNowcast() async throws {
+        try await withTestServer { server in
+            let feed = ForecastFeed(server)
+            let site = try TestSite()
+            defer { site.remove() }
+            try await feed.build(site, Self.yaml(site, server, latest: ", latest: 3"), at: "2026-11-21T12:01:00Z")
+            feed.nowcastEmpty.withLock { $0 = true }
+            let reporter = RecordingReporter()
+            try await feed.build(site, Self.yaml(site, server, latest: ", latest: 3"), at: "2026-11-21T12:02:00Z", reporter: reporter)
+            let frames = try site.frames("radar")
+            #expect(frames.map { $0["time"] as? String } == ["2026-11-21T11:50:00Z", "2026-11-21T11:55:00Z", "2026-11-21T12:00:00Z"])
+            #expect(frames.allSatisfy { $0["kind"] == nil })
+            #expect(reporter.alerts.isEmpty, "\(reporter.alerts)")
+        }
+    }
 }

@@ -24,6 +24,8 @@ final class ForecastFeed: Sendable {
     private let clock = LockedBox(TimeInstant(millisecondsSinceEpoch: 0))
     /// True: every nowcast tile answers HTTP 500 (the nowcast's server is down).
     let nowcastDown = LockedBox(false)
+    /// True: the index's nowcast list is empty (as RainViewer's is at times).
+    let nowcastEmpty = LockedBox(false)
     /// Set: the index's past list stops at this time (its radar stalled), its nowcast goes on.
     let pastFrozenAt = LockedBox<TimeInstant?>(nil)
     private let arrivals = LockedBox<@Sendable (TimeInstant, Int) -> TimeInstant?>({ run, lead in
@@ -77,7 +79,8 @@ final class ForecastFeed: Sendable {
                 let newest = self.newestObserved
                 let pastNewest = self.pastFrozenAt.withLock { $0 }.map { min($0, newest) } ?? newest
                 let past = (0..<6).reversed().map { pastNewest.adding(ISODuration(milliseconds: Self.step), times: -Int64($0)) }
-                let nowcast = (1...3).map { newest.adding(ISODuration(milliseconds: Self.step), times: Int64($0)) }
+                let nowcast =
+                    self.nowcastEmpty.withLock { $0 } ? [] : (1...3).map { newest.adding(ISODuration(milliseconds: Self.step), times: Int64($0)) }
                 func item(_ time: TimeInstant, _ forecast: Bool) -> String {
                     let id = String(UInt64(time.millisecondsSinceEpoch / 1000) * 2 + (forecast ? 1 : 0), radix: 16)
                     return "{\"time\": \(time.millisecondsSinceEpoch / 1000), \"path\": \"/v2/\(id)\"}"
