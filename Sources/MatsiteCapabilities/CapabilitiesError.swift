@@ -55,6 +55,8 @@ public struct CapabilitiesError: Error, Sendable, Equatable, CustomStringConvert
         case noTimeDimension(layer: String)
         /// The layer's time dimension cannot be read or cannot give what was asked.
         case time(layer: String, TimeDimensionError)
+        /// The layer's model-run dimension (`reference_time`) cannot be read.
+        case referenceTime(layer: String, TimeDimensionError)
 
         /// The form used in messages.
         public var description: String {
@@ -101,6 +103,8 @@ public struct CapabilitiesError: Error, Sendable, Equatable, CustomStringConvert
                 return "layer \"\(layer)\" has no time dimension, but frames ask for times"
             case let .time(layer, error):
                 return "layer \"\(layer)\": \(error)"
+            case let .referenceTime(layer, error):
+                return "layer \"\(layer)\": its model runs (reference_time): \(error)"
             }
         }
     }

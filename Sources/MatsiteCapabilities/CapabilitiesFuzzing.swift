@@ -18,6 +18,7 @@ public enum CapabilitiesFuzzing {
                 _ = source.tileURL(z: source.minZoom, x: 0, y: 0, time: nil)
                 _ = source.tileURL(z: source.maxZoom, x: 1, y: 1, time: "2026-11-21T10:00:00Z")
                 exerciseTime(source.time)
+                exerciseRuns(source.referenceTime) { run in _ = source.tileURL(z: source.minZoom, x: 0, y: 0, time: nil, run: run) }
             }
         }
         if let wms = try? WMSCapabilities.parse(bytes, url: "https://fuzz.example/wms?x=1") {
@@ -27,6 +28,7 @@ public enum CapabilitiesFuzzing {
                 resolved += 1
                 _ = source.mapURL(z: 3, x: 2, y: 1, tileSize: 256, time: nil)
                 exerciseTime(source.time)
+                exerciseRuns(source.referenceTime) { run in _ = source.mapURL(z: 0, x: 0, y: 0, tileSize: 256, time: nil, run: run) }
             }
         }
         return resolved
@@ -36,6 +38,12 @@ public enum CapabilitiesFuzzing {
     public static func exerciseTime(value text: String) {
         let now = TimeInstant(year: 2026, month: 11, day: 23) ?? TimeInstant(millisecondsSinceEpoch: 0)
         exerciseTime(try? TimeDimension.parse(values: [text], now: now))
+    }
+
+    private static func exerciseRuns(_ runs: ReferenceTime?, request: (String) -> Void) {
+        guard let runs else { return }
+        exerciseTime(runs.runs)
+        for run in (try? runs.newest(3)) ?? [] { request(runs.format(run)) }
     }
 
     private static func exerciseTime(_ time: TimeDimension?) {

@@ -18,7 +18,8 @@ struct CapabilitiesFuzzingTests {
 
     static let fixtures = [
         "matsite-wmts-time.xml", "matsite-wms-111-nested.xml", "owslib/sfs-wmts-cap-world.xml",
-        "owslib/wms_mesonet-caps.xml", "owslib/wms_mesonet-caps-130.xml",
+        "owslib/wms_mesonet-caps.xml", "owslib/wms_mesonet-caps-130.xml", "matsite-wms-130-runs.xml",
+        "matsite-wmts-runs.xml",
     ]
 
     static let splices: [String] = [

@@ -1,5 +1,6 @@
 """Issue 26 item 5: the embedded demo (`matsite build` with no matsite.yml) shows the whole
-product to a newcomer: a loop of its own times with relative labels, a legend with words,
+product to a newcomer: a loop of its own times with relative labels, ending in a nowcast
+after now (issue 37), a legend with words,
 a point layer of storm reports, a base map drawn at the zoom the player shows, and the
 exported loop to download. Built once by the real binary at a fixed `--at`; screenshots at
 390 and 1280 px are kept in Tests/browser/artifacts/."""
@@ -36,8 +37,12 @@ def demo(demo_site):
 
 def test_the_demo_is_a_live_window_with_reports_legend_words_and_exports(demo_site):
     m = read_manifest(str(demo_site))
-    times = [f["time"] for f in m["frames"]]
-    assert times[-1] == AT and len(times) == 12, times
+    observed = [f["time"] for f in m["frames"] if "kind" not in f]
+    forecast = [f["time"] for f in m["frames"] if f.get("kind") == "forecast"]
+    # Two hours up to now, then the nowcast: half an hour of the same weather carried on.
+    assert observed[-1] == AT and len(observed) == 12, observed
+    assert forecast == ["2026-11-26T00:20:00Z", "2026-11-26T00:30:00Z", "2026-11-26T00:40:00Z"], forecast
+    assert m["now"] == AT, m.get("now")
     assert m["time_label"] == "both"
     assert [s[2] for s in m["legend"]["stops"] if len(s) > 2] == ["20 light", "40 moderate", "50 heavy", "60 hail"]
     assert [p["id"] for p in m["points"]] == ["reports"] and m["points"][0]["count"] > 0

@@ -37,6 +37,11 @@ public struct WMSCapabilities: Sendable, Equatable {
             dimensions.first(where: \.isTime)
         }
 
+        /// The model-run dimension (`reference_time`), if any.
+        public var referenceTimeDimension: OGCDimension? {
+            dimensions.first(where: \.isReferenceTime)
+        }
+
         /// The Web Mercator code this layer is offered in (`EPSG:3857` first), if any.
         public var webMercatorCRS: String? {
             let codes = crs.map { $0.trimmingXMLWhitespace() }
@@ -111,18 +116,11 @@ public struct WMSCapabilities: Sendable, Equatable {
     public var summary: [LayerSummary] {
         layers.compactMap { layer in
             guard let name = layer.name else { return nil }
-            var time: TimeSummary?
-            var problem: String?
-            if let dimension = layer.timeDimension {
-                do throws(TimeDimensionError) {
-                    time = try dimension.timeDimension().summary
-                } catch {
-                    problem = error.description
-                }
-            }
+            let read = LayerSummary.dimensions(layer.dimensions)
             return LayerSummary(
                 identifier: name, title: layer.title, webMercator: layer.webMercatorCRS != nil,
-                time: time, timeProblem: problem)
+                time: read.time, timeProblem: read.timeProblem, runs: read.runs,
+                runsProblem: read.runsProblem)
         }
     }
 }

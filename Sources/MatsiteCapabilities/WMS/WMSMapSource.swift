@@ -17,11 +17,15 @@ public struct WMSMapSource: Sendable, Equatable {
     public let crs: String
     /// The time dimension of the (first timed) layer, when there is one.
     public let time: TimeDimension?
+    /// The model runs (`reference_time`) of the first layer that advertises them, if any.
+    public let referenceTime: ReferenceTime?
 
     /// The GetMap URL of XYZ tile `x`, `y` (y down) at zoom `z`, `tileSize` pixels square, at
     /// the time value `time` (written as the service wants it, see `TimeDimension.format(_:)`;
-    /// nil sends no `TIME`, so the server uses its default).
-    public func mapURL(z: Int, x: Int, y: Int, tileSize: Int, time: String?) -> String {
+    /// nil sends no `TIME`, so the server uses its default) of the model run `run` (written as
+    /// the service writes its runs, sent as `DIM_REFERENCE_TIME`, OGC 06-042 Annex C; nil sends
+    /// none, so the server answers for its default run).
+    public func mapURL(z: Int, x: Int, y: Int, tileSize: Int, time: String?, run: String? = nil) -> String {
         let half = WebMercatorGrid.halfWorld
         let span = 2 * half / Double(1 << max(0, min(z, 30)))
         let minX = -half + Double(x) * span
@@ -38,6 +42,11 @@ public struct WMSMapSource: Sendable, Equatable {
             ("FORMAT", percentEncode(format)), ("TRANSPARENT", "TRUE"),
         ]
         if let time { parameters.append(("TIME", percentEncode(time))) }
+        if let run {
+            // Annex C: sample dimensions other than time and elevation take a DIM_ prefix.
+            let name = "DIM_" + (referenceTime?.identifier ?? "reference_time").uppercased()
+            parameters.append((name, percentEncode(run)))
+        }
         return appendingQuery(getMapURL, parameters)
     }
 
@@ -121,9 +130,19 @@ extension WMSCapabilities {
             }
             break
         }
+        var referenceTime: ReferenceTime?
+        if let layer = resolved.first(where: { $0.referenceTimeDimension != nil }),
+            let dimension = layer.referenceTimeDimension
+        {
+            do throws(TimeDimensionError) {
+                referenceTime = try ReferenceTime(dimension, now: now)
+            } catch {
+                throw fail(.referenceTime(layer: layer.name ?? "", error))
+            }
+        }
         return WMSMapSource(
             capabilitiesURL: url, getMapURL: getMapURL, version: version ?? self.version,
             layers: resolved.compactMap(\.name).joined(separator: ","), styles: styles,
-            format: chosenFormat, crs: crs, time: time)
+            format: chosenFormat, crs: crs, time: time, referenceTime: referenceTime)
     }
 }

@@ -39,6 +39,11 @@ public struct WMTSCapabilities: Sendable, Equatable {
         public var timeDimension: OGCDimension? {
             dimensions.first(where: \.isTime)
         }
+
+        /// The model-run dimension (`reference_time`), if any.
+        public var referenceTimeDimension: OGCDimension? {
+            dimensions.first(where: \.isReferenceTime)
+        }
     }
 
     /// A layer style.
@@ -135,21 +140,14 @@ public struct WMTSCapabilities: Sendable, Equatable {
     /// One line per layer for `matsite check`: identifier, title, Web Mercator or not, time extent.
     public var summary: [LayerSummary] {
         layers.map { layer in
-            var time: TimeSummary?
-            var problem: String?
-            if let dimension = layer.timeDimension {
-                do throws(TimeDimensionError) {
-                    time = try dimension.timeDimension().summary
-                } catch {
-                    problem = error.description
-                }
-            }
+            let read = LayerSummary.dimensions(layer.dimensions)
             let webMercator = layer.tileMatrixSetLinks.contains { link in
                 tileMatrixSet(link).map { WebMercatorGrid.match($0) != nil } ?? false
             }
             return LayerSummary(
                 identifier: layer.identifier, title: layer.title, webMercator: webMercator,
-                time: time, timeProblem: problem)
+                time: read.time, timeProblem: read.timeProblem, runs: read.runs,
+                runsProblem: read.runsProblem)
         }
     }
 }

@@ -21,8 +21,11 @@ public struct WMTSTileSource: Sendable, Equatable {
     public let maxZoom: Int
     /// The layer's time dimension, when it has one.
     public let time: TimeDimension?
-    /// Values used for non-time dimensions (their defaults), by identifier.
+    /// Values used for non-time dimensions (their defaults), by identifier; the model-run
+    /// dimension's default too, which a request naming its run replaces.
     public let otherDimensions: [String: String]
+    /// The model runs (`reference_time`), when the layer advertises them.
+    public let referenceTime: ReferenceTime?
     /// How tiles are requested.
     public let request: Request
 
@@ -37,9 +40,15 @@ public struct WMTSTileSource: Sendable, Equatable {
     /// The URL of tile `x`, `y` (XYZ, y down) at zoom `z`, for the time value `time` (already
     /// written the way the service wants it: see `TimeDimension.format(_:)`). Without a time,
     /// a `{Time}` placeholder gets the advertised default and KVP requests carry no `TIME`.
+    /// `run` names the model run (written as the service writes its runs) in the run
+    /// dimension's placeholder or KVP parameter (`REFERENCE_TIME=`); nil keeps its default.
     /// Nil when the set has no matrix for `z`.
-    public func tileURL(z: Int, x: Int, y: Int, time: String?) -> String? {
+    public func tileURL(z: Int, x: Int, y: Int, time: String?, run: String? = nil) -> String? {
         guard let matrix = matrixIdentifiers[z] else { return nil }
+        var otherDimensions = otherDimensions
+        if let run {
+            otherDimensions[referenceTime?.identifier ?? "reference_time"] = run
+        }
         switch request {
         case let .template(template):
             return fill(template) { name in
@@ -148,6 +157,7 @@ extension WMTSCapabilities {
         }
 
         var time: TimeDimension?
+        var referenceTime: ReferenceTime?
         var others: [String: String] = [:]
         for dimension in layer.dimensions {
             if dimension.isTime {
@@ -155,6 +165,20 @@ extension WMTSCapabilities {
                     time = try dimension.timeDimension(now: now)
                 } catch {
                     throw fail(.time(layer: name, error))
+                }
+                continue
+            }
+            if dimension.isReferenceTime {
+                let runs: ReferenceTime
+                do throws(TimeDimensionError) {
+                    runs = try ReferenceTime(dimension, now: now)
+                } catch {
+                    throw fail(.referenceTime(layer: name, error))
+                }
+                referenceTime = runs
+                // Without a default, the newest run rather than an interval as written.
+                if let value = dimension.defaultValue ?? runs.runs.last.map(runs.format) {
+                    others[dimension.identifier] = value
                 }
             } else if let value = dimension.defaultValue ?? dimension.values.first {
                 others[dimension.identifier] = value
@@ -180,7 +204,7 @@ extension WMTSCapabilities {
             capabilitiesURL: url, layer: name, style: chosenStyle, format: chosenFormat,
             tileMatrixSet: setID, tileSize: grid.tileSize, matrixIdentifiers: grid.matrices,
             minZoom: zooms.min() ?? 0, maxZoom: zooms.max() ?? 0, time: time,
-            otherDimensions: others, request: request)
+            otherDimensions: others, referenceTime: referenceTime, request: request)
     }
 
     private func chooseSet(layer: Layer, requested: String?) throws(CapabilitiesError) -> (String, WebMercatorGrid) {

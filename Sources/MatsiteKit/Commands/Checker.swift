@@ -102,7 +102,7 @@ private extension Checker {
         for runs in planned.runs { report(.runs(runs)) }
         if let image = try LegendImage.read(animation, config: config) { report(.fact("legend image: \(image.bytes.count) bytes")) }
         // Point data is read and checked as a build would, so a bad row shows here first.
-        let points = PointLoader(config: noCache, fetcher: fetcher)
+        let points = PointLoader(config: noCache, fetcher: fetcher, observedThrough: plan.observedThrough)
         for layer in animation.points {
             let document = try await points.bytes(of: layer, animation: animation, frameTimes: plan.frames.map(\.time))
             let set = try await PointReader(layer: layer).read(document)

@@ -53,12 +53,15 @@ public enum ConfigLoader {
     /// The config `matsite build` uses when there is no `matsite.yml`: the offline demo,
     /// showing what a site can have. Its loop is the last two hours of the demo weather,
     /// every ten minutes, so it moves with the clock (and with `--at`) as a live feed's
-    /// does; a point layer of storm reports made from the same weather; a legend with
+    /// does, then a nowcast: the same weather carried on for the next half hour, forecast
+    /// frames after now (so the first screen has a now); a point layer of storm reports made from the same weather; a legend with
     /// words; relative times; and the loop exported as the machine can (MP4 with ffmpeg,
     /// GIF with the label font: `leftOut` says what this machine cannot make, and why).
     static func demo(
         directory: URL, environment: [String: String] = LoopExportTools.processEnvironment
     ) -> (config: SiteConfig, leftOut: [DemoLeftOut]) {
+        var demoWindow = RollingWindow(last: ISODuration(milliseconds: 6_600_000), step: ISODuration(milliseconds: 600_000))
+        demoWindow.next = ISODuration(milliseconds: 1_800_000)
         var config = SiteConfig()
         config.title = "matsite demo"
         config.directory = directory
@@ -71,7 +74,7 @@ public enum ConfigLoader {
             frameDurationMs: 400, lastFrameDurationMs: 1500, crossfadeMs: 250,
             attribution: "Demo radar: procedural, made by matsite",
             source: SourceConfig(kind: .demo("radar")),
-            frames: .rolling(RollingWindow(last: ISODuration(milliseconds: 6_600_000), step: ISODuration(milliseconds: 600_000))))
+            frames: .rolling(demoWindow))
         // Drawn locally, the demo's fallback tiles cost no request: it shows the feature.
         radar.fallback.levels = 1
         radar.legend = DemoRadar.legend

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 
 /// The names of an export's files and pictures: a file is named for the hash of everything
@@ -56,19 +57,43 @@ struct LoopExportNames: Sendable {
     }
 
     /// The frame's time as the label shows it: in `timeZone` (an IANA name) with its
-    /// abbreviation, else in UTC; `Frame N of M` for a frame without a time.
+    /// abbreviation, else in UTC; `Frame N of M` for a frame without a time. A forecast
+    /// step adds how far ahead it is and its run: `2026-11-21 12:30 UTC, forecast +30 min`,
+    /// `2026-11-21 14:00 UTC, forecast +3 h, run 11:00 UTC`.
     static func timeLabel(for frame: LoopExporter.Frame, count: Int, timeZone: String?) -> String {
-        guard let date = frame.time?.date else { return "Frame \(frame.index + 1) of \(count)" }
+        guard let time = frame.time else { return "Frame \(frame.index + 1) of \(count)" }
+        let date = time.date
+        let zone = timeZone.flatMap(TimeZone.init(identifier:))
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        if let zone = timeZone.flatMap(TimeZone.init(identifier:)) {
-            formatter.timeZone = zone
-            formatter.dateFormat = "yyyy-MM-dd HH:mm zzz"
-            return formatter.string(from: date)
+        formatter.timeZone = zone ?? TimeZone(identifier: "UTC")
+        formatter.dateFormat = zone == nil ? "yyyy-MM-dd HH:mm 'UTC'" : "yyyy-MM-dd HH:mm zzz"
+        var label = formatter.string(from: date)
+        guard let from = frame.forecastFrom else { return label }
+        label += ", forecast " + lead(from: from, to: time)
+        if let runDate = frame.run?.date {
+            // The run's date only when it is not the step's.
+            let day = DateFormatter()
+            day.locale = formatter.locale
+            day.timeZone = formatter.timeZone
+            day.dateFormat = "yyyy-MM-dd"
+            formatter.dateFormat = (day.string(from: runDate) == day.string(from: date) ? "" : "yyyy-MM-dd ") + (zone == nil ? "HH:mm 'UTC'" : "HH:mm zzz")
+            label += ", run " + formatter.string(from: runDate)
         }
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date) + " UTC"
+        return label
+    }
+
+    /// How far `time` is after `from`, as a forecast label says it: `+30 min`, `+3 h`,
+    /// `+1 h 30 min` (`-10 min` for a step before it, which a layered timeline can have).
+    static func lead(from: TimeInstant, to time: TimeInstant) -> String {
+        let minutes = (time.millisecondsSinceEpoch - from.millisecondsSinceEpoch) / 60_000
+        let sign = minutes < 0 ? "-" : "+"
+        let (hours, rest) = (abs(minutes) / 60, abs(minutes) % 60)
+        switch (hours, rest) {
+        case (0, _): return "\(sign)\(rest) min"
+        case (_, 0): return "\(sign)\(hours) h"
+        default: return "\(sign)\(hours) h \(rest) min"
+        }
     }
 
     /// The exported loop's size: `width` (or the frame's) with the frame's aspect ratio,

@@ -209,7 +209,8 @@ extension Builder {
                     }
                 }
                 let points = try await step(.plan) {
-                    try await PointLoader(config: config, fetcher: fetcher).load(animation, frameTimes: plan.frames.map(\.time), previous: previous)
+                    try await PointLoader(config: config, fetcher: fetcher, observedThrough: plan.observedThrough).load(
+                        animation, frameTimes: plan.frames.map(\.time), previous: previous)
                 }
                 inputs[animation.id]?.points = points
                 for case .kept(let entry, let cause) in points {
@@ -351,7 +352,7 @@ extension Builder {
             plan = own.alone()
             if !inputs.points.isEmpty {
                 inputs.points = try await step(.plan) {
-                    try await PointLoader(config: config, fetcher: fetcher).load(
+                    try await PointLoader(config: config, fetcher: fetcher, observedThrough: plan.observedThrough).load(
                         plan.config, frameTimes: plan.frames.map(\.time), previous: writer.previous)
                 }
             }

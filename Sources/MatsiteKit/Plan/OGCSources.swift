@@ -27,16 +27,21 @@ enum OGCSources {
                 file: file, line: animation.line, keyPath: "\(animation.keyPath).zoom",
                 message: "the WMTS tile matrix set \(source.tileMatrixSet) starts at zoom \(source.minZoom)")
         }
-        let frames = try frames(animation, time: source.time, layer: config.layer, path: path, file: file, now: now)
+        let timed = try frames(
+            animation, time: source.time, runs: source.referenceTime, layer: config.layer, file: file, now: now)
         var notes = [
             "WMTS layer \(source.layer), style \(source.style), \(source.format), tile matrix set \(source.tileMatrixSet) (zoom \(source.minZoom)-\(source.maxZoom), \(source.tileSize) px tiles)"
         ]
         if let time = source.time { notes.append("time dimension: \(summary(time))") }
-        return ResolvedSource(
-            frames: frames, maxZoom: source.maxZoom, tileSize: source.tileSize,
+        notes += timed.notes
+        let runs = source.referenceTime
+        var resolved = ResolvedSource(
+            frames: timed.frames, maxZoom: source.maxZoom, tileSize: source.tileSize,
             locate: { frame, z, x, y in
-                .http(source.tileURL(z: z, x: x, y: y, time: frame.timeText) ?? "")
+                .http(source.tileURL(z: z, x: x, y: y, time: frame.timeText, run: frame.run.flatMap { runs?.format($0) }) ?? "")
             }, notes: notes)
+        resolved.runCandidates = timed.candidates
+        return resolved
     }
 
     static func resolveWMS(
@@ -52,15 +57,20 @@ enum OGCSources {
         } catch {
             throw sourceError(error, animation: animation, path: path, file: file)
         }
-        let frames = try frames(animation, time: source.time, layer: config.layers, path: path, file: file, now: now)
+        let timed = try frames(
+            animation, time: source.time, runs: source.referenceTime, layer: config.layers, file: file, now: now)
         let tileSize = animation.source.tileSize
         var notes = ["WMS \(source.version) layers \(source.layers) in \(source.crs), GetMap \(source.getMapURL)"]
         if let time = source.time { notes.append("time dimension: \(summary(time))") }
-        return ResolvedSource(
-            frames: frames, maxZoom: animation.source.maxZoom,
+        notes += timed.notes
+        let runs = source.referenceTime
+        var resolved = ResolvedSource(
+            frames: timed.frames, maxZoom: animation.source.maxZoom,
             locate: { frame, z, x, y in
-                .http(source.mapURL(z: z, x: x, y: y, tileSize: tileSize, time: frame.timeText))
+                .http(source.mapURL(z: z, x: x, y: y, tileSize: tileSize, time: frame.timeText, run: frame.run.flatMap { runs?.format($0) }))
             }, notes: notes)
+        resolved.runCandidates = timed.candidates
+        return resolved
     }
 }
 
@@ -86,10 +96,85 @@ private extension OGCSources {
         return response.body
     }
 
-    /// The animation's frames from the layer's time dimension.
+    /// What a layer's dimensions give a window: frames of no run, the run candidates of a
+    /// layer with model runs, and what `check` says of them.
+    struct Timed {
+        var frames: [SourceFrame]
+        var candidates: [RunCandidate] = []
+        var notes: [String] = []
+    }
+
+    /// The animation's frames from the layer's time dimension; with model runs
+    /// (`reference_time`), one candidate per run, newest first.
     static func frames(
-        _ animation: AnimationConfig, time: TimeDimension?, layer: String, path: String, file: String,
-        now: TimeInstant
+        _ animation: AnimationConfig, time: TimeDimension?, runs: ReferenceTime?, layer: String, file: String, now: TimeInstant
+    ) throws -> Timed {
+        if let runs {
+            return try runFrames(animation, time: time, runs: runs, layer: layer, file: file, now: now)
+        }
+        return Timed(frames: try frames(animation, time: time, layer: layer, file: file, now: now))
+    }
+
+    /// A layer with model runs: its times are a run's forecasts, so only a window reaching
+    /// past now can have them (the newest complete run, `RunChoice`). Each of the newest
+    /// runs (`RunsConfig.candidates`) is asked for the same valid times: the window's step
+    /// grid (`step:`, else the advertised period) from `last` before now to `next` after it,
+    /// none before the run.
+    static func runFrames(
+        _ animation: AnimationConfig, time: TimeDimension?, runs: ReferenceTime, layer: String, file: String, now: TimeInstant
+    ) throws -> Timed {
+        let framesPath = "\(animation.keyPath).frames"
+        let advertised = runs.runs.summary
+        let said = "layer \(layer) advertises model runs (reference_time: \(advertised))"
+        guard case .rolling(var window) = animation.frames, window.next != nil else {
+            if case .count = animation.frames { return Timed(frames: try frames(animation, time: time, layer: layer, file: file, now: now)) }
+            throw ConfigError(
+                file: file, line: animation.line, keyPath: framesPath,
+                message:
+                    "\(said), so its times are a run's forecasts: give a window reaching past now, e.g. frames: { last: PT1H, next: PT12H }, and the newest complete run is published"
+            )
+        }
+        guard let time else {
+            throw ConfigError(
+                file: file, line: animation.line, keyPath: framesPath,
+                message: "\(said) but no time dimension: its valid times cannot be asked for; use another layer")
+        }
+        if window.step == nil {
+            guard let period = time.summary.period.flatMap({ try? ISODuration.parse($0) }), period.isFixed, !period.isZero else {
+                throw ConfigError(
+                    file: file, line: animation.line, keyPath: "\(framesPath).step",
+                    message:
+                        "missing: \(said) at irregular times (\(summary(time))): give the valid times' spacing, e.g. frames: { last: PT1H, next: PT12H, step: PT1H }"
+                )
+            }
+            window.step = period
+        }
+        let newest: [TimeInstant]
+        do {
+            newest = try runs.newest(RunsConfig.candidates + 8).filter { $0 <= now }.prefix(RunsConfig.candidates).map { $0 }
+        } catch {
+            throw ConfigError(file: file, line: animation.line, keyPath: framesPath, message: "layer \(layer): its model runs (reference_time): \(error)")
+        }
+        let valid = window.times(now: now) + window.forecastTimes(now: now)
+        let candidates = newest.compactMap { run -> RunCandidate? in
+            let own = valid.filter { $0 >= run }.enumerated().map { index, instant in
+                SourceFrame(index: index, time: instant, timeText: time.format(instant), kind: .forecast, run: run)
+            }
+            return own.isEmpty ? nil : RunCandidate(run: run, frames: own)
+        }
+        guard !candidates.isEmpty else {
+            throw ConfigError(
+                file: file, line: animation.line, keyPath: framesPath,
+                message: "\(said): no run out by \(now.iso8601) has a valid time in the window; widen last: or next:")
+        }
+        let note = "model runs (reference_time): \(advertised); newest first: " + candidates.map { runs.format($0.run) }.joined(separator: ", ")
+        return Timed(frames: [], candidates: candidates, notes: [note])
+    }
+
+    /// The animation's frames from the layer's time dimension (a layer without runs): with
+    /// `next:`, the advertised times after now up to `next` after it are forecasts.
+    static func frames(
+        _ animation: AnimationConfig, time: TimeDimension?, layer: String, file: String, now: TimeInstant
     ) throws -> [SourceFrame] {
         func requireTime() throws -> TimeDimension {
             guard let time else {
@@ -125,7 +210,15 @@ private extension OGCSources {
                 }
                 var instants = try time.advertised(from: newest.adding(window.last, times: -1), through: newest)
                 if let latest = window.latest { instants = Array(instants.suffix(latest)) }
-                return instants.enumerated().map { frame($0, $1, time) }
+                var frames = instants.enumerated().map { frame($0, $1, time) }
+                if let next = window.next, let after = time.nearest(to: now.adding(ISODuration(milliseconds: 1))).after, after <= now.adding(next) {
+                    for instant in try time.advertised(from: after, through: now.adding(next)) {
+                        var forecast = frame(frames.count, instant, time)
+                        forecast.kind = .forecast
+                        frames.append(forecast)
+                    }
+                }
+                return frames
             case .index:
                 throw ConfigError(
                     file: file, line: animation.line, keyPath: "\(animation.keyPath).frames.index",
@@ -156,7 +249,7 @@ private extension OGCSources {
         guard let error = error as? CapabilitiesError else { return error }
         let key: String?
         switch error.reason {
-        case .unknownLayer, .noWebMercatorCRS, .noWebMercatorSet, .noTimeDimension: key = "layer"
+        case .unknownLayer, .noWebMercatorCRS, .noWebMercatorSet, .noTimeDimension, .referenceTime: key = "layer"
         case .unknownStyle: key = "style"
         case .unknownFormat: key = "format"
         case .unknownTileMatrixSet, .tileMatrixSetNotWebMercator: key = "tile_matrix_set"

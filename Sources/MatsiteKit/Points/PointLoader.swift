@@ -18,6 +18,9 @@ enum LoadedPointLayer: Sendable {
 struct PointLoader {
     let config: SiteConfig
     let fetcher: HTTPFetcher?
+    /// With forecast frames, the newest observed frame's time: the demo's storm reports
+    /// stop there, since nothing has been reported after now (`AnimationPlan.observedThrough`).
+    var observedThrough: TimeInstant? = nil
 
     /// The animation's point layers, in the order of its `points:`. A layer whose document,
     /// settings and frame times are those the previous site's layer was made from is not
@@ -97,9 +100,21 @@ struct PointLoader {
         case .demo:
             let times = frameTimes.compactMap { $0 }
             guard let first = times.min(), let last = times.max() else { throw fail("the demo's reports need frames with times") }
+            let observedThrough = observedThrough
             return try await CPUPool.shared.run {
-                DemoReports.geojson(bbox: animation.bbox, from: first.adding(ISODuration(milliseconds: 3_600_000), times: -1), through: last)
+                DemoReports.geojson(
+                    bbox: animation.bbox, from: first.adding(ISODuration(milliseconds: 3_600_000), times: -1),
+                    through: observedThrough.map { min($0, last) } ?? last)
             }
         }
+    }
+}
+
+extension AnimationPlan {
+    /// With forecast frames, the newest observed frame's time (nil without forecasts, or
+    /// without an observed frame): what point layers made up to now stop at.
+    var observedThrough: TimeInstant? {
+        guard frames.contains(where: { $0.kind == .forecast }) else { return nil }
+        return frames.filter { $0.kind == .observed }.compactMap(\.time).max()
     }
 }

@@ -10,7 +10,7 @@ struct WMSMapSourceTests {
     ) -> WMSMapSource {
         WMSMapSource(
             capabilitiesURL: "https://x/c", getMapURL: base, version: version, layers: layers,
-            styles: styles, format: "image/png", crs: crs, time: nil)
+            styles: styles, format: "image/png", crs: crs, time: nil, referenceTime: nil)
     }
 
     private func bbox(_ url: String) -> String? {

@@ -11,7 +11,8 @@ struct WMTSTileSourceTests {
         WMTSTileSource(
             capabilitiesURL: "https://x/caps.xml", layer: "radar base", style: "dark/blue", format: "image/png",
             tileMatrixSet: "WebMercatorQuad", tileSize: 256, matrixIdentifiers: [0: "z0", 1: "z1", 2: "z2"],
-            minZoom: 0, maxZoom: 2, time: time, otherDimensions: others, request: request)
+            minZoom: 0, maxZoom: 2, time: time, otherDimensions: others, referenceTime: nil,
+            request: request)
     }
 
     @Test("template placeholders are filled case-insensitively and encoded")

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 import Testing
 
@@ -46,6 +47,49 @@ struct LoopExportNamesTests {
         var untimed = fixture.frames[1]
         untimed.time = nil
         #expect(LoopExportNames.timeLabel(for: untimed, count: 2, timeZone: "America/Chicago") == "Frame 2 of 2")
+    }
+
+    @Test("a forecast step's label says how far ahead it is, from its run or else the newest observed step, and names the run")
+    func forecastLabels() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("names-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        var frame = try LoopExportFixture(root: root, count: 2).frames[1] // 10:10
+        frame.forecastFrom = try TimeInstant.parse("2026-11-21T09:40:00Z")
+        #expect(LoopExportNames.timeLabel(for: frame, count: 2, timeZone: nil) == "2026-11-21 10:10 UTC, forecast +30 min")
+        frame.run = try TimeInstant.parse("2026-11-21T07:00:00Z")
+        frame.forecastFrom = frame.run
+        #expect(LoopExportNames.timeLabel(for: frame, count: 2, timeZone: nil) == "2026-11-21 10:10 UTC, forecast +3 h 10 min, run 07:00 UTC")
+        #expect(
+            LoopExportNames.timeLabel(for: frame, count: 2, timeZone: "America/Chicago") == "2026-11-21 04:10 CST, forecast +3 h 10 min, run 01:00 CST")
+        frame.run = try TimeInstant.parse("2026-11-20T22:00:00Z")
+        frame.forecastFrom = frame.run
+        #expect(LoopExportNames.timeLabel(for: frame, count: 2, timeZone: nil) == "2026-11-21 10:10 UTC, forecast +12 h 10 min, run 2026-11-20 22:00 UTC")
+        #expect(LoopExportNames.lead(from: try TimeInstant.parse("2026-11-21T12:00:00Z"), to: try TimeInstant.parse("2026-11-21T15:00:00Z")) == "+3 h")
+        // A forecast names its files apart from the same frame observed.
+        let animation = try LoopExportFixture.animation()
+        var observed = frame
+        observed.forecastFrom = nil
+        observed.run = nil
+        #expect(
+            Self.names(animation, frames: [frame]).fileName(.gif, frames: [frame])
+                != Self.names(animation, frames: [observed]).fileName(.gif, frames: [observed]))
+    }
+
+    @Test("an export counts a nowcast's lead from the newest observed step and a model's from its run")
+    func leadsFromTheTimeline() throws {
+        func entry(_ time: String, _ kind: FrameKind, run: String? = nil) throws -> Timeline.Entry {
+            Timeline.Entry(time: try TimeInstant.parse(time), durationMs: 500, frames: [0], kind: kind, run: try run.map(TimeInstant.parse))
+        }
+        let nowcast = [
+            try entry("2026-11-21T11:50:00Z", .observed), try entry("2026-11-21T12:00:00Z", .observed),
+            try entry("2026-11-21T12:10:00Z", .forecast), try entry("2026-11-21T12:20:00Z", .forecast),
+        ]
+        #expect(ExportStep.forecastFrom(nowcast).map { $0?.iso8601 } == [nil, nil, "2026-11-21T12:00:00Z", "2026-11-21T12:00:00Z"])
+        let model = [
+            try entry("2026-11-21T12:00:00Z", .forecast, run: "2026-11-21T09:00:00Z"),
+            try entry("2026-11-21T13:00:00Z", .forecast, run: "2026-11-21T09:00:00Z"),
+        ]
+        #expect(ExportStep.forecastFrom(model).map { $0?.iso8601 } == ["2026-11-21T09:00:00Z", "2026-11-21T09:00:00Z"])
     }
 
     @Test("a file's name follows its frames, durations, labels, legend and settings, and nothing else")

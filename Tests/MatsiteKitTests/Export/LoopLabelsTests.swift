@@ -38,6 +38,19 @@ struct LoopLabelsTests {
         #expect(band.contains(Self.white) && band.contains(Self.shaded))
     }
 
+    @Test("a forecast step's label is drawn whole on its band, wider than the time alone")
+    func forecastLabel() throws {
+        let font = try LabelFont(path: LoopExportTools.fontPath())
+        let labels = LoopLabels(legend: nil, credit: "")
+        var observed = LoopCanvas(width: 600, height: 300, color: Self.white)
+        var forecast = observed
+        try labels.draw(on: &observed, time: "2026-11-21 10:00 UTC", font: font)
+        try labels.draw(on: &forecast, time: "2026-11-21 13:00 UTC, forecast +3 h, run 10:00 UTC", font: font)
+        func bandWidth(_ canvas: LoopCanvas) -> Int { (0..<canvas.width).first { canvas.pixel(x: $0, y: 0) != Self.shaded } ?? canvas.width }
+        #expect(bandWidth(forecast) > bandWidth(observed) * 2, "\(bandWidth(forecast)) vs \(bandWidth(observed))")
+        #expect(bandWidth(forecast) < 600)
+    }
+
     @Test("without a credit there is no band at the bottom right")
     func noCredit() throws {
         let canvas = try Self.drawn(width: 400, height: 300, labels: LoopLabels(legend: nil, credit: ""))

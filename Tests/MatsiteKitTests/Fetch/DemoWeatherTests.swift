@@ -118,6 +118,52 @@ struct DemoWeatherTests {
         #expect(Set(fromEarly) == Set(fromLate))
     }
 
+    @Test("the embedded demo's loop has a now: two hours observed up to it, then half an hour of nowcast from the same weather")
+    func embeddedDemoNowcast() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("matsite-demo-nowcast-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // No export font: the loop alone, as quick as the demo's frames are.
+        let demo = ConfigLoader.demo(directory: folder, environment: ["MATSITE_EXPORT_FONT": "/nonexistent/font.ttf"])
+        var options = BuildOptions()
+        options.useCache = false
+        options.at = try TimeInstant.parse("2026-11-26T00:10:00Z")
+        _ = try await Builder(config: demo.config, options: options, reporter: SilentReporter()).run()
+        let data = try Data(contentsOf: folder.appendingPathComponent("site/radar/manifest.json"))
+        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let frames = try #require(manifest["frames"] as? [[String: Any]])
+        let observed = frames.filter { $0["kind"] == nil }.compactMap { $0["time"] as? String }
+        let forecast = frames.filter { $0["kind"] as? String == "forecast" }.compactMap { $0["time"] as? String }
+        #expect(manifest["now"] as? String == "2026-11-26T00:10:00Z")
+        #expect(observed.count == 12 && observed.last == "2026-11-26T00:10:00Z", "\(observed)")
+        #expect(forecast == ["2026-11-26T00:20:00Z", "2026-11-26T00:30:00Z", "2026-11-26T00:40:00Z"])
+        #expect(frames.allSatisfy { $0["run"] == nil }, "a nowcast has no model run")
+        #expect(frames.map { $0["time"] as? String ?? "" } == (observed + forecast), "the forecast follows the past")
+    }
+
+    @Test("the demo's storm reports stop at the newest observed step: nothing is reported from a nowcast's future")
+    func demoReportsStopAtNow() async throws {
+        let demo = ConfigLoader.demo(directory: URL(fileURLWithPath: "/nonexistent"), environment: ["MATSITE_EXPORT_FONT": "/nonexistent/font.ttf"])
+        let radar = try #require(demo.config.animations.first)
+        let layer = try #require(radar.points.first)
+        let start = try TimeInstant.parse("2026-11-26T00:00:00Z")
+        // Two hours observed, then two hours of forecast: the weather makes reports in both.
+        let times: [TimeInstant?] = (0...24).map { start.adding(ISODuration(milliseconds: 600_000), times: Int64($0)) }
+        let now = start.adding(ISODuration(milliseconds: 7_200_000))
+        func reportTimes(_ loader: PointLoader) async throws -> [TimeInstant] {
+            let bytes = try await loader.bytes(of: layer, animation: radar, frameTimes: times)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            return try #require(document["features"] as? [[String: Any]]).map { feature in
+                try TimeInstant.parse((feature["properties"] as? [String: String])?["time"] ?? "")
+            }
+        }
+        let all = try await reportTimes(PointLoader(config: demo.config, fetcher: nil))
+        #expect(all.contains { $0 > now }, "the forecast hours have storms strong enough for reports")
+        let cut = try await reportTimes(PointLoader(config: demo.config, fetcher: nil, observedThrough: now))
+        #expect(!cut.isEmpty && cut.allSatisfy { $0 <= now })
+        #expect(cut.count == all.filter { $0 <= now }.count)
+    }
+
     @Test("the embedded demo shows every feature the machine can make, and says what it leaves out and why")
     func embeddedDemoConfig() throws {
         let folder = URL(fileURLWithPath: "/nonexistent")
