@@ -29,7 +29,7 @@ struct InterruptedBuildTests {
                 cli,
                 [
                     "build", "--quiet", "--no-cache", "--config", configs[which].path,
-                    "--output", output.path, "--at", Self.clock,
+                    "--output", output.path, "--at", InterruptedBuildTests.clock,
                 ], in: root, timeout: 120)
             return (result.status, result.err)
         }
