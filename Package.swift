@@ -162,7 +162,7 @@ let package = Package(
         .target(
             name: "MatsiteTestSupport",
             dependencies: [
-                "MatsiteKit", "MatsiteServe", "MatsiteImaging",
+                "MatsiteKit", "MatsiteServe", "MatsiteImaging", "MatsiteCapabilities",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

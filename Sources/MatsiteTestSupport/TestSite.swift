@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 import MatsiteKit
 import Testing
@@ -52,12 +53,14 @@ package final class TestSite: Sendable {
         return config
     }
 
-    /// Builds (without the tile cache, so every build really fetches).
+    /// Builds (without the tile cache, so every build really fetches); `at`: the build's
+    /// clock (`--at`), which manifests say as `now`: builds compared file for file share one.
     @discardableResult
-    package func build(_ yaml: String, reporter: any BuildReporter = SilentReporter()) async throws -> BuildSummary {
+    package func build(_ yaml: String, at: TimeInstant? = nil, reporter: any BuildReporter = SilentReporter()) async throws -> BuildSummary {
         var options = BuildOptions()
         options.useCache = false
         options.lockWait = Self.lockWait
+        options.at = at
         return try await Builder(config: config(yaml), options: options, reporter: reporter).run()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import Testing
 
 @testable import MatsiteKit
@@ -279,7 +280,9 @@ extension HTTPCacheTests {
     func freshEntriesAreNotRead() async throws {
         let bench = try await CacheBench.start(cacheControl: "max-age=600")
         defer { bench.close() }
-        try await bench.build()
+        // Builds compared file for file share one clock (manifests say it as `now`).
+        let clock = TimeInstant(millisecondsSinceEpoch: 1_795_867_200_000)
+        try await bench.build(at: clock)
         let hashes = try bench.site.fileHashes()
         // Damage one entry's body in place and put its modification time back: only reading
         // the entry (and its checksum) could notice.
@@ -295,7 +298,7 @@ extension HTTPCacheTests {
         try #require(utimensat(AT_FDCWD, entry.path, &times, 0) == 0)
         bench.server.resetCounts()
 
-        let second = try await bench.build()
+        let second = try await bench.build(at: clock)
         #expect(bench.server.totalRequestCount == 0)
         #expect(second.unchanged)
         #expect(second.framesReused == 2)
@@ -304,7 +307,7 @@ extension HTTPCacheTests {
         // checksum and is fetched again; the frames come out as before.
         try FileManager.default.removeItem(at: bench.site.output)
         bench.server.resetCounts()
-        let third = try await bench.build()
+        let third = try await bench.build(at: clock)
         #expect(bench.tileRequests.count == 1)
         #expect(third.framesReused == 0)
         #expect(try bench.site.fileHashes() == hashes)

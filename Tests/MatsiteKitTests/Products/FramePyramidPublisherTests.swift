@@ -1,4 +1,5 @@
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 import Testing
 
@@ -221,7 +222,7 @@ struct FramePyramidPublisherTests {
             let site = try TestSite()
             defer { site.remove() }
             // The site's path appears in no published file, so the trees compare across folders.
-            try await site.build(Self.yaml(site, pyramid: pyramid))
+            try await site.build(Self.yaml(site, pyramid: pyramid), at: TimeInstant(millisecondsSinceEpoch: 1_795_867_200_000))
             let manifest = try site.manifest("radar")
             #expect(manifest["pyramid"] == nil)
             #expect(try site.frames("radar").allSatisfy { $0["tiles"] == nil })

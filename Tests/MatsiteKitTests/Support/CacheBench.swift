@@ -3,6 +3,7 @@
 // and readers for the cache folder and the published frames.
 
 import Foundation
+import MatsiteCapabilities
 import MatsiteImaging
 import Testing
 
@@ -87,9 +88,10 @@ final class CacheBench: Sendable {
     @discardableResult
     func build(
         times: [Int] = [0, 10], cache: String? = nil, useCache: Bool = true, output: String? = nil,
-        fallbackLevels: Int = 0, pyramid: Bool = false
+        fallbackLevels: Int = 0, pyramid: Bool = false, at: TimeInstant? = nil
     ) async throws -> BuildSummary {
         var options = BuildOptions()
+        options.at = at
         options.useCache = useCache
         options.output = output
         options.lockWait = TestSite.lockWait
