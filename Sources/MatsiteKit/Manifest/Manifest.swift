@@ -226,6 +226,10 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         /// The frame's reduced copies, coarsest first (`levels:`, docs/player.md "Reduced
         /// levels"); absent when it has none.
         public var levels: [Level]? = nil
+        /// With `tiles`: the coarsest level of the pyramid as one image (the level's box,
+        /// `pyramid.levels[0]`'s width and height), `frames/<hash>/<min_zoom>.png`; absent
+        /// for single-image frames and in manifests from before it was published.
+        public var coarsest: Level? = nil
 
         /// One reduced copy of the frame: halved, and halved again, in the frame's format.
         public struct Level: Codable, Sendable, Equatable {
@@ -304,7 +308,7 @@ extension AnimationManifest {
 
 extension AnimationManifest.Frame {
     private enum CodingKeys: String, CodingKey {
-        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, sourceHash, fallbackHash, tiles, layers, blank, levels
+        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, sourceHash, fallbackHash, tiles, layers, blank, levels, coarsest
     }
 
     /// Reads a frame; a timeline entry (with `layers`) may lack the file's keys.
@@ -331,6 +335,7 @@ extension AnimationManifest.Frame {
         tiles = try c.decodeIfPresent(String.self, forKey: .tiles)
         blank = try c.decodeIfPresent(Bool.self, forKey: .blank)
         levels = try c.decodeIfPresent([Level].self, forKey: .levels)
+        coarsest = try c.decodeIfPresent(Level.self, forKey: .coarsest)
     }
 
     /// Writes a frame as the synthesized coding would; a timeline entry without the file's keys.
@@ -353,6 +358,7 @@ extension AnimationManifest.Frame {
         try c.encodeIfPresent(tiles, forKey: .tiles)
         try c.encodeIfPresent(blank, forKey: .blank)
         try c.encodeIfPresent(levels, forKey: .levels)
+        try c.encodeIfPresent(coarsest, forKey: .coarsest)
     }
 }
 

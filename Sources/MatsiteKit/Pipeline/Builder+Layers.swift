@@ -33,6 +33,9 @@ extension Builder {
                 fallbackHash: frame.fallbackHash, levelTiles: frame.tiles.map { String($0.dropFirst(folder.count)) },
                 levels: (frame.levels ?? []).map {
                     ReducedLevel(file: String($0.url.dropFirst(folder.count)), width: $0.width, height: $0.height, bytes: $0.bytes)
+                },
+                coarsest: frame.coarsest.map {
+                    ReducedLevel(file: String($0.url.dropFirst(folder.count)), width: $0.width, height: $0.height, bytes: $0.bytes)
                 })
         }
         let kept = LayerPlan(layer: layer, plan: layerPlan.plan, mapping: mapping, maxAge: layerPlan.maxAge, notes: layerPlan.notes)
