@@ -44,8 +44,9 @@ Figures per run (medians of the runs are printed; every run is in WORK/results.j
              level's data-complete="true") at the level it settled on (`.matsite-pyramid`'s
              data-level); the tiles, every tile of the shown layer at Leaflet's tile zoom
              loaded. Watched for at most 60 s ("-": not sharp by then)
-  held       seconds of that watch in which matsite held playback (data-paused-reason set: it
-             waits for the view's detail of every frame); the tile page never holds
+  held       seconds of that watch in which matsite held playback (data-paused-reason set;
+             players before issue 35 item 3 waited there for the view's detail of every
+             frame, now they play on at coarser detail); the tile page never holds
   (a run never playable within PLAYABLE_TIMEOUT s, 300, is kept without figures, with what
   had arrived; a median over runs that lack a figure is printed "-")
 

@@ -490,3 +490,78 @@ def test_the_first_view_shows_the_whole_box(tabs, request, page_path, width):
     # Centred: the box's middle within a few pixels of the map's.
     assert abs((x0 + x1) / 2 - w / 2) <= 3 and abs((y0 + y1) / 2 - h / 2) <= 3, r
     assert not tab.page_errors, tab.page_errors
+
+
+def late_radar(m, beyond_max_age: bool) -> dict:
+    """`m` as a build writes it when the radar's newest frame is late (issue 35 item 5): left
+    out as not published yet, the last step showing the radar's frame before it (within
+    `max_age`), or, when that one is too old as well, no radar frame at the last two steps."""
+    late = json.loads(json.dumps(m))
+    k = layer_index(m, "radar")
+    radar = late["layers"][k]
+    newest = radar["frames"].pop()
+    radar["skipped"] = [{"time": newest["time"], "reason": "not published yet: the server answered 404 for every tile"}]
+    if beyond_max_age:
+        radar["frames"].pop()
+        late["frames"][-2]["layers"][k] = None
+        late["frames"][-1]["layers"][k] = None
+    else:
+        late["frames"][-1]["layers"][k] = len(radar["frames"]) - 1
+    return late
+
+
+# The boxes of what sits around the map, and the map's own: a step that changes one of them
+# makes the page jump, and the map resize under the loop.
+LAYOUT = """() => Object.fromEntries(['.leaflet-container', '.matsite-layers', '.matsite-time', '.matsite-controls']
+    .map((s) => { const r = document.querySelector(s).getBoundingClientRect();
+                  return [s, [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)]]; }))"""
+
+
+@pytest.mark.parametrize("page_path", ["storm/index.html", "storm/embed.html"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_layer_whose_newest_frames_are_late(tabs, layers_server, layers_site_dir, page_path, width):
+    """Issue 35 item 5: the radar's newest frame late. Within `max_age` the radar shows its
+    newest frame at the loop's last steps and nothing says "no data"; past it, the last two
+    steps say "Radar: no data" (label and layers control) without a blink: the time label,
+    the layers strip, the controls and the map keep their place and size at every step (on a
+    phone the note's extra line shrank the map at those steps, at every loop), and the map
+    is never resized while the loop plays."""
+    m = manifest(layers_site_dir)
+    n = len(m["frames"])
+    radar_at = lambda late, s: late["frames"][s]["layers"][layer_index(m, "radar")]  # noqa: E731
+    note = '.matsite-layer[data-layer="radar"] .matsite-layer-nodata'
+    for beyond in (False, True):
+        late = late_radar(m, beyond)
+        layers_server.override("storm/manifest.json", json.dumps(late).encode(), "application/json")
+        tab = tabs.open(**viewport(width))
+        page = tab.page
+        page.goto(layers_server.url(page_path + "?autoplay=0&frame=first"))
+        wait_state(page, "ready")
+        page.focus("[data-matsite-player]")
+        layouts = set()
+        for step in range(n):
+            if step:
+                page.keyboard.press("ArrowRight")
+            page.wait_for_function("(s) => Number(document.querySelector('[data-matsite-player]').dataset.frame) === s", arg=step)
+            panes, label = page.evaluate(PANES), page.locator(".matsite-time").inner_text()
+            expected = radar_at(late, step)
+            if expected is None:
+                assert panes["radar"]["frame"] == "none" and panes["radar"]["hidden"], (step, panes)
+                assert "Radar: no data" in label and page.locator(note).is_visible(), (step, label)
+            else:
+                assert panes["radar"]["frame"] == str(expected) and not panes["radar"]["hidden"], (step, panes)
+                assert "Radar: no data" not in label and not page.locator(note).is_visible(), (step, label)
+            layouts.add(json.dumps(page.evaluate(LAYOUT)))
+        assert len(layouts) == 1, f"the layout moved between steps ({'past' if beyond else 'within'} max_age): {layouts}"
+        # Played: not one resize of the map over a whole loop.
+        resized = page.evaluate("""(ms) => new Promise((done) => {
+            let count = -1;  // a ResizeObserver reports once when it starts
+            const ro = new ResizeObserver(() => count++);
+            ro.observe(document.querySelector('.leaflet-container'));
+            Matsite.players[0].play();
+            setTimeout(() => { ro.disconnect(); done(count); }, ms);
+        })""", sum(f["duration_ms"] for f in m["frames"]) + 400)
+        assert resized == 0, f"the map was resized {resized} times in a loop"
+        assert not tab.page_errors and not tab.console_errors, (tab.page_errors, tab.console_errors)
+        tab.context.close()
+    layers_server.clear()

@@ -162,8 +162,9 @@ def test_coverage_stays_full_while_panning_and_zooming_during_playback(tab, pyra
     assert r["minCov"] >= 0.99, f"coverage dipped to {r['minCov']}: {r['worst']}"
     assert r["undrawn"] == 0, f"{r['undrawn']} samples had no drawn frame at full opacity"
     assert r["both"] == 0, f"{r['both']} samples showed both frames at rest"
-    # No frame change while the player held for tiles; and it played between the moves.
-    assert all(reason != "tiles" for _, reason in r["changes"]), r["changes"]
+    # It never held for tiles (issue 35 item 3: it plays on at coarser detail), and played
+    # between the moves.
+    assert r["held"] == 0 and all(reason is None for _, reason in r["changes"]), r["changes"]
     assert len(r["changes"]) >= 5, r
     n = len(m["frames"])
     for (a, _), (b, _) in zip(r["changes"], r["changes"][1:]):
@@ -202,7 +203,20 @@ def test_a_held_back_visible_tile_blocks_playback(tabs, pyramid_server, pyramid_
     assert not tab.page_errors
 
 
-def test_zooming_in_holds_for_visible_tiles_but_not_for_off_screen_ones(tab, pyramid_server, pyramid_site_dir):
+def frame_of_tile(m, url):
+    """The index of the frame a level tile or coarsest image URL belongs to (its folder is
+    named after the frame file), or None."""
+    for i, f in enumerate(m["frames"]):
+        if "/" + f["url"][:-len(".png")] + "/" in url:
+            return i
+    return None
+
+
+def test_zooming_in_plays_on_while_a_visible_tile_is_late(tab, pyramid_server, pyramid_site_dir):
+    """Issue 35 item 3: after a zoom-in, the view's detail is fetched for the frame shown and
+    its neighbours first, the rest behind, and playback never holds: a frame whose tile is
+    late plays at the coarser detail it has (never a hole), and sharpens once it is in.
+    Tiles off screen are never asked for."""
     m = read_manifest(str(pyramid_site_dir))
     n = len(m["frames"])
     fine = fine_level(m)
@@ -219,37 +233,75 @@ def test_zooming_in_holds_for_visible_tiles_but_not_for_off_screen_ones(tab, pyr
     lat, lng = tile_centre_latlng(page, fine["zoom"], x1 - 1, y0 + 1)
     page.evaluate(SET_VIEW, [lat, lng, fine["zoom"]])
     wait_view_complete(page, fine["zoom"])
-    wait_state(page, "playing")
-    page.wait_for_function("() => !document.querySelector('[data-matsite-player]').dataset.pausedReason", timeout=20000)
     assert pyramid_server.requested(off) == 0
     off_release.set()
 
-    # Back out, then in over the south-west corner with one visible tile of one frame held back.
+    # Back out, then in over the south-west corner with one visible tile of frame 3 held back.
     page.evaluate(SET_VIEW, [lat, lng, fine["zoom"] - 2])
     wait_state(page, "playing")
     visible = tile_url(m, 3, fine["zoom"], x0 + 1, y1 - 1)
     release = pyramid_server.hold(visible)
+    before = len(pyramid_server.requests)
     lat, lng = tile_centre_latlng(page, fine["zoom"], x0 + 1, y1 - 1)
-    page.evaluate(SET_VIEW, [lat, lng, fine["zoom"]])
-    page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.pausedReason === 'tiles'",
-                           timeout=20000)
-    page.wait_for_function("(t) => (document.querySelector('.matsite-progress') || {}).textContent === t",
-                           arg=f"{n - 1} / {n} frames", timeout=20000)
-    s = player_state(page)
-    assert s["state"] == "paused" and s["reason"] == "tiles"
-    assert "Loading" in page.locator(".matsite-status").inner_text()
-    frames = set()
-    for _ in range(6):
-        frames.add(player_state(page)["frame"])
-        time.sleep(0.1)
-    assert len(frames) == 1, f"frames advanced while held: {frames}"
-    # It holds on a drawn frame: the front layer is the frame shown.
-    assert page.evaluate(LAYER)["front"] == s["frame"]
+    shown = page.evaluate("""([lat, lng, z]) => { const p = Matsite.players[0];
+        const f = Number(document.querySelector('[data-matsite-player]').dataset.frame);
+        p.getMap().setView([lat, lng], z, {animate: false}); return f; }""", [lat, lng, fine["zoom"]])
+    # Playing on through frame 3 twice while its tile is held: never a hold, frame 3 drawn
+    # from coarser detail, coverage whole.
+    r = page.evaluate(COVERAGE, [2 * sum(f["duration_ms"] for f in m["frames"]) + 500, []])
+    assert r["held"] == 0 and player_state(page)["reason"] is None, r
+    assert r["minCov"] >= 0.99 and r["undrawn"] == 0, r
+    steps = [f for f, _ in r["changes"]]
+    assert steps.count(3) >= 2 and len(steps) >= n + 2, steps
+    assert page.evaluate(LAYER)["level"] == fine["zoom"]
+    assert pyramid_server.requested(visible) == 1
+    # The shown frame's tiles were asked for first, then its neighbours'.
+    fine_part = f"/{fine['zoom']}/"
+    order = [frame_of_tile(m, p) for p in pyramid_server.requests[before:] if fine_part in p and "/frames/" in p]
+    firsts = list(dict.fromkeys(order))
+    assert firsts[0] in (shown, (shown + 1) % n), (shown, firsts)
+    assert set(firsts[:3]) <= {shown, (shown + 1) % n, (shown + 2) % n, (shown - 1) % n}, (shown, firsts)
+    # Frame 3 on top while its tile is late: drawn, not complete.
+    page.evaluate("() => Matsite.players[0].pause()")
+    page.focus("[data-matsite-player]")
+    page.keyboard.press("Home")
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => { const f = document.querySelector('.matsite-pyramid-frame.matsite-front'); return f && f.dataset.index === '3'; }")
+    assert page.evaluate(LAYER) == {"level": fine["zoom"], "front": 3, "complete": False}
     release.set()
-    wait_state(page, "playing")
-    assert player_state(page)["reason"] is None
+    wait_view_complete(page, fine["zoom"])
+    assert page.evaluate(LAYER)["front"] == 3
     assert player_state(page)["progress"] == ""
     assert not tab.page_errors
+
+
+def test_the_coarsest_level_is_one_image_a_frame(tabs, pyramid_site_dir):
+    """Issue 35 item 3: each frame's coarsest level is one image (`coarsest` in the manifest);
+    a view at that level plays after one request a frame (none of that level's tiles), and a
+    half zoom over a level picks the finer one, as Leaflet picks a tile zoom."""
+    m = read_manifest(str(pyramid_site_dir))
+    coarse = m["pyramid"]["levels"][0]
+    for f in m["frames"]:
+        assert f["coarsest"]["url"] == f["url"][:-len(".png")] + f"/{coarse['zoom']}.png", f
+        assert (f["coarsest"]["width"], f["coarsest"]["height"]) == (coarse["width"], coarse["height"]), f
+    srv = SiteServer(str(pyramid_site_dir))
+    try:
+        tab = tabs.open(viewport={"width": 800, "height": 700})
+        page = tab.page
+        page.goto(srv.url("radar/index.html?autoplay=0"))
+        wait_state(page, "ready")
+        frames_part = [p for p in srv.requests if "/frames/" in p]
+        assert page.evaluate(LAYER)["level"] == coarse["zoom"], page.evaluate(LAYER)
+        assert sorted(frames_part) == sorted("/radar/" + f["coarsest"]["url"] for f in m["frames"]), frames_part
+        # Half a level past the coarsest: the next level, not the coarsest scaled up.
+        centre = page.evaluate("() => { const c = Matsite.players[0].getMap().getCenter(); return [c.lat, c.lng]; }")
+        page.evaluate(SET_VIEW, [centre[0], centre[1], coarse["zoom"] + 0.5])
+        page.wait_for_function("(z) => Number(document.querySelector('.matsite-pyramid').dataset.level) === z",
+                               arg=coarse["zoom"] + 1)
+        assert not tab.page_errors and not tab.console_errors
+    finally:
+        srv.stop()
 
 
 def test_zooming_past_the_finest_level_pauses_on_fallback_tiles(tab, pyramid_server, pyramid_site_dir):
@@ -346,13 +398,18 @@ def test_a_missing_tile_shows_a_clear_message(tab, pyramid_server, pyramid_site_
     import json
 
     m = read_manifest(str(pyramid_site_dir))
+    # A frame's coarsest image gone; then, in a manifest from before those images (the
+    # coarsest level loads as tiles), a frame's tiles gone.
     broken = dict(m, frames=[dict(f) for f in m["frames"]])
-    broken["frames"][1]["tiles"] = "frames/does-not-exist/{z}/{x}/{y}.png"
-    pyramid_server.override("radar/manifest.json", json.dumps(broken).encode(), "application/json")
+    broken["frames"][1]["coarsest"] = dict(m["frames"][1]["coarsest"], url="frames/does-not-exist/6.png")
+    older = dict(m, frames=[{k: v for k, v in f.items() if k != "coarsest"} for f in m["frames"]])
+    older["frames"][1]["tiles"] = "frames/does-not-exist/{z}/{x}/{y}.png"
     page = tab.page
-    page.goto(pyramid_server.url("radar/index.html"))
-    page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.error", timeout=20000)
-    s = player_state(page)
-    assert s["state"] == "loading"
-    assert s["error"].startswith("Frame 2 of ") and "tile " in s["error"] and "HTTP 404" in s["error"], s["error"]
-    assert "404" in page.locator(".matsite-status").inner_text()
+    for manifest, what in ((broken, "image 6.png"), (older, "tile ")):
+        pyramid_server.override("radar/manifest.json", json.dumps(manifest).encode(), "application/json")
+        page.goto(pyramid_server.url("radar/index.html"))
+        page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.error", timeout=20000)
+        s = player_state(page)
+        assert s["state"] == "loading"
+        assert s["error"].startswith("Frame 2 of ") and what in s["error"] and "HTTP 404" in s["error"], s["error"]
+        assert "404" in page.locator(".matsite-status").inner_text()

@@ -20,8 +20,7 @@
  * Every frame layer is a Leaflet layer that offers the same:
  *   getLoader()      an L.Evented with start(), loaded(), total(), isComplete(),
  *                    firing progress {loaded, total}, load (every frame ready:
- *                    playback may start), error {index, url, message}, and, when
- *                    what it loads follows the view, hold {on} after load
+ *                    playback may start) and error {index, url, message}
  *   getBounds()      the frames' box (L.LatLngBounds)
  *   detailZoom()     the zoom of the frames' own pixels
  *   showInitial(i)   shows frame i (or the poster) while loading: not a frame change
@@ -43,7 +42,8 @@
 			return new M.LayerStack(source, resolve, opts);
 		}
 		if (M.PyramidGrid.usable(source)) {
-			return new M.FramePyramid(source, source.frames.map(function (f) { return resolve(f.tiles); }), opts);
+			return new M.FramePyramid(source, source.frames.map(function (f) { return resolve(f.tiles); }), opts,
+				M.PyramidGrid.images(source, resolve));
 		}
 		return new M.FrameOverlay(source, source.frames.map(function (f) { return resolve(f.url); }),
 			M.FrameLevels.of(source, resolve), opts);

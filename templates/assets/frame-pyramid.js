@@ -49,14 +49,15 @@
 		},
 
 		// source: the frames' manifest (bounds, frames, pyramid); templates: each frame's
-		// resolved tile URL template.
-		initialize: function (source, templates, options) {
+		// resolved tile URL template; images: each frame's coarsest level as one image
+		// (resolved URLs), or null. With images, a frame's background is its image whole.
+		initialize: function (source, templates, options, images) {
 			L.setOptions(this, options);
 			var o = this.options;
 			this._frames = source.frames;
-			this._grid = new M.PyramidGrid(source.pyramid, templates, {background: o.background});
+			this._grid = new M.PyramidGrid(source.pyramid, templates, {background: images ? Infinity : o.background});
 			this._tiles = new M.PyramidLoader(this._grid, this._frames.length,
-				{margin: o.margin, budget: o.budget, concurrency: o.concurrency});
+				{margin: o.margin, budget: o.budget, concurrency: o.concurrency}, images);
 			this._tiles.on('progress', this._onProgress, this);
 			this._tiles.on('decoded', this._onDecoded, this);
 			this._bounds = this._grid.getBounds();

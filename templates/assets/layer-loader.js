@@ -9,8 +9,6 @@
  *   progress {loaded, total}   frames decoded so far, over every layer's frames
  *   load     {}                the first time every layer's frames are all in:
  *                              playback may start
- *   hold     {on}             after load: some layer needs tiles for the view
- *                              (on), or none does any more (off)
  *   error    {index, url, message}  once, for the first frame that failed,
  *                              the message led by the layer's title
  */
@@ -23,14 +21,11 @@
 			this._loaders = loaders;
 			this._titles = titles;
 			this._done = loaders.map(function () { return false; });  // fired load once
-			this._held = loaders.map(function () { return false; });
 			this._loaded = false;
-			this._holding = false;
 			this._failed = false;
 			loaders.forEach(function (loader, k) {
 				loader.on('progress', this._progress, this);
 				loader.on('load', function () { this._done[k] = true; this._settle(); }, this);
-				loader.on('hold', function (e) { this._held[k] = !!e.on; this._settle(); }, this);
 				loader.on('error', function (e) { this._fail(k, e); }, this);
 			}, this);
 		},
@@ -56,21 +51,11 @@
 			this.fire('progress', {loaded: this.loaded(), total: this.total()});
 		},
 
-		// Load once every layer has loaded and none holds; after that, holds as one.
+		// Load once every layer has loaded.
 		_settle: function () {
-			if (this._failed) { return; }
-			var all = this._done.every(Boolean), held = this._held.some(Boolean);
-			if (!this._loaded) {
-				if (all && !held) {
-					this._loaded = true;
-					this.fire('load');
-				}
-				return;
-			}
-			if (held !== this._holding) {
-				this._holding = held;
-				this.fire('hold', {on: held});
-			}
+			if (this._failed || this._loaded || !this._done.every(Boolean)) { return; }
+			this._loaded = true;
+			this.fire('load');
 		},
 
 		_fail: function (k, e) {

@@ -127,11 +127,13 @@
 
 		frontIndex: function () { return this._index; },
 
-		// The layers, bottom to top: {id, title, visible, opacity, legend, skipped}.
+		// The layers, bottom to top: {id, title, visible, opacity, legend, skipped, gaps}
+		// (gaps: the layer has no frame at some step).
 		layers: function () {
 			return this._defs.map(function (def, k) {
 				return {id: def.id, title: this.titles()[k], visible: this._visible[k], opacity: this._opacity[k],
-					legend: def.legend, skipped: def.skipped};
+					legend: def.legend, skipped: def.skipped,
+					gaps: this._steps.some(function (row) { return row[k] === null; })};
 			}, this);
 		},
 

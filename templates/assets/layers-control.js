@@ -16,7 +16,8 @@
 	'use strict';
 
 	M.LayersControl = L.Evented.extend({
-		// layers: bottom to top, {id, title, visible, opacity, legend, skipped}; format: (ms) ->
+		// layers: bottom to top, {id, title, visible, opacity, legend, skipped, gaps (no frame
+		// at some step)}; format: (ms) ->
 		// words for a time (left-out times in a legend); resolve: (url) -> URL of a
 		// manifest-relative file (a legend's image).
 		initialize: function (layers, format, resolve) {
@@ -55,10 +56,14 @@
 			return this;
 		},
 
-		// ids: the layers with no frame at the step shown.
+		// ids: the layers with no frame at the step shown. A layer without data at some step
+		// of the loop keeps its note's room at every step (the note unseen where it has data):
+		// the strip, and the map above it, keep their size from step to step.
 		setNoData: function (ids) {
 			for (var id in this._rows) {
-				this._rows[id].note.hidden = ids.indexOf(id) < 0;
+				var row = this._rows[id], none = ids.indexOf(id) >= 0;
+				row.note.hidden = !none && !row.gaps;
+				L.DomUtil[!none && row.gaps ? 'addClass' : 'removeClass'](row.note, 'matsite-layer-nodata-spare');
 			}
 			return this;
 		},
@@ -98,7 +103,7 @@
 			}
 			L.DomEvent.on(toggle, 'change', function () { this.fire('layer', {id: layer.id, visible: toggle.checked}); }, this);
 			L.DomEvent.on(o, 'input', function () { this.fire('layer', {id: layer.id, opacity: Number(o.value) / 100}); }, this);
-			return {el: el, toggle: toggle, opacity: o, note: note, legend: legend};
+			return {el: el, toggle: toggle, opacity: o, note: note, legend: legend, gaps: !!layer.gaps};
 		}
 	});
 }(window.L, window.Matsite = window.Matsite || {}));

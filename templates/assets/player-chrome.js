@@ -16,7 +16,9 @@
 			var o = this.options, initial = this._initial;
 			this._control = new M.PlayerControl(this._root, {
 				count: m.frames.length,
-				label: this._label.bind(this),
+				label: this._timeWords.label.bind(this._timeWords),
+				note: this._note.bind(this),
+				spare: this._spareNote.bind(this),
 				fullscreen: true,
 				newest: this._timeWords.newest(),
 				forecastFrom: this._forecastFrom,
@@ -76,11 +78,24 @@
 			noData(initial);
 		},
 
-		// A step's time, and which shown layers have no data then ("Satellite: no data").
-		_label: function (i) {
-			var text = this._timeWords.label(i);
+		// Which shown layers have no data at step i ("Satellite: no data"), or ''.
+		_note: function (i) {
 			var none = this._overlay.noData ? this._overlay.noData(i) : [];
-			return none.length ? text + ' \u00b7 ' + none.map(function (l) { return l.title + ': no data'; }).join(', ') : text;
+			return none.map(function (l) { return l.title + ': no data'; }).join(', ');
+		},
+
+		// The loop's longest time label with its longest note, or '' when no step has one: the
+		// time label keeps that room at every step, so a layer whose newest frames are late
+		// says so without the bar growing and the map shrinking under it at those steps (a
+		// blink at every loop on a phone).
+		_spareNote: function () {
+			var label = '', note = '';
+			for (var i = 0; this._overlay.noData && i < this._manifest.frames.length; i++) {
+				var l = this._timeWords.label(i), n = this._note(i);
+				if (l.length > label.length) { label = l; }
+				if (n.length > note.length) { note = n; }
+			}
+			return note ? label + ' \u00b7 ' + note : '';
 		},
 
 		_onKey: function (e) {

@@ -79,6 +79,15 @@
 			// @option label: Function = null
 			// (index) -> String: the frame's time as words, for the label and aria-valuetext.
 			label: null,
+			// @option note: Function = null
+			// (index) -> String: what the label adds at that frame ("Radar: no data"), or ''.
+			note: null,
+			// @option spare: Function = null
+			// () -> String: the loop's longest label with its longest note, or ''. The label
+			// keeps the height that text takes (min-height, measured in bold as the newest
+			// frame's is), so a note that comes and goes does not move the bar or resize the
+			// map above it.
+			spare: null,
 			// @option fullscreen: Boolean = true
 			// Offer a full screen button when the browser allows it.
 			fullscreen: true,
@@ -129,8 +138,9 @@
 				this._index = state.index;
 				var n = this.options.count;
 				var text = this._labelOf(state.index);
+				var note = this.options.note ? this.options.note(state.index) : '';
 				this._slider.setAttribute('aria-valuenow', String(state.index));
-				this._slider.setAttribute('aria-valuetext', text);
+				this._slider.setAttribute('aria-valuetext', note ? text + ' \u00b7 ' + note : text);
 				var at = n > 1 ? (state.index / (n - 1)) * 100 : 100;
 				this._thumb.style.left = at + '%';
 				if (this._now) {
@@ -141,7 +151,8 @@
 				} else {
 					this._fill.style.width = at + '%';
 				}
-				this._time.textContent = text;
+				this._reserve();
+				this._time.textContent = note ? text + ' \u00b7 ' + note : text;
 				L.DomUtil[this.options.newest === state.index ? 'addClass' : 'removeClass'](this._time, 'matsite-newest');
 			}
 			if ('opacity' in state) {
@@ -300,6 +311,18 @@
 			var f = rect.width > 0 ? (clientX - rect.left) / rect.width : 0;
 			var index = Math.round(Math.max(0, Math.min(1, f)) * (n - 1));
 			if (index !== this._index) { this.fire('seek', {index: index}); }
+		},
+
+		// The label's height kept at that of the loop's longest label and note (options.spare).
+		_reserve: function () {
+			var t = this._time, spare = this.options.spare ? this.options.spare() : '';
+			t.style.minHeight = '';
+			if (!spare) { return; }
+			var bold = L.DomUtil.hasClass(t, 'matsite-newest');
+			L.DomUtil.addClass(t, 'matsite-newest');
+			t.textContent = spare;
+			t.style.minHeight = t.getBoundingClientRect().height + 'px';
+			if (!bold) { L.DomUtil.removeClass(t, 'matsite-newest'); }
 		},
 
 		_labelOf: function (index) {

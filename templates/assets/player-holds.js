@@ -5,7 +5,6 @@
  *
  *   zoom, bounds  the view is past the frames' detail or off their area
  *                 (Matsite.ViewRange): paused on fallback tiles
- *   tiles         frames published as levels lack tiles the view needs
  *   hidden        the page is hidden
  *   offscreen     the player is scrolled out of sight
  *
@@ -19,14 +18,13 @@
 	var isNum = M.isNum;
 
 	// Priority when several reasons hold playback at once.
-	var REASONS = ['zoom', 'bounds', 'tiles', 'hidden', 'offscreen'];
+	var REASONS = ['zoom', 'bounds', 'hidden', 'offscreen'];
 
 	var MESSAGES = {
 		zoom: 'Zoomed in past the animation\u2019s detail: paused, showing this frame as map tiles. Zoom out to resume.',
 		// Without fallback tiles the frame itself stays, scaled up: the words say so.
 		zoomScaled: 'Zoomed in past the animation\u2019s detail: paused, showing this frame enlarged. Zoom out to resume.',
 		bounds: 'The view has left the animation\u2019s area: paused. Pan back to resume.',
-		tiles: 'Loading the detail of this view for every frame: playback resumes when it is in.',
 		hidden: '',
 		offscreen: ''
 	};
@@ -55,7 +53,7 @@
 			this._control.update({playing: running});
 			var range = this._range ? this._range.reason() : null;
 			if (range === 'zoom' && !this._tilesShown) { range = 'zoomScaled'; }
-			this._say(range ? MESSAGES[range] : this._holds.tiles && this._wantPlay ? MESSAGES.tiles : '');
+			this._say(range ? MESSAGES[range] : '');
 			this._setState(running ? 'playing' : (this._everPlayed || this._wantPlay ? 'paused' : 'ready'));
 		},
 

@@ -12,10 +12,10 @@
  *   data-frame          index of the frame shown
  *   data-kind           observed | forecast: the kind of the frame shown (only
  *                       when the manifest has forecast frames)
- *   data-paused-reason  zoom | bounds | tiles | hidden | offscreen, while the
+ *   data-paused-reason  zoom | bounds | hidden | offscreen, while the
  *                       player holds back playback the viewer asked for
- *                       (tiles: frames published as levels lack tiles the
- *                       view needs; playback resumes once every frame has them)
+ *                       (frames published as levels whose tiles for a new view
+ *                       are not in yet play on at coarser detail: no hold)
  *
  * Root attributes read: data-manifest (URL of manifest.json), data-poster,
  * data-embed ("true" on the embed page), data-title.
@@ -376,17 +376,12 @@
 		_watchLoader: function () {
 			this._loader.on('progress', function (e) {
 				this._root.setAttribute('data-loaded', String(e.loaded));
-				// After the first load only a pyramid reports progress, and only a hold shows it.
-				if (!this._clock || this._holds.tiles) { this._progress.textContent = e.loaded + ' / ' + e.total + ' frames'; }
+				// After the first load only a pyramid reports progress, and it plays on meanwhile.
+				if (!this._clock) { this._progress.textContent = e.loaded + ' / ' + e.total + ' frames'; }
 			}, this);
 			this._loader.on('error', function (e) { this._fail(e.message); }, this);
 			this._loader.on('load', this._onLoaded, this);
 			this._say('Loading frames\u2026');
-			// Only a loader whose tiles follow the view holds playback back after the first load.
-			this._loader.on('hold', function (e) {
-				this._progress.textContent = e.on ? this._loader.loaded() + ' / ' + this._loader.total() + ' frames' : '';
-				this._hold('tiles', e.on);
-			}, this);
 		},
 
 		// addEventListener, undone by remove().

@@ -110,6 +110,17 @@
 		return !!a && a[0] <= b[0] && a[1] <= b[1] && a[2] >= b[2] && a[3] >= b[3];
 	};
 
+	// Each frame's coarsest level as one image (its `coarsest` URL, resolved), when every
+	// frame lists one of that level's size; else null (a manifest from before them).
+	M.PyramidGrid.images = function (m, resolve) {
+		var c = m.pyramid.levels.reduce(function (a, b) { return b.zoom < a.zoom ? b : a; });
+		var ok = m.frames.every(function (f) {
+			var v = f.coarsest;
+			return !!v && typeof v.url === 'string' && v.width === c.width && v.height === c.height;
+		});
+		return ok ? m.frames.map(function (f) { return resolve(f.coarsest.url); }) : null;
+	};
+
 	// True when the manifest publishes levels for every frame in the agreed shape.
 	M.PyramidGrid.usable = function (m) {
 		var p = m && m.pyramid;

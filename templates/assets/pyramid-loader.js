@@ -4,24 +4,32 @@
  * draws them (frame-pyramid.js) asks it for what it holds. To the player it is
  * a loader as FrameLoader is (progress, load, error; loaded(), total()).
  *
- * Level: the one whose pixels match the screen's (map zoom + log2 of the
- * devicePixelRatio, ties to the coarser), between the coarsest and the finest
- * level, and coarser still when the tiles of every frame would not fit the
- * memory budget.
+ * Level: the one whose pixels match the screen's, picked as Leaflet picks a
+ * tile zoom (map zoom + log2 of the devicePixelRatio, rounded: half a level
+ * goes to the finer), between the coarsest and the finest level, and coarser
+ * still when the tiles of every frame would not fit the memory budget.
  *
- * What must be loaded: the coarsest level of every frame (composed once into
- * a small background canvas per frame, then released) and, at the chosen
- * level, the pixels under the view plus a margin, of every frame. Every tile
+ * What must be loaded: the coarsest level of every frame (its one image when
+ * the manifest lists it, `coarsest`, kept whole as the frame's background;
+ * else its tiles, composed once into a small background canvas per frame,
+ * then released) and, at the chosen level, the pixels under the view plus a
+ * margin, of every frame (nothing more when that level is the coarsest and
+ * the backgrounds are its images). Every tile
  * is fetched and decoded (createImageBitmap, cropped to the part needed, so
  * memory follows the view's pixels, not whole tiles) before it is ever drawn.
  * Tiles no longer needed are closed, oldest first, once the decoded bytes
  * exceed the budget.
  *
+ * Order: the frame on screen, then the next and the previous one, then the
+ * rest in playing order (focus() at every frame change keeps it so). After
+ * the first load nothing holds playback: a frame whose tiles for a new view
+ * are not in yet is drawn from coarser ones (frame-pyramid.js) and sharpens
+ * as they arrive.
+ *
  * Events:
+
  *   progress {loaded, total}  frames whose needed tiles are all decoded
  *   load     {}               the first time every frame is complete: playback may start
- *   hold     {on}             after load: the view needs tiles some frame lacks (on),
- *                             or every frame is complete again (off)
  *   error    {index, url, message}  once, for the first tile that failed
  *   decoded  {index}          frame `index` has new pixels (a tile, or its background)
  */
@@ -47,11 +55,13 @@
 			concurrency: 6
 		},
 
-		// grid: the frames' PyramidGrid; count: the number of frames.
-		initialize: function (grid, count, options) {
+		// grid: the frames' PyramidGrid; count: the number of frames; images: each frame's
+		// coarsest level as one image (resolved URLs), or null to load that level's tiles.
+		initialize: function (grid, count, options, images) {
 			L.setOptions(this, options);
 			this._grid = grid;
 			this._count = count;
+			this._images = images || null;
 			this._bgs = new Array(count);      // per frame: its background canvas, once composed
 			this._store = {};        // url -> {bmp, crop (its tile pixels), want (crop being fetched), used, z}
 			this._needed = {};       // url -> {index, z, crop, ok}, for what the current view needs
@@ -63,7 +73,6 @@
 			this._stamp = 0;
 			this._first = -1;        // the frame on screen, loaded first
 			this._loaded = false;
-			this._held = false;
 			this._failed = false;
 			this._stopped = false;
 			this._region = null;     // the level pixels the view needs (PyramidGrid's region)
@@ -86,6 +95,7 @@
 		regionFor: function (pixelBounds, mapZoom) {
 			var r = this._choose(pixelBounds, mapZoom);
 			var old = this._region;
+			if (old && old.z === r.z && !r.px && !old.px) { return null; }
 			if (old && old.z === r.z) {
 				var v = this._grid.range(r.z, pixelBounds, mapZoom, 0, false);
 				if (v.x0 >= old.x0 && v.y0 >= old.y0 && v.x1 <= old.x1 && v.y1 <= old.y1) { return null; }
@@ -107,7 +117,7 @@
 			return this;
 		},
 
-		// Frame `index`'s background canvas, once composed.
+		// Frame `index`'s background (a canvas, or the coarsest level's decoded image), once there.
 		background: function (index) { return this._bgs[index]; },
 
 		// The decoded tile tx/ty of level z of frame `index`, when it holds `crop` (any part
@@ -122,6 +132,7 @@
 		// Stops loading for good and closes every decoded tile.
 		stop: function () {
 			this._queue = [];
+			this._bgs.forEach(function (bg) { if (bg && bg.close) { bg.close(); } });
 			for (var url in this._store) {
 				var e = this._store[url];
 				if (e.bmp) { e.bmp.close(); }
@@ -136,17 +147,31 @@
 		_choose: function (pixelBounds, mapZoom) {
 			var g = this._grid;
 			var dpr = window.devicePixelRatio || 1;
-			var ideal = Math.round(mapZoom + Math.log(dpr) / Math.LN2 - 0.01);
+			// Leaflet's rule for a tile zoom (Math.round: 4.5 takes 5), the screen's pixels counted.
+			var ideal = Math.round(mapZoom + Math.log(dpr) / Math.LN2);
 			var z = Math.max(g.coarse.zoom, Math.min(g.fine.zoom, ideal));
 			var room = this.options.budget / 4 / this._count;
 			for (; z >= g.coarse.zoom; z--) {
 				if (!g.level(z)) { continue; }
+				// The coarsest level's images are the backgrounds: that level needs nothing more.
+				if (z === g.coarse.zoom && this._images) { return this._empty(z, pixelBounds, mapZoom); }
 				var withMargin = g.range(z, pixelBounds, mapZoom, this.options.margin, true);
 				if (withMargin.px <= room) { return withMargin; }
 				var bare = g.range(z, pixelBounds, mapZoom, 0, true);
 				if (bare.px <= room) { return bare; }
 			}
-			return g.range(g.coarse.zoom, pixelBounds, mapZoom, 0, true);
+			return this._images ? this._empty(g.coarse.zoom, pixelBounds, mapZoom) : g.range(g.coarse.zoom, pixelBounds, mapZoom, 0, true);
+		},
+
+		// A region of level z with no pixels (its level is drawn from the backgrounds alone).
+		_empty: function (z, pixelBounds, mapZoom) {
+			var r = this._grid.range(z, pixelBounds, mapZoom, 0, false);
+			r.x1 = r.x0;
+			r.y1 = r.y0;
+			r.px = 0;
+			r.tx1 = r.tx0 - 1;
+			r.ty1 = r.ty0 - 1;
+			return r;
 		},
 
 		// Rebuilds the needed set from the region and every frame's background state.
@@ -163,7 +188,11 @@
 					var e = this._store[url];
 					if (e) { e.used = stamp; }
 				};
-				if (!this._bgs[i]) { g.eachTile(c.zoom, g.levelRange(c), i, cbox, add, this); }
+				if (!this._bgs[i] && this._images) {
+					add.call(this, this._images[i], [0, 0, c.width, c.height], c.zoom);
+				} else if (!this._bgs[i]) {
+					g.eachTile(c.zoom, g.levelRange(c), i, cbox, add, this);
+				}
 				if (r && r.px) { g.eachTile(r.z, r, i, r, add, this); }
 				for (var url in needed) {
 					var need = needed[url];
@@ -182,7 +211,8 @@
 			this._progressed();
 		},
 
-		// Request order: the frame on screen first, then the frames in playing order.
+		// Request order: the frame on screen first, then the next and the previous, then the
+		// others in playing order.
 		_prioritize: function () {
 			var n = this._count, start = Math.max(0, this._first);
 			if (this._complete === n) { this._queue = []; return; }
@@ -193,10 +223,12 @@
 				(byFrame[need.index] = byFrame[need.index] || []).push(url);
 			}
 			var queue = [];
-			for (var k = 0; k < n; k++) {
-				var list = byFrame[(start + k) % n];
+			var order = [start, (start + 1) % n, (start + n - 1) % n];
+			for (var k = 2; k < n - 1; k++) { order.push((start + k) % n); }
+			order.forEach(function (i, at) {
+				var list = order.indexOf(i) === at && byFrame[i];
 				if (list) { queue.push.apply(queue, list); }
-			}
+			});
 			this._queue = queue;
 			this._pump();
 		},
@@ -266,6 +298,10 @@
 		},
 
 		_coarseDone: function (index) {
+			if (this._images) {
+				var image = this._needed[this._images[index]];
+				return !image || image.ok;
+			}
 			var g = this._grid, r = g.levelRange(g.coarse), z = g.coarse.zoom;
 			for (var ty = r.ty0; ty <= r.ty1; ty++) {
 				for (var tx = r.tx0; tx <= r.tx1; tx++) {
@@ -276,8 +312,17 @@
 			return true;
 		},
 
-		// The frame's coarsest level, once, into a canvas of at most `background` px a side.
+		// The frame's coarsest level, once, into a canvas of at most `background` px a side;
+		// its one image becomes the background as it is (it leaves the tiles' store).
 		_composeBackground: function (index) {
+			if (this._images) {
+				var url = this._images[index], image = this._store[url];
+				this._bgs[index] = image.bmp;
+				this._bytes -= bytesOf(image.crop);
+				delete this._store[url];
+				delete this._needed[url];
+				return;
+			}
 			var g = this._grid, c = g.coarse, s = g.bgScale, z = c.zoom, TILE = M.PyramidGrid.TILE;
 			var canvas = document.createElement('canvas');
 			canvas.width = g.bgWidth;
@@ -334,17 +379,9 @@
 		_progressed: function () {
 			var n = this._count;
 			this.fire('progress', {loaded: this._complete, total: n});
-			if (this._complete === n) {
-				if (!this._loaded) {
-					this._loaded = true;
-					this.fire('load');
-				} else if (this._held) {
-					this._held = false;
-					this.fire('hold', {on: false});
-				}
-			} else if (this._loaded && !this._held) {
-				this._held = true;
-				this.fire('hold', {on: true});
+			if (this._complete === n && !this._loaded) {
+				this._loaded = true;
+				this.fire('load');
 			}
 		},
 
@@ -353,8 +390,9 @@
 			this._failed = true;
 			var i = this._needed[url] ? this._needed[url].index : undefined;
 			var n = this._count;
-			var where = url.replace(/^.*\/(\d+\/\d+\/\d+)\.[a-z]+$/i, '$1');
-			var message = 'Frame ' + (i === undefined ? '?' : i + 1) + ' of ' + n + ': tile ' + where +
+			var tile = /\/(\d+\/\d+\/\d+)\.[a-z]+$/i.exec(url);
+			var message = 'Frame ' + (i === undefined ? '?' : i + 1) + ' of ' + n + ': ' +
+				(tile ? 'tile ' + tile[1] : 'image ' + url.replace(/^.*\//, '')) +
 				' could not be loaded (' + why + ').';
 			this.fire('error', {index: i === undefined ? -1 : i, url: url, message: message});
 		}

@@ -64,7 +64,8 @@ extension AnimationManifest.Frame {
             sha256: frame.sha256, missingTiles: frame.missingTiles.isEmpty ? nil : frame.missingTiles.map { .init($0.tile, reason: $0.reason) },
             inputHash: frame.inputHash, sourceHash: frame.sourceHash, fallbackHash: frame.fallbackHash, tiles: frame.levelTiles,
             blank: frame.blank ? true : nil,
-            levels: frame.levels.isEmpty ? nil : frame.levels.map { .init(url: $0.file, width: $0.width, height: $0.height, bytes: $0.bytes) })
+            levels: frame.levels.isEmpty ? nil : frame.levels.map { .init(url: $0.file, width: $0.width, height: $0.height, bytes: $0.bytes) },
+            coarsest: frame.coarsest.map { .init(url: $0.file, width: $0.width, height: $0.height, bytes: $0.bytes) })
     }
 }
 
@@ -106,6 +107,7 @@ extension AnimationManifest.Layer {
                     level.url = folder + level.url
                     return level
                 }
+                if let url = frame.coarsest?.url { frame.coarsest?.url = folder + url }
                 return frame
             },
             pyramid: built.products[FramePyramid.self].map(AnimationManifest.Pyramid.init),

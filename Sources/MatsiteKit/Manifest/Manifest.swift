@@ -235,6 +235,10 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         /// The model run (ISO 8601 UTC) a forecast frame belongs to, where the source has
         /// runs: one run for all of a manifest's forecast frames.
         public var run: String? = nil
+        /// With `tiles`: the coarsest level of the pyramid as one image (the level's box,
+        /// `pyramid.levels[0]`'s width and height), `frames/<hash>/<min_zoom>.png`; absent
+        /// for single-image frames and in manifests from before it was published.
+        public var coarsest: Level? = nil
 
         /// One reduced copy of the frame: halved, and halved again, in the frame's format.
         public struct Level: Codable, Sendable, Equatable {
@@ -313,7 +317,7 @@ extension AnimationManifest {
 
 extension AnimationManifest.Frame {
     private enum CodingKeys: String, CodingKey {
-        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, sourceHash, fallbackHash, tiles, layers, blank, levels, kind, run
+        case index, url, time, durationMs, bytes, sha256, missingTiles, inputHash, sourceHash, fallbackHash, tiles, layers, blank, levels, kind, run, coarsest
     }
 
     /// Reads a frame; a timeline entry (with `layers`) may lack the file's keys.
@@ -342,6 +346,7 @@ extension AnimationManifest.Frame {
         levels = try c.decodeIfPresent([Level].self, forKey: .levels)
         kind = try c.decodeIfPresent(String.self, forKey: .kind)
         run = try c.decodeIfPresent(String.self, forKey: .run)
+        coarsest = try c.decodeIfPresent(Level.self, forKey: .coarsest)
     }
 
     /// Writes a frame as the synthesized coding would; a timeline entry without the file's keys.
@@ -366,6 +371,7 @@ extension AnimationManifest.Frame {
         try c.encodeIfPresent(levels, forKey: .levels)
         try c.encodeIfPresent(kind, forKey: .kind)
         try c.encodeIfPresent(run, forKey: .run)
+        try c.encodeIfPresent(coarsest, forKey: .coarsest)
     }
 }
 

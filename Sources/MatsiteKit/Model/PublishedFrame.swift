@@ -35,6 +35,9 @@ struct PublishedFrame: Sendable, Equatable {
     /// Its reduced copies (`frames/1a2b3c4d5e6f7a8b/r2.png`, then `r1.png`), coarsest first,
     /// once published; none for a frame that fits a small screen or with `levels: never`.
     var levels: [ReducedLevel] = []
+    /// Its coarsest level as one image (`frames/1a2b3c4d5e6f7a8b/5.png`), once published
+    /// with its level tiles.
+    var coarsest: ReducedLevel? = nil
     /// Every pixel fully transparent: the source sent empty tiles for this time.
     var blank = false
 }

@@ -40,6 +40,9 @@ extension Builder {
                 fallbackHash: frame.fallbackHash, levelTiles: frame.tiles.map { String($0.dropFirst(folder.count)) },
                 levels: (frame.levels ?? []).map {
                     ReducedLevel(file: String($0.url.dropFirst(folder.count)), width: $0.width, height: $0.height, bytes: $0.bytes)
+                },
+                coarsest: frame.coarsest.map {
+                    ReducedLevel(file: String($0.url.dropFirst(folder.count)), width: $0.width, height: $0.height, bytes: $0.bytes)
                 })
         }
         var kept = LayerPlan(

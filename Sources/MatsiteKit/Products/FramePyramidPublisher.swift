@@ -13,8 +13,13 @@ import MatsiteImaging
 /// band is read. Memory is about a band per level: it grows with the frame's width, not
 /// its area (a JPEG or WebP frame is decoded whole, as its stitch held it whole).
 ///
-/// A frame made from the same inputs as a previous frame published with the same levels gets that frame's tiles hard-linked under its own folder: nothing decoded or
-/// encoded (a folder cannot be hard-linked, so each of its files is).
+/// The coarsest level is also written whole, as one image beside the tiles
+/// (`frames/<hash>/<min_zoom>.png`, its box's pixels only): a player fetches one file a frame
+/// to start, not that level's tiles (issue 35 item 3).
+///
+/// A frame made from the same inputs as a previous frame published with the same levels gets that frame's tiles (and
+/// coarsest image) hard-linked under its own folder: nothing decoded or encoded (a folder
+/// cannot be hard-linked, so each of its files is).
 struct FramePyramidPublisher: Sendable {
     /// The animation's id (its folder in the site).
     let animation: String
@@ -56,13 +61,15 @@ struct FramePyramidPublisher: Sendable {
     }
 
     /// Publishes the levels of `frames` (their files already in the staged site) and
-    /// returns each frame's `tiles` template and the cost.
-    func publish(_ frames: [PublishedFrame]) async throws -> (tiles: [String], cost: Cost) {
+    /// returns each frame's `tiles` template, its coarsest level as one image, and the cost.
+    func publish(_ frames: [PublishedFrame]) async throws -> (tiles: [String], coarsest: [ReducedLevel], cost: Cost) {
         let started = ContinuousClock.now
         let zero = [Int](repeating: 0, count: pyramid.levels.count)
         var cost = Cost(written: zero, linked: zero, bytes: zero)
         var tiles: [String] = []
-        var done: Set<String> = []
+        var coarsest: [ReducedLevel] = []
+        var done: [String: ReducedLevel] = [:]
+        let coarse = pyramid.levels[0]
         for frame in frames {
             let ext = (frame.file as NSString).pathExtension
             guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.file) else {
@@ -71,24 +78,37 @@ struct FramePyramidPublisher: Sendable {
             let folder = String(frame.file.dropLast(ext.count + 1))
             tiles.append(folder + "/{z}/{x}/{y}.\(tileExt)")
             // Two frames alike in the loop are one file, and so one folder of levels.
-            guard done.insert(folder).inserted else { continue }
+            if let image = done[folder] {
+                coarsest.append(image)
+                continue
+            }
+            let image: Int
             if let linked = link(frame, to: folder, tileExt: tileExt) {
-                for i in linked.indices {
-                    cost.linked[i] += linked[i].tiles
-                    cost.bytes[i] += linked[i].bytes
+                for i in linked.levels.indices {
+                    cost.linked[i] += linked.levels[i].tiles
+                    cost.bytes[i] += linked.levels[i].bytes
                 }
+                image = linked.coarsest
             } else {
                 let made = try await make(frame, into: folder, tileExt: tileExt)
-                for i in made.indices {
-                    cost.written[i] += made[i].tiles
-                    cost.bytes[i] += made[i].bytes
+                for i in made.levels.indices {
+                    cost.written[i] += made.levels[i].tiles
+                    cost.bytes[i] += made.levels[i].bytes
                 }
+                image = made.coarsest
             }
+            cost.bytes[0] += image
+            let entry = ReducedLevel(file: Self.coarsestFile(folder, zoom: coarse.zoom, ext: tileExt), width: coarse.width, height: coarse.height, bytes: image)
+            done[folder] = entry
+            coarsest.append(entry)
         }
         let elapsed = started.duration(to: .now).components
         cost.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-        return (tiles, cost)
+        return (tiles, coarsest, cost)
     }
+
+    /// The coarsest level's one image in a frame's folder of levels: `<folder>/<zoom>.<ext>`.
+    static func coarsestFile(_ folder: String, zoom: Int, ext: String) -> String { "\(folder)/\(zoom).\(ext)" }
 
     /// What the levels cost, level by level, as the build reports it.
     func report(_ cost: Cost, frames: Int) -> LevelsReport {
@@ -115,11 +135,23 @@ private extension FramePyramidPublisher {
     /// Tiles and bytes of one level of one frame.
     typealias LevelCost = (tiles: Int, bytes: Int)
 
-    /// Links the previous build's tiles of a frame with these inputs and levels; nil (and
-    /// nothing left behind) when there are none or any one is gone.
-    func link(_ frame: PublishedFrame, to folder: String, tileExt: String) -> [LevelCost]? {
+    /// What one frame's levels cost: per level, and the coarsest level's one image (bytes).
+    typealias FrameCost = (levels: [LevelCost], coarsest: Int)
+
+    /// Links the previous build's tiles (and coarsest image) of a frame with these inputs and
+    /// levels; nil (and nothing left behind) when there are none or any one is gone (a site
+    /// from before the coarsest image was published gets its levels made afresh).
+    func link(_ frame: PublishedFrame, to folder: String, tileExt: String) -> FrameCost? {
         guard let old = writer.previous.levelFolder(animation: animation, inputHash: frame.inputHash, pyramid: pyramid, tileExt: tileExt)
         else { return nil }
+        let zoom = pyramid.minZoom
+        let image = "\(animation)/" + Self.coarsestFile(old, zoom: zoom, ext: tileExt)
+        guard let imageFile = writer.previous.regularFile(image),
+            (try? writer.link(from: image, "\(animation)/" + Self.coarsestFile(folder, zoom: zoom, ext: tileExt))) == true
+        else {
+            try? FileManager.default.removeItem(atPath: staged(folder))
+            return nil
+        }
         var costs: [LevelCost] = []
         for level in pyramid.levels {
             var cost: LevelCost = (0, 0)
@@ -140,13 +172,14 @@ private extension FramePyramidPublisher {
             }
             costs.append(cost)
         }
-        return costs
+        return (costs, imageFile.size)
     }
 
     /// Reads the staged frame file a band of rows at a time and writes its levels as their
     /// bands fill (`PyramidCutter`): memory grows with the frame's width, not its area. The
-    /// next band is read and cut while the last one's tiles are encoded.
-    func make(_ frame: PublishedFrame, into folder: String, tileExt: String) async throws -> [LevelCost] {
+    /// next band is read and cut while the last one's tiles are encoded. The coarsest level's
+    /// bands are kept and written at the end as one image.
+    func make(_ frame: PublishedFrame, into folder: String, tileExt: String) async throws -> FrameCost {
         let finest = pyramid.finest
         let path = writer.root.path + "/" + animation + "/" + frame.file
         let cut = try await CPUPool.shared.run { () throws -> LevelCut in
@@ -171,8 +204,10 @@ private extension FramePyramidPublisher {
             }
         }
         var costs = [LevelCost](repeating: (0, 0), count: pyramid.levels.count)
+        var coarse: [LevelImage] = []
         var bands = try await cut.next(path: path)
         while !bands.isEmpty {
+            coarse += bands.filter { $0.level.zoom == pyramid.minZoom }
             async let following = cut.next(path: path)
             let written = try await write(bands, into: staged(folder), tileExt: tileExt)
             for (zoom, cost) in written {
@@ -181,7 +216,36 @@ private extension FramePyramidPublisher {
             }
             bands = try await following
         }
-        return costs
+        let image = try await writeWhole(coarse, to: staged(Self.coarsestFile(folder, zoom: pyramid.minZoom, ext: tileExt)), tileExt: tileExt)
+        return (costs, image)
+    }
+
+    /// Writes the coarsest level's bands (top to bottom, each the level's whole width) as one
+    /// image of the level's box, in the tiles' format; returns its bytes.
+    func writeWhole(_ bands: [LevelImage], to path: String, tileExt: String) async throws -> Int {
+        let level = pyramid.levels[0]
+        guard let first = bands.first, bands.reduce(0, { $0 + $1.level.height }) == level.height else {
+            throw LevelsError.undecodable(path, ImageError(.decode, "the coarsest level's rows did not all come", format: "level"))
+        }
+        let pixels = bands.flatMap(\.pixels), format = first.format
+        let compression = compressionLevel, webp: FrameFormat = losslessTiles ? .webpLossless : .webp(quality: lossyQuality)
+        return try await CPUPool.shared.run { () throws -> Int in
+            if tileExt == "webp" {
+                let encoded = try pixels.withUnsafeBytes { rows in
+                    try webp.encode(rgba: rows, width: level.width, height: level.height, stride: level.width * 4)
+                }
+                try FileWrite.write(encoded, to: path)
+                return encoded.count
+            }
+            do throws(PNGError) {
+                let writer = try PNGWriter(path: path, width: level.width, height: level.height, format: format, level: compression)
+                try writer.write(rows: pixels)
+                try writer.finish()
+                return Int(writer.bytesWritten)
+            } catch {
+                throw LevelsError.cannotWrite(path, error)
+            }
+        }
     }
 
     /// Writes every tile of the level bands `images`, in parallel chunks on the CPU pool;

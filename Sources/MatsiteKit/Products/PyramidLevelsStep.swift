@@ -8,7 +8,10 @@ struct PyramidLevelsStep: LayerStep {
         guard let levels = FramePyramidPublisher(animation: layer.animation, layout: layer.plan.layout, writer: layer.writer)
         else { return }
         let published = try await levels.publish(layer.frames)
-        for i in layer.frames.indices { layer.frames[i].levelTiles = published.tiles[i] }
+        for i in layer.frames.indices {
+            layer.frames[i].levelTiles = published.tiles[i]
+            layer.frames[i].coarsest = published.coarsest[i]
+        }
         layer.products.add(levels.pyramid)
         layer.reporter.report(.levelsPublished(levels.report(published.cost, frames: layer.frames.count)))
     }

@@ -62,7 +62,7 @@ struct FramePyramidPublisherTests {
                 }
             }
         }
-        let onDisk = Set(try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 3 })
+        let onDisk = Set(try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 4 })
         #expect(onDisk == expected)
         #expect(reporter.levels.count == 1)
         #expect(reporter.levels.first?.written == expected.count && reporter.levels.first?.linked == 0, "\(reporter.levels)")
@@ -95,6 +95,47 @@ struct FramePyramidPublisherTests {
         }
     }
 
+    @Test("the coarsest level is also one image a frame, listed as `coarsest`: the level's box, the frame halved pixel for pixel, linked when unchanged")
+    func coarsestLevelIsOneImage() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        // The box a little further west than the others': it starts at an odd column, so the
+        // coarsest level's first column is made from the frame's first alone.
+        let yaml = Self.yaml(site, pyramid: "{ publish: always }").replacingOccurrences(of: "[-125.0,", with: "[-125.1,")
+        try await site.build(yaml)
+        let manifest = try site.manifest("radar")
+        let coarse = try #require((manifest["pyramid"] as? [String: Any])?["levels"] as? [[String: Int]]).first!
+        let layout = WebMercator.layout(of: BoundingBox(west: -125.1, south: 24, east: -66, north: 50), zoom: 5, sourceZoom: 5, tileSize: 256)
+        #expect(layout.originX % 2 == 1 || layout.originY % 2 == 1, "an odd start is what the pairs' test is for: \(layout.originX), \(layout.originY)")
+        var inodes: [UInt64] = []
+        for (index, frame) in try site.frames("radar").enumerated() {
+            let tiles = try #require(frame["tiles"] as? String)
+            let listed = try #require(frame["coarsest"] as? [String: Any])
+            let url = try #require(listed["url"] as? String)
+            #expect(url == tiles.replacingOccurrences(of: "/{z}/{x}/{y}.png", with: "/4.png"))
+            #expect(listed["width"] as? Int == coarse["width"] && listed["height"] as? Int == coarse["height"])
+            let path = site.output.appendingPathComponent("radar/" + url)
+            let bytes = [UInt8](try Data(contentsOf: path))
+            #expect(listed["bytes"] as? Int == bytes.count)
+            let decoded = try PNGDecoder(maxWidth: 4096, maxHeight: 4096).decode(site.frameBytes("radar", index: index), keepIndices: true)
+            let expected = ReducedLevelsTests.Reference(
+                width: layout.width, height: layout.height, rgba: decoded.palette == nil ? decoded.pixels : nil,
+                indices: decoded.palette == nil ? nil : decoded.pixels, palette: decoded.palette
+            ).halved(x0: layout.originX, y0: layout.originY)
+            let image = try PNGDecoder(maxWidth: 4096, maxHeight: 4096).decode(bytes, keepIndices: false)
+            #expect(image.width == coarse["width"] && image.height == coarse["height"])
+            #expect(ReducedLevelsTests.mismatches(image.pixels, expected.rgbaPixels) == 0, "\(url)")
+            inodes.append(try CacheBench.inode(path))
+        }
+        // Unchanged: the images are the previous site's files.
+        try await site.build(yaml.replacingOccurrences(of: "title: Radar", with: "title: Radar again"))
+        let again = try site.frames("radar").map { frame in
+            let url = (frame["coarsest"] as? [String: Any])?["url"] as? String ?? ""
+            return try CacheBench.inode(site.output.appendingPathComponent("radar/" + url))
+        }
+        #expect(again == inodes)
+    }
+
     @Test("lossy frames (format: webp) get lossy WebP level tiles: near the frame's pixels, transparent outside its box, linked when unchanged")
     func lossyFramesGetWebPTiles() async throws {
         let site = try TestSite()
@@ -114,6 +155,7 @@ struct FramePyramidPublisherTests {
         let url = try #require(frame["url"] as? String)
         let tiles = try #require(frame["tiles"] as? String)
         #expect(url.hasSuffix(".webp") && tiles == url.dropLast(5) + "/{z}/{x}/{y}.webp")
+        #expect((frame["coarsest"] as? [String: Any])?["url"] as? String == url.dropLast(5) + "/4.webp")
         let layout = Self.layout
         let decoder = TileDecoder(maxWidth: 4096, maxHeight: 4096)
         let image = try decoder.decode([UInt8](try Data(contentsOf: site.output.appendingPathComponent("radar/" + url))), keepIndices: false)
@@ -155,7 +197,7 @@ struct FramePyramidPublisherTests {
         let site = try TestSite()
         defer { site.remove() }
         try await site.build(Self.yaml(site, pyramid: "{ publish: always }"))
-        let tilesBefore = try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 3 }.sorted()
+        let tilesBefore = try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 4 }.sorted()
         #expect(!tilesBefore.isEmpty)
         let inodes = try tilesBefore.map { try CacheBench.inode(site.output.appendingPathComponent($0)) }
         // The same config again: every tile linked, nothing written, the site left as it was.
@@ -166,7 +208,7 @@ struct FramePyramidPublisherTests {
         let reporter = RecordingReporter()
         let summary = try await site.build(Self.yaml(site, pyramid: "{ publish: always }", title: "Radar again"), reporter: reporter)
         #expect(!summary.unchanged && summary.framesReused == 2)
-        let tilesAfter = try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 3 }.sorted()
+        let tilesAfter = try site.fileHashes().keys.filter { $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 4 }.sorted()
         #expect(tilesAfter == tilesBefore)
         #expect(try tilesAfter.map { try CacheBench.inode(site.output.appendingPathComponent($0)) } == inodes)
         #expect(reporter.levels.first?.written == 0 && reporter.levels.first?.linked == tilesBefore.count, "\(reporter.levels)")
@@ -180,7 +222,7 @@ struct FramePyramidPublisherTests {
         try await site.build(Self.yaml(site, pyramid: "{ publish: always }"))
         let frames = try site.frames("radar")
         let folder = try #require((frames[0]["tiles"] as? String)?.replacingOccurrences(of: "/{z}/{x}/{y}.png", with: ""))
-        let tiles = try site.fileHashes().filter { $0.key.hasPrefix("radar/\(folder)/") }
+        let tiles = try site.fileHashes().filter { $0.key.hasPrefix("radar/\(folder)/") && $0.key.split(separator: "/").count > 4 }
         let perFrame = tiles.count
         let gone = try #require(tiles.keys.sorted().last), kept = try #require(tiles.keys.sorted().first)
         try FileManager.default.removeItem(at: site.output.appendingPathComponent(gone))

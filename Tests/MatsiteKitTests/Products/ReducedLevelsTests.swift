@@ -303,16 +303,24 @@ extension ReducedLevelsTests {
         var indices: [UInt8]?
         var palette: Palette?
 
-        func halved() -> Reference {
-            let w = (width + 1) / 2, h = (height + 1) / 2
+        /// Halved; (`x0`, `y0`): where the box starts on a global pixel grid whose even
+        /// columns and rows start the pairs (a pyramid level's; 0, 0 for a reduced copy):
+        /// an odd start makes the first coarse column or row from one fine one.
+        func halved(x0: Int = 0, y0: Int = 0) -> Reference {
+            let left = x0 % 2, top = y0 % 2
+            let w = (left + width + 1) / 2, h = (top + height + 1) / 2
             var out = Reference(width: w, height: h, rgba: nil, indices: nil, palette: palette)
+            // The fine pixels of coarse pixel (x, y): columns 2x - left + dx, rows 2y - top + dy inside the box.
+            let inside = { (x: Int, y: Int) in x >= 0 && x < width && y >= 0 && y < height }
             if let indices, let palette {
                 var result = [UInt8](repeating: 0, count: w * h)
                 for y in 0..<h {
                     for x in 0..<w {
                         var four: [UInt8] = []
-                        for dy in 0...1 where 2 * y + dy < height {
-                            for dx in 0...1 where 2 * x + dx < width { four.append(indices[(2 * y + dy) * width + 2 * x + dx]) }
+                        for dy in 0...1 {
+                            for dx in 0...1 where inside(2 * x - left + dx, 2 * y - top + dy) {
+                                four.append(indices[(2 * y - top + dy) * width + 2 * x - left + dx])
+                            }
                         }
                         let counts = four.map { c in four.filter { $0 == c }.count }
                         let top = counts.max()!
@@ -328,9 +336,9 @@ extension ReducedLevelsTests {
                 for y in 0..<h {
                     for x in 0..<w {
                         var n = 0, a = 0, c = [0, 0, 0]
-                        for dy in 0...1 where 2 * y + dy < height {
-                            for dx in 0...1 where 2 * x + dx < width {
-                                let p = ((2 * y + dy) * width + 2 * x + dx) * 4
+                        for dy in 0...1 {
+                            for dx in 0...1 where inside(2 * x - left + dx, 2 * y - top + dy) {
+                                let p = ((2 * y - top + dy) * width + 2 * x - left + dx) * 4
                                 let alpha = Int(rgba[p + 3])
                                 for k in 0..<3 { c[k] += Int(rgba[p + k]) * alpha }
                                 a += alpha
