@@ -15,6 +15,9 @@ import Testing
 final class ModelRunWMS: Sendable {
     let server: TestServer
     private let clock = LockedBox(TimeInstant(millisecondsSinceEpoch: 0))
+    /// When set, the capabilities list the valid times (0, 1 and 3 hours after the run) with
+    /// no period: a window over them must say its step.
+    let irregular = LockedBox(false)
     static let hour: Int64 = 3_600_000
 
     init(_ server: TestServer) {
@@ -121,6 +124,10 @@ final class ModelRunWMS: Sendable {
         let newest = runs[runs.count - 1]
         let leads = (0...6).filter { isOut(run: newest, valid: newest.adding(ISODuration(milliseconds: Self.hour), times: Int64($0))) }
         let last = newest.adding(ISODuration(milliseconds: Self.hour), times: Int64(leads.last ?? 0))
+        let times =
+            irregular.withLock { $0 }
+            ? [0, 1, 3].map { newest.adding(ISODuration(milliseconds: Self.hour), times: $0).iso8601 }.joined(separator: ",")
+            : "\(newest.iso8601)/\(last.iso8601)/PT1H"
         return """
             <?xml version="1.0" encoding="UTF-8"?>
             <WMS_Capabilities version="1.3.0" xmlns="http://www.opengis.net/wms" xmlns:xlink="http://www.w3.org/1999/xlink">
@@ -132,7 +139,7 @@ final class ModelRunWMS: Sendable {
                 </Request>
                 <Layer><Title>Model</Title><CRS>EPSG:3857</CRS>
                   <Layer queryable="1"><Name>MODEL.PR</Name><Title>Precipitation</Title>
-                    <Dimension name="time" units="ISO8601" default="\(newest.iso8601)" nearestValue="0">\(newest.iso8601)/\(last.iso8601)/PT1H</Dimension>
+                    <Dimension name="time" units="ISO8601" default="\(newest.iso8601)" nearestValue="0">\(times)</Dimension>
                     <Dimension name="reference_time" units="ISO8601" default="\(newest.iso8601)" nearestValue="0">\(runs.map(\.iso8601).joined(separator: ","))</Dimension>
                   </Layer>
                 </Layer>
@@ -277,6 +284,15 @@ struct ModelRunWMSTests {
                     #expect(error.keyPath == "animations[0].frames" && error.line != nil, "\(error)")
                     #expect(error.message.contains("advertises model runs (reference_time") && error.message.contains("next:"), "\(error.message)")
                 }
+            }
+            // Valid times listed without a period: the window must say their spacing.
+            wms.irregular.withLock { $0 = true }
+            do {
+                try await wms.build(site, wms.yaml(site, frames: "{ last: PT1H, next: PT6H }"), at: "2026-11-21T11:55:00Z")
+                Issue.record("a window without step over irregular valid times built")
+            } catch let error as ConfigError {
+                #expect(error.keyPath == "animations[0].frames.step" && error.line != nil, "\(error)")
+                #expect(error.message.contains("at irregular times") && error.message.contains("step: PT1H"), "\(error.message)")
             }
         }
     }
