@@ -152,10 +152,7 @@ final class ModelRunWMS: Sendable {
     @discardableResult
     func build(_ site: TestSite, _ yaml: String, at: String, reporter: any BuildReporter = SilentReporter()) async throws -> BuildSummary {
         set(at)
-        var options = BuildOptions()
-        options.lockWait = TestSite.lockWait
-        options.at = TimeFormat.instant(at)
-        return try await Builder(config: site.config(yaml), options: options, reporter: reporter).run()
+        return try await ForecastFeed.build(site, yaml, at: at, reporter: reporter)
     }
 
     func yaml(_ site: TestSite, frames: String = "{ last: PT1H, next: PT3H }") -> String {

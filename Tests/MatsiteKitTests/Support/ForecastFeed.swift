@@ -37,29 +37,11 @@ final class ForecastFeed: Sendable {
     init(_ server: TestServer) {
         self.server = server
         let base = server.baseURL
-        server.route(
-            prefix: "/radar/",
-            .dynamic { [self] request in
-                let parts = request.path.split(separator: "/").map(String.init)
-                guard parts.count == 5, let time = FeedServer.instant(compact: parts[1]) else { return .status(400) }
-                return self.observed(time) ? .ok(Self.png(red: FeedServer.red(for: time), green: 60, blue: 120), contentType: "image/png") : Self.absent
-            })
-        server.route(
-            prefix: "/nowcast/",
-            .dynamic { [self] request in
-                let parts = request.path.split(separator: "/").map(String.init)
-                guard parts.count == 5, let time = FeedServer.instant(compact: parts[1]) else { return .status(400) }
-                return self.nowcast(time) ? .ok(Self.png(red: FeedServer.red(for: time), green: 200, blue: 120), contentType: "image/png") : Self.absent
-            })
-        server.route(
-            prefix: "/blend/",
-            .dynamic { [self] request in
-                // One URL for both: the observation once it is out, else the nowcast.
-                let parts = request.path.split(separator: "/").map(String.init)
-                guard parts.count == 5, let time = FeedServer.instant(compact: parts[1]) else { return .status(400) }
-                let green: UInt8? = self.observed(time) ? 60 : self.nowcast(time) ? 200 : nil
-                return green.map { .ok(Self.png(red: FeedServer.red(for: time), green: $0, blue: 120), contentType: "image/png") } ?? Self.absent
-            })
+        // A tile's green says what it shows: 60 an observation, 200 a nowcast.
+        route("/radar/") { [self] time in self.observed(time) ? 60 : nil }
+        route("/nowcast/") { [self] time in self.nowcast(time) ? 200 : nil }
+        // One URL for both: the observation once it is out, else the nowcast.
+        route("/blend/") { [self] time in self.observed(time) ? 60 : self.nowcast(time) ? 200 : nil }
         server.route(
             prefix: "/v2/",
             .dynamic { [self] request in
@@ -151,10 +133,28 @@ final class ForecastFeed: Sendable {
         return (try? PNGWriter.encode(width: 256, height: 256, format: .rgba, pixels: pixels)) ?? []
     }
 
+    /// Serves `<prefix><yyyyMMddHHmm>/<z>/<x>/<y>.png`: a tile whose green is `green(time)`,
+    /// or "not here" when that is nil.
+    private func route(_ prefix: String, green: @escaping @Sendable (TimeInstant) -> UInt8?) {
+        server.route(
+            prefix: prefix,
+            .dynamic { request in
+                let parts = request.path.split(separator: "/").map(String.init)
+                guard parts.count == 5, let time = FeedServer.instant(compact: parts[1]) else { return .status(400) }
+                return green(time).map { .ok(Self.png(red: FeedServer.red(for: time), green: $0, blue: 120), contentType: "image/png") } ?? Self.absent
+            })
+    }
+
     /// Builds as cron would at `at` (with the tile cache), the feed's clock set to the same time.
     @discardableResult
     func build(_ site: TestSite, _ yaml: String, at: String, reporter: any BuildReporter = SilentReporter()) async throws -> BuildSummary {
         set(at)
+        return try await Self.build(site, yaml, at: at, reporter: reporter)
+    }
+
+    /// Builds as cron would at `at`, with the tile cache: the build of every feed whose
+    /// clock the test steps.
+    static func build(_ site: TestSite, _ yaml: String, at: String, reporter: any BuildReporter) async throws -> BuildSummary {
         var options = BuildOptions()
         options.lockWait = TestSite.lockWait
         options.at = TimeFormat.instant(at)
