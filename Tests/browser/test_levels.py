@@ -2,10 +2,12 @@
 
 The site (conftest.py, levels_site_dir; helpers.LEVELS_CONFIG) has six frames of 1820 x
 1581 px, each with `levels` at a half (r1) and a quarter (r2). At start the player fetches
-every frame at the coarsest level whose width covers the frames' drawn width in device
-pixels (CSS px at the map's zoom times devicePixelRatio), and only that one, before it
+every frame at the coarsest level whose width covers the frames' drawn width in CSS px at
+the map's zoom (the map's own detail, as its tiles load), and only that one, before it
 plays; zooming in fetches the finer level, the frame on screen first, while playback goes
-on at the coarser one, the crossfade's coverage never below full. Screenshots at 390 and
+on at the coarser one, the crossfade's coverage never below full. Paused, the frames take
+the level that covers their width in device pixels (times devicePixelRatio), the frame on
+screen first. Screenshots at 390 and
 1280 px are kept in Tests/browser/artifacts/.
 """
 from __future__ import annotations
@@ -77,11 +79,12 @@ def test_only_the_level_that_fits_is_fetched_before_playback(tabs, levels_server
     wait_state(page, ["playing"])
     asked = list(levels_server.requests)
     view = page.evaluate(VIEW)
-    name, _ = wanted(m["frames"][0], view["width"] * dpr)
+    # Playing, the level covers the frames' width in CSS px, whatever the pixel ratio.
+    name, _ = wanted(m["frames"][0], view["width"])
     assert name != "full", f"at {width} px the frames are drawn {view['width']} CSS px wide: a reduced level covers them"
     assert view["level"] == name, (view, name)
     for f in m["frames"]:
-        pick, url = wanted(f, view["width"] * dpr)
+        pick, url = wanted(f, view["width"])
         counts = {n: sum(1 for r in asked if r.endswith("/radar/" + u)) for n, u, _ in levels_of(f)}
         # The level that fits, once (decoded images hit the memory cache); no other level, no full frame.
         assert counts == {n: (1 if n == pick else 0) for n in counts}, (f["url"], counts)
@@ -91,6 +94,61 @@ def test_only_the_level_that_fits_is_fetched_before_playback(tabs, levels_server
     page.wait_for_function("""() => [...document.querySelectorAll('.leaflet-tile-pane img.leaflet-tile')]
         .every((t) => t.classList.contains('leaflet-tile-loaded'))""", timeout=60000)
     page.screenshot(path=str(ARTIFACTS / f"levels-{width}.png"))
+    assert not tab.page_errors and not tab.console_errors
+
+
+@pytest.mark.parametrize("dpr", [2, 1])
+def test_pausing_sharpens_the_frames_to_the_screens_pixels_shown_frame_first(tabs, levels_server, levels_site_dir,
+                                                                             dpr):
+    """Playing, the frames are at the map's detail; paused on a screen of more pixels than
+    CSS px, the frame on screen takes the level that covers it in device pixels first, then
+    the next and the previous; played again, nothing is fetched anew. At a ratio of 1 a
+    pause fetches nothing."""
+    m = read_manifest(str(levels_site_dir))
+    n = len(m["frames"])
+    tab = tabs.open(viewport={"width": 390, "height": 844}, device_scale_factor=dpr)
+    page = tab.page
+    page.goto(levels_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    view = page.evaluate(VIEW)
+    playing, _ = wanted(m["frames"][0], view["width"])
+    still, _ = wanted(m["frames"][0], view["width"] * dpr)
+    assert view["level"] == playing
+    page.evaluate(RECORD_LOADS)
+    levels_server.requests.clear()
+    page.focus("[data-matsite-player]")
+    page.keyboard.press("Space")
+    wait_state(page, "paused")
+    shown = player_state(page)["frame"]
+    if dpr == 1:
+        assert still == playing
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("(i) => Number(document.querySelector('[data-matsite-player]').dataset.frame) === i",
+                               arg=(shown + 1) % n, timeout=10000)
+        assert page.evaluate(VIEW)["level"] == playing
+        assert levels_server.requests == [], levels_server.requests
+        return
+    assert still != playing, (view, playing, still)
+    page.wait_for_function("(l) => document.querySelector('.matsite-frames').dataset.level === l", arg=still,
+                           timeout=30000)
+    # Every frame takes the finer level in the end: the one on screen, the next, the previous first.
+    picks = [wanted(f, view["width"] * dpr)[1] for f in m["frames"]]
+    sizes = {lv["url"]: lv["width"] * lv["height"] * 4 for f in m["frames"] for lv in f["levels"]}
+    page.wait_for_function("(b) => Number(document.querySelector('.matsite-frames').dataset.bytes) === b",
+                           arg=sum(sizes[u] for u in picks), timeout=60000)
+    index = {u: i for i, u in enumerate(picks)}
+    order = [index[u.split("/radar/", 1)[-1]] for u, _ in page.evaluate("() => window.__loads")
+             if u.split("/radar/", 1)[-1] in index]
+    assert order[:3] == [shown, (shown + 1) % n, (shown - 1) % n], order
+    assert sorted(order) == list(range(n)), order
+    # Playing again keeps them (within the budget): no request, the level stays.
+    levels_server.requests.clear()
+    page.keyboard.press("Space")
+    wait_state(page, "playing")
+    page.evaluate(COUNT_STEPS)
+    page.wait_for_function("(n) => window.__steps >= n", arg=n + 1, timeout=60000)
+    assert page.evaluate(VIEW)["level"] == still
+    assert levels_server.requests == [], levels_server.requests
     assert not tab.page_errors and not tab.console_errors
 
 

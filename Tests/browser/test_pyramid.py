@@ -177,13 +177,14 @@ def test_a_held_back_visible_tile_blocks_playback(tabs, pyramid_server, pyramid_
     m = read_manifest(str(pyramid_site_dir))
     n = len(m["frames"])
     fine = fine_level(m)
-    # At three times the pixel density the fitted view uses the finest level: every tile of it is visible.
+    # The embed page fills a view this large and fits the frames at zoom 6.5: the finest level (as Leaflet
+    # rounds a tile zoom): every tile of it is visible.
     tx, ty = fine["x0"] // 256 + 3, fine["y0"] // 256 + 3
     held = tile_url(m, 1, fine["zoom"], tx, ty)
     release = pyramid_server.hold(held)
-    tab = tabs.open(device_scale_factor=3)
+    tab = tabs.open(viewport={"width": 1800, "height": 1700})
     page = tab.page
-    page.goto(pyramid_server.url("radar/index.html"))
+    page.goto(pyramid_server.url("radar/embed.html?autoplay=1"))
     page.wait_for_function("(t) => (document.querySelector('.matsite-progress') || {}).textContent === t",
                            arg=f"{n - 1} / {n} frames", timeout=20000)
     assert page.evaluate(LAYER)["level"] == fine["zoom"]
@@ -194,12 +195,14 @@ def test_a_held_back_visible_tile_blocks_playback(tabs, pyramid_server, pyramid_
         s = player_state(page)
         seen.add((s["state"], s["frame"]))
         time.sleep(0.1)
-    assert seen == {("loading", 0)}, seen
+    # Loading still, on the frame it opens on.
+    opening = player_state(page)["frame"]
+    assert seen == {("loading", opening)}, seen
     assert pyramid_server.requested(held) == 1
     release.set()
     wait_state(page, "playing")
-    page.wait_for_function("() => Number(document.querySelector('[data-matsite-player]').dataset.frame) !== 0",
-                           timeout=5000)
+    page.wait_for_function("(f) => Number(document.querySelector('[data-matsite-player]').dataset.frame) !== f",
+                           arg=opening, timeout=5000)
     assert not tab.page_errors
 
 
@@ -413,3 +416,28 @@ def test_a_missing_tile_shows_a_clear_message(tab, pyramid_server, pyramid_site_
         assert s["state"] == "loading"
         assert s["error"].startswith("Frame 2 of ") and what in s["error"] and "HTTP 404" in s["error"], s["error"]
         assert "404" in page.locator(".matsite-status").inner_text()
+
+
+def test_paused_the_level_is_the_screens_and_playing_the_maps(tabs, pyramid_server, pyramid_site_dir):
+    """On a screen of two device pixels a CSS pixel, the loop plays at the level of the map's
+    own detail (as its tiles and a tile-per-frame page load) and, paused, the frame on screen
+    sharpens to the level of the screen's pixels; played again, the level is the map's."""
+    m = read_manifest(str(pyramid_site_dir))
+    coarse, fine = m["pyramid"]["levels"][0]["zoom"], fine_level(m)["zoom"]
+    tab = tabs.open(device_scale_factor=2)
+    page = tab.page
+    page.goto(pyramid_server.url("radar/index.html"))
+    wait_state(page, "playing")
+    # At the coarsest level's zoom over the box: its pixels are the map's, half the screen's.
+    page.evaluate(SET_VIEW, [46.0, 0.0, coarse])
+    wait_state(page, "playing")
+    assert page.evaluate(LAYER)["level"] == coarse
+    page.focus("[data-matsite-player]")
+    page.keyboard.press("Space")
+    wait_state(page, "paused")
+    wait_view_complete(page, fine, timeout=30000)
+    page.keyboard.press("Space")
+    wait_state(page, "playing")
+    page.wait_for_function("(z) => Number(document.querySelector('.matsite-pyramid').dataset.level) === z",
+                           arg=coarse, timeout=10000)
+    assert not tab.page_errors and not tab.console_errors

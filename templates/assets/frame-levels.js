@@ -6,9 +6,10 @@
  * each frame is fetched, drawn and kept, following the view:
  *
  *   - The level a view needs: the coarsest whose width covers the frames'
- *     drawn width in device pixels (CSS pixels at the map's zoom times
- *     devicePixelRatio, which the frame layer tells with setView), else the
- *     full frame. Never coarser than the screen shows.
+ *     drawn width, which the frame layer tells with setView (in CSS pixels at
+ *     the map's zoom while the frames play, as the map's own tiles are; in
+ *     device pixels while the frame on screen stands still), else the full
+ *     frame. Never coarser than the map shows.
  *   - First load: every frame at the level the view needs, all requested at
  *     once (the frame on screen first); load fires when every frame holds a
  *     decoded level, so playback never starts on a frame that is not there.
@@ -105,7 +106,8 @@
 			return this;
 		},
 
-		// The frames are drawn `width` device pixels wide: each frame needs the level that covers it.
+		// The frames are drawn `width` pixels wide (CSS or device pixels: the layer's choice, see
+		// Matsite.detailRatio): each frame needs the level that covers it.
 		setView: function (width) {
 			if (!isNum(width) || width <= 0) { return this; }
 			this._width = width;

@@ -37,7 +37,10 @@
 			first: 0,
 			// @option budget: Number = 128 MiB
 			// Decoded bytes of frames with levels kept drawn finer than the view needs.
-			budget: 128 * 1024 * 1024
+			budget: 128 * 1024 * 1024,
+			// @option concurrency: Number = 6
+			// Finer levels fetched at once after the first load (frames with levels).
+			concurrency: 6
 		},
 
 		// source: the frames' manifest (bounds: west/south/east/north, east < west across
@@ -49,7 +52,8 @@
 			this._frames = source.frames;
 			this._zoom = source.zoom;
 			this._levels = !!levels;
-			this._loader = levels ? new M.FrameLevels(levels, {first: this.options.first, budget: this.options.budget})
+			this._loader = levels ? new M.FrameLevels(levels, {first: this.options.first, budget: this.options.budget,
+				concurrency: this.options.concurrency})
 				: new M.FrameLoader(urls, {first: this.options.first});
 			if (levels) { this._loader.on('level', this._onLevel, this); }
 			var east = bounds.east < bounds.west ? bounds.east + 360 : bounds.east;
@@ -72,6 +76,15 @@
 
 		// The frame on top, or -1 before the first one is shown.
 		frontIndex: function () { return this._frontIndex; },
+
+		// Whether the frame on screen stands still (paused, or never played): then the frames
+		// are drawn at the screen's pixels, else at the map's (see _onView).
+		setStill: function (still) {
+			if (!!still === !!this._still) { return this; }
+			this._still = !!still;
+			this._onView();
+			return this;
+		},
 
 		onAdd: function () {
 			this.getPane().appendChild(this._container);
@@ -175,12 +188,14 @@
 			img.matsiteLevel = this._loader.levelName(index);
 		},
 
-		// The frames' drawn width in device pixels, for the loader to pick the level it needs.
+		// The frames' drawn width in the pixels their level must cover, for the loader to pick
+		// it: CSS pixels at the map's zoom while they play (the detail of the map under them, as
+		// a tile layer loads it), device pixels while the frame on screen stands still.
 		_onView: function () {
 			if (!this._levels || !this._map) { return; }
 			var map = this._map, z = map.getZoom();
 			var west = map.project(this._bounds.getNorthWest(), z), east = map.project(this._bounds.getSouthEast(), z);
-			this._loader.setView(Math.abs(east.x - west.x) * (window.devicePixelRatio || 1));
+			this._loader.setView(Math.abs(east.x - west.x) * M.detailRatio(this._still));
 		},
 
 		// Frame `index` has another level decoded: an image showing it takes it now, as only a

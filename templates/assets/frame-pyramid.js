@@ -72,6 +72,16 @@
 
 		frontIndex: function () { return this._frontIndex; },
 
+		// Whether the frame on screen stands still (paused, or never played): then the level
+		// matches the screen's pixels, else the map's (pyramid-loader.js, Level).
+		setStill: function (still) {
+			if (!!still === !!this._still) { return this; }
+			this._still = !!still;
+			this._tiles.setRatio(M.detailRatio(this._still));
+			this._onView();
+			return this;
+		},
+
 		// What loads the frames: playback may start when it fires load.
 		getLoader: function () { return this._tiles; },
 

@@ -51,6 +51,9 @@
 			// @option budget: Number = 128 MiB
 			// Decoded bytes the layers published as levels, or with reduced levels, share.
 			budget: 128 * 1024 * 1024,
+			// @option concurrency: Number = 6
+			// Fetches each layer's loader keeps in flight after its first load.
+			concurrency: 6,
 			// @option visible: String[] = undefined
 			// Ids of the layers shown at first (the others hidden). Default: all.
 			visible: undefined
@@ -92,7 +95,8 @@
 					posterUrl: k === 0 ? o.posterUrl : '',
 					alt: typeof def.title === 'string' && def.title ? def.title : def.id,
 					pane: 'matsiteLayer' + k,
-					budget: o.budget / Math.max(1, levels)
+					budget: o.budget / Math.max(1, levels),
+					concurrency: o.concurrency
 				});
 			}, this);
 			this._loader = new M.LayerLoader(this._subs.map(function (s) { return s.getLoader(); }), this.titles());
@@ -245,6 +249,12 @@
 
 		// While fallback tiles stand in, the frames of the layers without them stay (scaled).
 		setVisible: function () { return this; },
+
+		// Whether the frame on screen stands still: each layer picks its detail by it.
+		setStill: function (still) {
+			this._subs.forEach(function (sub) { if (sub.setStill) { sub.setStill(still); } });
+			return this;
+		},
 
 		removePoster: function () {
 			this._subs.forEach(function (sub) { sub.removePoster(); });

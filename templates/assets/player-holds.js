@@ -50,6 +50,9 @@
 			} else {
 				this._root.removeAttribute('data-paused-reason');
 			}
+			// Standing still by the viewer's choice (paused, or never played, nothing holding):
+			// the frame on screen is worth the screen's pixels; playing, the map's are enough.
+			if (this._overlay.setStill) { this._overlay.setStill(!running && !reason); }
 			this._control.update({playing: running});
 			var range = this._range ? this._range.reason() : null;
 			if (range === 'zoom' && !this._tilesShown) { range = 'zoomScaled'; }

@@ -278,7 +278,8 @@
 				first: initial,
 				posterUrl: o.posterUrl ? o.posterUrl : '',
 				alt: typeof m.title === 'string' ? m.title : '',
-				visible: o.layers
+				visible: o.layers,
+				concurrency: M.fetchConcurrency(o.manifestUrl)
 			});
 			this._loader = layer.getLoader();
 			this._watchLoader();

@@ -4,10 +4,12 @@
  * draws them (frame-pyramid.js) asks it for what it holds. To the player it is
  * a loader as FrameLoader is (progress, load, error; loaded(), total()).
  *
- * Level: the one whose pixels match the screen's, picked as Leaflet picks a
- * tile zoom (map zoom + log2 of the devicePixelRatio, rounded: half a level
- * goes to the finer), between the coarsest and the finest level, and coarser
- * still when the tiles of every frame would not fit the memory budget.
+ * Level: the one whose pixels match the map's (while the frames play) or the
+ * screen's (while the frame on screen stands still: the layer's setRatio),
+ * picked as Leaflet picks a tile zoom (map zoom + log2 of that ratio, rounded:
+ * half a level goes to the finer), between the coarsest and the finest level,
+ * and coarser still when the tiles of every frame would not fit the memory
+ * budget.
  *
  * What must be loaded: the coarsest level of every frame (its one image when
  * the manifest lists it, `coarsest`, kept whole as the frame's background;
@@ -76,6 +78,14 @@
 			this._failed = false;
 			this._stopped = false;
 			this._region = null;     // the level pixels the view needs (PyramidGrid's region)
+			this._ratio = 1;         // level pixels per CSS pixel of the map (setRatio)
+		},
+
+		// Level pixels wanted per CSS pixel of the map: 1 (the map's detail) or the screen's
+		// devicePixelRatio. The layer then asks for the region again (regionFor).
+		setRatio: function (ratio) {
+			this._ratio = ratio > 0 ? ratio : 1;
+			return this;
 		},
 
 		// Nothing to fetch before the layer tells the view's region (setRegion).
@@ -146,9 +156,8 @@
 		// budget: with the margin if they fit, else without it.
 		_choose: function (pixelBounds, mapZoom) {
 			var g = this._grid;
-			var dpr = window.devicePixelRatio || 1;
-			// Leaflet's rule for a tile zoom (Math.round: 4.5 takes 5), the screen's pixels counted.
-			var ideal = Math.round(mapZoom + Math.log(dpr) / Math.LN2);
+			// Leaflet's rule for a tile zoom (Math.round: 4.5 takes 5), at the pixel ratio asked for.
+			var ideal = Math.round(mapZoom + Math.log(this._ratio) / Math.LN2);
 			var z = Math.max(g.coarse.zoom, Math.min(g.fine.zoom, ideal));
 			var room = this.options.budget / 4 / this._count;
 			for (; z >= g.coarse.zoom; z--) {
