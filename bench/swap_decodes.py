@@ -11,8 +11,8 @@ serves it on 127.0.0.1 and opens it in headless Debian chromium, per device:
 From playable on, it records a Chromium trace of the first whole loop (the root's data-frame
 changing FRAMES times) and another of the second, and prints for each: the images decoded
 ("Decode Image" events: a file decoded to pixels; count and summed duration), the decoded
-images copied at the scale they are drawn (SoftwareImageDecodeCache's entries made from the
-full decode), and the raster workers' decode tasks ("ImageDecodeTask": either of those, or a
+images copied at a smaller scale (SoftwareImageDecodeCache's entries made from the full
+decode: on the phone, a quarter-size copy of each frame), and the raster workers' decode tasks ("ImageDecodeTask": either of those, or a
 hit in Chromium's decode caches);
 then the renderer's RSS (/proc, the browser's largest renderer) after SECONDS (10) more of
 playback, and the player's own decoded bytes (data-bytes on the frames' container) and level.
@@ -69,7 +69,7 @@ COUNT_STEPS = """() => { window.__steps = 0; new MutationObserver(() => window._
 # decode task, which is that or a hit in Chromium's decode caches.
 DECODE = "Decode Image"
 TASK = "ImageDecodeTask"
-# A decoded image copied at the scale it is drawn, from the full decode the cache holds.
+# A decoded image copied at a smaller scale, from the full decode the cache holds.
 RESCALE = "SoftwareImageDecodeCacheUtils::GenerateCacheEntryFromCandidate"
 
 
@@ -168,8 +168,8 @@ def main() -> int:
                       f"{r['bytes'] / 2 ** 20:.1f} MiB, renderer RSS {r['rss']:.0f} MB after {args.seconds:g} s more")
                 for k, found in enumerate(r["loops"], 1):
                     real, scaled, tasks = (found.get(name, [0, 0.0]) for name in (DECODE, RESCALE, TASK))
-                    print(f"  loop {k}: {real[0]} images decoded ({real[1]:.0f} ms), {scaled[0]} copied at their drawn "
-                          f"scale ({scaled[1]:.0f} ms); {tasks[0]} decode tasks on the raster workers ({tasks[1]:.1f} ms)")
+                    print(f"  loop {k}: {real[0]} images decoded ({real[1]:.0f} ms), {scaled[0]} copied smaller "
+                          f" ({scaled[1]:.0f} ms); {tasks[0]} decode tasks on the raster workers ({tasks[1]:.1f} ms)")
             browser.close()
     finally:
         server.stop()

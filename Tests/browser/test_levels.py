@@ -240,19 +240,19 @@ def test_a_data_layer_with_levels_picks_and_sharpens_its_own(tab, levels_server,
 
 
 # Chromium's trace events of the raster workers' image work: a file decoded to pixels, and a
-# decoded image copied at the scale it is drawn (from the full decode Chromium keeps).
+# decoded image copied at a smaller scale (from the full decode Chromium keeps).
 DECODE_IMAGE = "Decode Image"
 RESCALE = "SoftwareImageDecodeCacheUtils::GenerateCacheEntryFromCandidate"
 
 
 def test_a_frame_is_not_decoded_again_when_it_comes_round(browser, tabs, levels_server, levels_site_dir):
     """Issue 35 item 3: each frame is decoded once, while the loop loads (the loader's
-    decode()), and drawn at its on-screen scale once, the first time it is shown; in the loops
-    after, a swap draws pixels Chromium's image decode cache already holds, instead of decoding
-    the frame again on the raster workers. Counted from a Chromium trace of the load and of the
-    second loop, on a phone at DPR 3 (the full frames, drawn at about 0.6 of their size); the
-    frames' decoded bytes stay within the loader's budget. (bench/swap_decodes.py measures it
-    on the regional loop of the benchmark.)"""
+    decode()), and copied smaller once (on a phone, a quarter-size copy), the first time it is
+    shown; in the loops after, a swap draws pixels Chromium's image decode cache already holds,
+    instead of decoding the frame again on the raster workers. Counted from a Chromium trace of
+    the load and of the second loop, on a phone at DPR 3 (the full frames); the frames' decoded
+    bytes stay within the loader's budget. (bench/swap_decodes.py measures it on the regional
+    loop of the benchmark.)"""
     m = read_manifest(str(levels_site_dir))
     n = len(m["frames"])
     tab = tabs.open(viewport={"width": 390, "height": 844}, device_scale_factor=3, is_mobile=True, has_touch=True)
