@@ -168,7 +168,7 @@ def main() -> int:
                       f"{r['bytes'] / 2 ** 20:.1f} MiB, renderer RSS {r['rss']:.0f} MB after {args.seconds:g} s more")
                 for k, found in enumerate(r["loops"], 1):
                     real, scaled, tasks = (found.get(name, [0, 0.0]) for name in (DECODE, RESCALE, TASK))
-                    print(f"  loop {k}: {real[0]} images decoded ({real[1]:.0f} ms), {scaled[0]} copied smaller "
+                    print(f"  loop {k}: {real[0]} images decoded ({real[1]:.0f} ms), {scaled[0]} copied smaller"
                           f" ({scaled[1]:.0f} ms); {tasks[0]} decode tasks on the raster workers ({tasks[1]:.1f} ms)")
             browser.close()
     finally:
