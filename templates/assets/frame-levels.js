@@ -6,10 +6,11 @@
  * each frame is fetched, drawn and kept, following the view:
  *
  *   - The level a view needs: the coarsest whose width covers the frames'
- *     drawn width, which the frame layer tells with setView (in CSS pixels at
- *     the map's zoom while the frames play, as the map's own tiles are; in
- *     device pixels while the frame on screen stands still), else the full
- *     frame. Never coarser than the map shows.
+ *     drawn width in CSS pixels at the map's zoom (as the map's own tiles
+ *     are), which the frame layer tells with setView, else the full frame.
+ *     Never coarser than the map shows. While the frame on screen stands
+ *     still, it and the frames beside it need the level that covers the
+ *     width in device pixels (setView's second width), fetched the same way.
  *   - First load: every frame at the level the view needs, all requested at
  *     once (the frame on screen first); load fires when every frame holds a
  *     decoded level, so playback never starts on a frame that is not there.
@@ -83,7 +84,8 @@
 			this._busy = fill(n, -1);      // per frame: the level being fetched, -1 for none
 			this._broken = frames.map(function () { return {}; });  // levels that failed after load
 			this._focus = Math.max(0, Math.min(n - 1, this.options.first | 0));
-			this._width = null;            // the frames' drawn width in device pixels
+			this._width = null;            // the frames' drawn width in CSS pixels
+			this._still = null;            // in device pixels while the frame on screen stands still
 			this._active = 0;
 			this._bytes = 0;
 			this._started = false;
@@ -106,12 +108,15 @@
 			return this;
 		},
 
-		// The frames are drawn `width` pixels wide (CSS or device pixels: the layer's choice, see
-		// Matsite.detailRatio): each frame needs the level that covers it.
-		setView: function (width) {
+		// The frames are drawn `width` CSS pixels wide: each frame needs the level that covers
+		// it. With `still` (device pixels, while the frame on screen stands still), the frame on
+		// screen and the two beside it need the level that covers that instead: memory follows
+		// what is looked at, not the loop's length.
+		setView: function (width, still) {
 			if (!isNum(width) || width <= 0) { return this; }
 			this._width = width;
-			for (var i = 0; i < this._levels.length; i++) { this._want[i] = this._needed(i, width); }
+			this._still = isNum(still) && still > width ? still : null;
+			this._rewant();
 			this._run();
 			return this;
 		},
@@ -119,8 +124,17 @@
 		// Frame `index` is on screen: its level comes first, then the next, the previous, the rest.
 		focus: function (index) {
 			if (index >= 0 && index < this._levels.length) { this._focus = index; }
+			if (this._width !== null) { this._rewant(); }
 			this._run();
 			return this;
+		},
+
+		_rewant: function () {
+			var n = this._levels.length, f = this._focus;
+			for (var i = 0; i < n; i++) {
+				var near = this._still !== null && (i === f || i === (f + 1) % n || i === (f - 1 + n) % n);
+				this._want[i] = this._needed(i, near ? this._still : this._width);
+			}
 		},
 
 		// The URL frame `index` is drawn from: the level it holds, else the one the view needs.

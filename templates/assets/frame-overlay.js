@@ -188,14 +188,15 @@
 			img.matsiteLevel = this._loader.levelName(index);
 		},
 
-		// The frames' drawn width in the pixels their level must cover, for the loader to pick
-		// it: CSS pixels at the map's zoom while they play (the detail of the map under them, as
-		// a tile layer loads it), device pixels while the frame on screen stands still.
+		// The frames' drawn width, for the loader to pick their level: in CSS pixels at the
+		// map's zoom (the detail of the map under them, as a tile layer loads it) and, while the
+		// frame on screen stands still, in device pixels for it and the frames beside it.
 		_onView: function () {
 			if (!this._levels || !this._map) { return; }
 			var map = this._map, z = map.getZoom();
 			var west = map.project(this._bounds.getNorthWest(), z), east = map.project(this._bounds.getSouthEast(), z);
-			this._loader.setView(Math.abs(east.x - west.x) * M.detailRatio(this._still));
+			var width = Math.abs(east.x - west.x);
+			this._loader.setView(width, width * M.detailRatio(this._still));
 		},
 
 		// Frame `index` has another level decoded: an image showing it takes it now, as only a
