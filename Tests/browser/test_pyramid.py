@@ -418,10 +418,19 @@ def test_a_missing_tile_shows_a_clear_message(tab, pyramid_server, pyramid_site_
         assert "404" in page.locator(".matsite-status").inner_text()
 
 
+# Records, in window.__complete, each frame seen on top with all its detail drawn.
+COUNT_STEPS_PYRAMID = """() => { window.__complete = new Set();
+    const c = document.querySelector('.matsite-pyramid');
+    const look = () => { const f = c.querySelector('.matsite-pyramid-frame.matsite-front');
+        if (f && f.dataset.complete === 'true') window.__complete.add(f.dataset.index); };
+    new MutationObserver(look).observe(c, {attributes: true, subtree: true}); look(); }"""
+
+
 def test_paused_the_level_is_the_screens_and_playing_the_maps(tabs, pyramid_server, pyramid_site_dir):
     """On a screen of two device pixels a CSS pixel, the loop plays at the level of the map's
     own detail (as its tiles and a tile-per-frame page load) and, paused, the frame on screen
-    sharpens to the level of the screen's pixels; played again, the level is the map's."""
+    and the two beside it sharpen to the level of the screen's pixels, no other frame; played
+    again, the level is the map's and every frame is drawn whole."""
     m = read_manifest(str(pyramid_site_dir))
     coarse, fine = m["pyramid"]["levels"][0]["zoom"], fine_level(m)["zoom"]
     tab = tabs.open(device_scale_factor=2)
@@ -432,12 +441,28 @@ def test_paused_the_level_is_the_screens_and_playing_the_maps(tabs, pyramid_serv
     page.evaluate(SET_VIEW, [46.0, 0.0, coarse])
     wait_state(page, "playing")
     assert page.evaluate(LAYER)["level"] == coarse
+    n = len(m["frames"])
+    before = len(pyramid_server.requests)
     page.focus("[data-matsite-player]")
     page.keyboard.press("Space")
     wait_state(page, "paused")
+    shown = player_state(page)["frame"]
     wait_view_complete(page, fine, timeout=30000)
+    # A step: the next frame is sharp too (it was fetched beside the shown one).
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(i) => Number(document.querySelector('[data-matsite-player]').dataset.frame) === i",
+                           arg=(shown + 1) % n, timeout=10000)
+    wait_view_complete(page, fine, timeout=30000)
+    # Only the frames on screen and beside them asked for the finer level's tiles.
+    near = {shown, (shown + 1) % n, (shown - 1) % n, (shown + 2) % n}
+    asked = {frame_of_tile(m, p) for p in pyramid_server.requests[before:] if f"/{fine}/" in p and "/frames/" in p}
+    assert asked and asked <= near, (shown, asked)
+    assert len(near) < n
     page.keyboard.press("Space")
     wait_state(page, "playing")
     page.wait_for_function("(z) => Number(document.querySelector('.matsite-pyramid').dataset.level) === z",
                            arg=coarse, timeout=10000)
+    # Playing on at the map's level: every frame drawn whole again.
+    page.evaluate(COUNT_STEPS_PYRAMID)
+    page.wait_for_function("(n) => window.__complete.size >= n", arg=n, timeout=60000)
     assert not tab.page_errors and not tab.console_errors

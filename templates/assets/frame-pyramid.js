@@ -77,8 +77,8 @@
 		setStill: function (still) {
 			if (!!still === !!this._still) { return this; }
 			this._still = !!still;
-			this._tiles.setRatio(M.detailRatio(this._still));
-			this._onView();
+			this._tiles.setRatio(M.detailRatio(this._still), this._still);
+			this._onView(null, true);
 			return this;
 		},
 
@@ -263,11 +263,15 @@
 		},
 
 		// The view settled: when it needs another region, the detail canvases move there and
-		// the loader loads it.
-		_onView: function () {
+		// the loader loads it. `renew` (standing still or playing again): the same region is
+		// asked for again too, as which frames need it has changed.
+		_onView: function (e, renew) {
 			if (!this._map || this._removed) { return; }
 			var r = this._tiles.regionFor(this._map.getPixelBounds(), this._map.getZoom());
-			if (!r) { return; }
+			if (!r) {
+				if (renew === true && this._tiles.region()) { this._tiles.setRegion(this._tiles.region()); }
+				return;
+			}
 			this._finishFade();
 			[this._front, this._back].forEach(function (layer) {
 				layer.detail.width = r.x1 - r.x0;

@@ -79,12 +79,17 @@
 			this._stopped = false;
 			this._region = null;     // the level pixels the view needs (PyramidGrid's region)
 			this._ratio = 1;         // level pixels per CSS pixel of the map (setRatio)
+			this._near = false;      // only the frames near the one on screen need the region
 		},
 
-		// Level pixels wanted per CSS pixel of the map: 1 (the map's detail) or the screen's
-		// devicePixelRatio. The layer then asks for the region again (regionFor).
-		setRatio: function (ratio) {
+		// Level pixels wanted per CSS pixel of the map: 1 (the map's detail) or, with `still`
+		// (the frame on screen stands still), the screen's devicePixelRatio; then only the frame
+		// on screen and the two beside it need the region's tiles (memory and bytes follow what
+		// is looked at), the others their background. The layer then asks for the region again
+		// (regionFor).
+		setRatio: function (ratio, still) {
 			this._ratio = ratio > 0 ? ratio : 1;
+			this._near = !!still && this._ratio > 1;
 			return this;
 		},
 
@@ -123,8 +128,15 @@
 		// Frame `index` is on screen: its tiles come first, then the others in playing order.
 		focus: function (index) {
 			this._first = index;
-			this._prioritize();
+			if (this._near && this._region) { this._need(); } else { this._prioritize(); }
 			return this;
+		},
+
+		// Frame i needs the region's tiles: always, or while still only near the one on screen.
+		_detailed: function (i) {
+			if (!this._near) { return true; }
+			var n = this._count, f = Math.max(0, this._first);
+			return i === f || i === (f + 1) % n || i === (f + n - 1) % n;
 		},
 
 		// Frame `index`'s background (a canvas, or the coarsest level's decoded image), once there.
@@ -202,7 +214,7 @@
 				} else if (!this._bgs[i]) {
 					g.eachTile(c.zoom, g.levelRange(c), i, cbox, add, this);
 				}
-				if (r && r.px) { g.eachTile(r.z, r, i, r, add, this); }
+				if (r && r.px && this._detailed(i)) { g.eachTile(r.z, r, i, r, add, this); }
 				for (var url in needed) {
 					var need = needed[url];
 					if (need.index !== i) { continue; }
