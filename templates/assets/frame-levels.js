@@ -124,7 +124,7 @@
 		// Frame `index` is on screen: its level comes first, then the next, the previous, the rest.
 		focus: function (index) {
 			if (index >= 0 && index < this._levels.length) { this._focus = index; }
-			if (this._width !== null) { this._rewant(); }
+			if (this._still !== null) { this._rewant(); }
 			this._run();
 			return this;
 		},
@@ -132,7 +132,7 @@
 		_rewant: function () {
 			var n = this._levels.length, f = this._focus;
 			for (var i = 0; i < n; i++) {
-				var near = this._still !== null && (i === f || i === (f + 1) % n || i === (f - 1 + n) % n);
+				var near = this._still !== null && M.beside(i, f, n);
 				this._want[i] = this._needed(i, near ? this._still : this._width);
 			}
 		},

@@ -6,6 +6,8 @@
  *                       the map: 1 while the frames play (the map's own detail, the
  *                       one its tiles and a tile-per-frame page load), the screen's
  *                       devicePixelRatio while the frame on screen stands still
+ *   Matsite.beside(i, f, n)  frame i of n is frame f or one of the two beside it
+ *                       (the next and the previous, round the loop)
  *   Matsite.fetchConcurrency(url)  fetches a loader keeps in flight, from the protocol
  *                       `url` (the manifest) came over: 6 over HTTP/1.1 (the browser's
  *                       connections to a host), 16 over HTTP/2 or 3, which multiplex
@@ -17,6 +19,8 @@
 	M.isNum = function (v) { return typeof v === 'number' && isFinite(v); };
 
 	M.clamp01 = function (v) { return Math.max(0, Math.min(1, v)); };
+
+	M.beside = function (i, f, n) { return i === f || i === (f + 1) % n || i === (f + n - 1) % n; };
 
 	M.fetchConcurrency = function (url) {
 		var entries = window.performance && performance.getEntriesByName ? performance.getEntriesByName(new URL(url, document.baseURI).href) : [];

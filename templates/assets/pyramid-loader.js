@@ -134,9 +134,7 @@
 
 		// Frame i needs the region's tiles: always, or while still only near the one on screen.
 		_detailed: function (i) {
-			if (!this._near) { return true; }
-			var n = this._count, f = Math.max(0, this._first);
-			return i === f || i === (f + 1) % n || i === (f + n - 1) % n;
+			return !this._near || M.beside(i, Math.max(0, this._first), this._count);
 		},
 
 		// Frame `index`'s background (a canvas, or the coarsest level's decoded image), once there.
