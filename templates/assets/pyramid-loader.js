@@ -345,7 +345,8 @@
 			}
 			need.ok = true;
 			var i = need.index;
-			if (!this._bgs[i] && this._coarseDone(i)) { this._composeBackground(i); }
+			// (Background images arrive on their own: _imageArrived.)
+			if (!this._images && !this._bgs[i] && this._coarseDone(i)) { this._composeBackground(i); }
 			if (--this._missing[i] === 0) { this._complete++; }
 			this.fire('decoded', {index: i});
 			this._release();
