@@ -215,6 +215,30 @@ def frame_of_tile(m, url):
     return None
 
 
+# Sets the view and returns the frame on screen as it did.
+SET_VIEW_SHOWN = """([lat, lng, z]) => { const p = Matsite.players[0];
+    const f = Number(document.querySelector('[data-matsite-player]').dataset.frame);
+    p.getMap().setView([lat, lng], z, {animate: false}); return f; }"""
+
+
+def plays_on_twice_through(page, m, late):
+    """Two loops of playback (while frame `late` lacks what the view wants): never a hold,
+    coverage whole, every frame drawn, `late` shown at least twice."""
+    r = page.evaluate(COVERAGE, [2 * sum(f["duration_ms"] for f in m["frames"]) + 500, []])
+    assert r["held"] == 0 and player_state(page)["reason"] is None, r
+    assert r["minCov"] >= 0.99 and r["undrawn"] == 0, r
+    steps = [f for f, _ in r["changes"]]
+    assert steps.count(late) >= 2 and len(steps) >= len(m["frames"]) + 2, steps
+
+
+def assert_shown_first(order, shown, n):
+    """`order` (frame of each request) starts with the frame shown (or the next one, when it
+    moved on meanwhile), then its neighbours."""
+    firsts = list(dict.fromkeys(order))
+    assert firsts[0] in (shown, (shown + 1) % n), (shown, firsts)
+    assert set(firsts[:3]) <= {shown, (shown + 1) % n, (shown + 2) % n, (shown - 1) % n}, (shown, firsts)
+
+
 def test_zooming_in_plays_on_while_a_visible_tile_is_late(tab, pyramid_server, pyramid_site_dir):
     """Issue 35 item 3: after a zoom-in, the view's detail is fetched for the frame shown and
     its neighbours first, the rest behind, and playback never holds: a frame whose tile is
@@ -246,24 +270,16 @@ def test_zooming_in_plays_on_while_a_visible_tile_is_late(tab, pyramid_server, p
     release = pyramid_server.hold(visible)
     before = len(pyramid_server.requests)
     lat, lng = tile_centre_latlng(page, fine["zoom"], x0 + 1, y1 - 1)
-    shown = page.evaluate("""([lat, lng, z]) => { const p = Matsite.players[0];
-        const f = Number(document.querySelector('[data-matsite-player]').dataset.frame);
-        p.getMap().setView([lat, lng], z, {animate: false}); return f; }""", [lat, lng, fine["zoom"]])
+    shown = page.evaluate(SET_VIEW_SHOWN, [lat, lng, fine["zoom"]])
     # Playing on through frame 3 twice while its tile is held: never a hold, frame 3 drawn
     # from coarser detail, coverage whole.
-    r = page.evaluate(COVERAGE, [2 * sum(f["duration_ms"] for f in m["frames"]) + 500, []])
-    assert r["held"] == 0 and player_state(page)["reason"] is None, r
-    assert r["minCov"] >= 0.99 and r["undrawn"] == 0, r
-    steps = [f for f, _ in r["changes"]]
-    assert steps.count(3) >= 2 and len(steps) >= n + 2, steps
+    plays_on_twice_through(page, m, 3)
     assert page.evaluate(LAYER)["level"] == fine["zoom"]
     assert pyramid_server.requested(visible) == 1
     # The shown frame's tiles were asked for first, then its neighbours'.
     fine_part = f"/{fine['zoom']}/"
     order = [frame_of_tile(m, p) for p in pyramid_server.requests[before:] if fine_part in p and "/frames/" in p]
-    firsts = list(dict.fromkeys(order))
-    assert firsts[0] in (shown, (shown + 1) % n), (shown, firsts)
-    assert set(firsts[:3]) <= {shown, (shown + 1) % n, (shown + 2) % n, (shown - 1) % n}, (shown, firsts)
+    assert_shown_first(order, shown, n)
     # Frame 3 on top while its tile is late: drawn, not complete.
     page.evaluate("() => Matsite.players[0].pause()")
     page.focus("[data-matsite-player]")
@@ -296,12 +312,151 @@ def test_the_coarsest_level_is_one_image_a_frame(tabs, pyramid_site_dir):
         wait_state(page, "ready")
         frames_part = [p for p in srv.requests if "/frames/" in p]
         assert page.evaluate(LAYER)["level"] == coarse["zoom"], page.evaluate(LAYER)
-        assert sorted(frames_part) == sorted("/radar/" + f["coarsest"]["url"] for f in m["frames"]), frames_part
+        # One image a frame: the coarsest level's, or its halving where Leaflet's tile zoom for
+        # the view is the halving's (test_a_phone_loads_only_the_halving_...).
+        zoom = round(page.evaluate(BACKGROUNDS)["mapZoom"])
+        images = [f["coarsest"] if zoom >= coarse["zoom"] else halving(f) for f in m["frames"]]
+        assert sorted(frames_part) == sorted("/radar/" + image["url"] for image in images), (zoom, frames_part)
         # Half a level past the coarsest: the next level, not the coarsest scaled up.
         centre = page.evaluate("() => { const c = Matsite.players[0].getMap().getCenter(); return [c.lat, c.lng]; }")
         page.evaluate(SET_VIEW, [centre[0], centre[1], coarse["zoom"] + 0.5])
         page.wait_for_function("(z) => Number(document.querySelector('.matsite-pyramid').dataset.level) === z",
                                arg=coarse["zoom"] + 1)
+        assert not tab.page_errors and not tab.console_errors
+    finally:
+        srv.stop()
+
+
+BACKGROUNDS = """() => { const loader = Matsite.players[0]._overlay.getLoader();
+    const n = loader.total(), zooms = [];
+    for (let i = 0; i < n; i++) { const b = loader.backgroundLevel(i); zooms.push(b ? b.zoom : null); }
+    const front = document.querySelector('.matsite-pyramid-frame.matsite-front');
+    return {zooms, front: front && Number(front.dataset.index), drawn: front && Number(front.dataset.background),
+            complete: front && front.dataset.complete === 'true',
+            mapZoom: Matsite.players[0].getMap().getZoom()}; }"""
+
+
+def halving(frame):
+    """The one halving the test site's coarsest level (910 x 791 px at zoom 6) has: zoom 5."""
+    (h,) = frame["coarsest"]["levels"]
+    return h
+
+
+def playing_on_a_phone(tabs, srv):
+    """A 390 x 844 tab playing the loop from `srv`: the box shows about 390 CSS px wide."""
+    tab = tabs.open(viewport={"width": 390, "height": 844})
+    tab.page.goto(srv.url("radar/index.html"))
+    wait_state(tab.page, "playing")
+    return tab, tab.page
+
+
+def moves_on(page):
+    """Waits for the frame on screen to change: it plays."""
+    first = player_state(page)["frame"]
+    page.wait_for_function("(f) => Number(document.querySelector('[data-matsite-player]').dataset.frame) !== f",
+                           arg=first, timeout=5000)
+
+
+def frames_requested(srv, since=0):
+    return [p for p in srv.requests[since:] if "/frames/" in p]
+
+
+def test_a_phone_loads_only_the_halving_of_the_coarsest_level_before_it_plays(tabs, pyramid_site_dir):
+    """Issue 35 item 1: the coarsest level (910 px wide here) is more than a small phone
+    needs; its halving is published beside it, and a 390 x 844 view, which shows the box
+    about 390 CSS px wide, loads only that per frame (one request a frame) and plays."""
+    m = read_manifest(str(pyramid_site_dir))
+    coarse = m["pyramid"]["levels"][0]
+    assert max(coarse["width"], coarse["height"]) > 640, coarse
+    for f in m["frames"]:
+        h = halving(f)
+        assert h["zoom"] == coarse["zoom"] - 1 and max(h["width"], h["height"]) <= 640, h
+        assert h["url"] == f["url"][:-len(".png")] + f"/{h['zoom']}.png", h
+    srv = SiteServer(str(pyramid_site_dir))
+    try:
+        tab, page = playing_on_a_phone(tabs, srv)
+        bg = page.evaluate(BACKGROUNDS)
+        # Leaflet's tile zoom for this view is at most the halving's.
+        assert round(bg["mapZoom"]) <= coarse["zoom"] - 1, bg
+        assert sorted(frames_requested(srv)) == sorted("/radar/" + halving(f)["url"] for f in m["frames"]), srv.requests
+        assert bg["zooms"] == [coarse["zoom"] - 1] * len(m["frames"]), bg
+        assert bg["drawn"] == coarse["zoom"] - 1 and bg["complete"], bg
+        assert page.evaluate(LAYER)["level"] == coarse["zoom"]
+        moves_on(page)
+        assert not tab.page_errors and not tab.console_errors
+    finally:
+        srv.stop()
+
+
+def test_a_zoom_in_upgrades_the_backgrounds_shown_frame_first_and_playback_goes_on(tabs, pyramid_site_dir):
+    """Issue 35 item 2: zoomed in to the coarsest level's zoom, each frame's background is
+    upgraded from the halving to the coarsest level's image, the frame on screen's first,
+    then its neighbours'; playback never holds, a frame whose image is late plays over its
+    halving (coverage whole), and takes the image once it is in."""
+    m = read_manifest(str(pyramid_site_dir))
+    n = len(m["frames"])
+    coarse = m["pyramid"]["levels"][0]
+    srv = SiteServer(str(pyramid_site_dir))
+    try:
+        tab, page = playing_on_a_phone(tabs, srv)
+        assert page.evaluate(BACKGROUNDS)["zooms"] == [coarse["zoom"] - 1] * n
+        late = 2
+        release = srv.hold("/radar/" + m["frames"][late]["coarsest"]["url"])
+        before = len(srv.requests)
+        centre = page.evaluate("() => { const c = Matsite.players[0].getMap().getCenter(); return [c.lat, c.lng]; }")
+        shown = page.evaluate(SET_VIEW_SHOWN, [centre[0], centre[1], coarse["zoom"]])
+        # Two loops while frame 2's image is held: never a hold, coverage whole, every frame shown.
+        plays_on_twice_through(page, m, late)
+        # The others took the coarsest level's image; frame 2 still plays on its halving.
+        page.wait_for_function("""([late, z]) => { const l = Matsite.players[0]._overlay.getLoader();
+            for (let i = 0; i < l.total(); i++) { const b = l.backgroundLevel(i); if (i !== late && b.zoom !== z) return false; }
+            return l.backgroundLevel(late).zoom === z - 1; }""", arg=[late, coarse["zoom"]], timeout=10000)
+        # The frame on screen's image was asked for first, then its neighbours'; no tiles.
+        asked = frames_requested(srv, before)
+        assert sorted(asked) == sorted("/radar/" + f["coarsest"]["url"] for f in m["frames"]), asked
+        assert_shown_first([frame_of_tile(m, p) for p in asked], shown, n)
+        assert page.evaluate(LAYER)["level"] == coarse["zoom"]
+        # Frame 2 on top while its image is late: drawn from its halving, not complete.
+        page.evaluate("() => Matsite.players[0].pause()")
+        page.focus("[data-matsite-player]")
+        page.keyboard.press("Home")
+        for _ in range(late):
+            page.keyboard.press("ArrowRight")
+        page.wait_for_function("(i) => (document.querySelector('.matsite-pyramid-frame.matsite-front') || {}).dataset.index === String(i)",
+                               arg=late)
+        bg = page.evaluate(BACKGROUNDS)
+        assert (bg["front"], bg["drawn"], bg["complete"]) == (late, coarse["zoom"] - 1, False), bg
+        release.set()
+        page.wait_for_function("""(z) => { const f = document.querySelector('.matsite-pyramid-frame.matsite-front');
+            return f && Number(f.dataset.background) === z && f.dataset.complete === 'true'; }""", arg=coarse["zoom"], timeout=10000)
+        assert page.evaluate(BACKGROUNDS)["zooms"] == [coarse["zoom"]] * n
+        # Playing again: the backgrounds stay, nothing more is fetched at this view.
+        count = len(srv.requests)
+        page.keyboard.press("Space")
+        wait_state(page, "playing")
+        page.wait_for_timeout(600)
+        assert frames_requested(srv, count) == []
+        assert not tab.page_errors and not tab.console_errors
+    finally:
+        srv.release_all()
+        srv.stop()
+
+
+def test_a_manifest_without_the_halvings_plays_on_the_coarsest_images(tabs, pyramid_site_dir):
+    """A manifest from before the halvings (no `coarsest.levels`) plays as before: the same
+    phone view loads each frame's coarsest image, and plays."""
+    import json
+
+    m = read_manifest(str(pyramid_site_dir))
+    older = dict(m, frames=[dict(f, coarsest={k: v for k, v in f["coarsest"].items() if k != "levels"}) for f in m["frames"]])
+    srv = SiteServer(str(pyramid_site_dir))
+    try:
+        srv.override("radar/manifest.json", json.dumps(older).encode(), "application/json")
+        tab, page = playing_on_a_phone(tabs, srv)
+        assert sorted(frames_requested(srv)) == sorted("/radar/" + f["coarsest"]["url"] for f in m["frames"]), srv.requests
+        coarse = m["pyramid"]["levels"][0]["zoom"]
+        assert page.evaluate(BACKGROUNDS)["zooms"] == [coarse] * len(m["frames"])
+        moves_on(page)
         assert not tab.page_errors and not tab.console_errors
     finally:
         srv.stop()
@@ -401,20 +556,24 @@ def test_a_missing_tile_shows_a_clear_message(tab, pyramid_server, pyramid_site_
     import json
 
     m = read_manifest(str(pyramid_site_dir))
-    # A frame's coarsest image gone; then, in a manifest from before those images (the
-    # coarsest level loads as tiles), a frame's tiles gone.
+    # A frame's coarsest images gone (the level's and its halving's: the view loads one of
+    # them); then, in a manifest from before those images (the coarsest level loads as
+    # tiles), a frame's tiles gone.
     broken = dict(m, frames=[dict(f) for f in m["frames"]])
-    broken["frames"][1]["coarsest"] = dict(m["frames"][1]["coarsest"], url="frames/does-not-exist/6.png")
+    broken["frames"][1]["coarsest"] = dict(m["frames"][1]["coarsest"], url="frames/does-not-exist/6.png",
+                                           levels=[dict(halving(m["frames"][1]), url="frames/does-not-exist/5.png")])
     older = dict(m, frames=[{k: v for k, v in f.items() if k != "coarsest"} for f in m["frames"]])
     older["frames"][1]["tiles"] = "frames/does-not-exist/{z}/{x}/{y}.png"
     page = tab.page
-    for manifest, what in ((broken, "image 6.png"), (older, "tile ")):
+    for manifest, what in ((broken, "image "), (older, "tile ")):
         pyramid_server.override("radar/manifest.json", json.dumps(manifest).encode(), "application/json")
         page.goto(pyramid_server.url("radar/index.html"))
         page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.error", timeout=20000)
         s = player_state(page)
         assert s["state"] == "loading"
         assert s["error"].startswith("Frame 2 of ") and what in s["error"] and "HTTP 404" in s["error"], s["error"]
+        if manifest is broken:
+            assert "image 5.png" in s["error"] or "image 6.png" in s["error"], s["error"]
         assert "404" in page.locator(".matsite-status").inner_text()
 
 

@@ -168,8 +168,14 @@
 			var g = layer.bg.getContext('2d');
 			g.clearRect(0, 0, layer.bg.width, layer.bg.height);
 			var own = this._tiles.background(index);
-			if (own) { g.drawImage(own, 0, 0); }
-			var complete = !!own;
+			if (own) {
+				// A halving of the coarsest level is drawn scaled up over the same box.
+				var b = this._bgLevel(index), s0 = b.s, k0 = Math.pow(2, this._grid.coarse.zoom - b.zoom), c0 = this._grid.coarse;
+				g.drawImage(own, (b.x0 * k0 - c0.x0) * s0, (b.y0 * k0 - c0.y0) * s0, b.width * k0 * s0, b.height * k0 * s0);
+			}
+			// The zoom of the background drawn (a test's and a reader's way to see an upgrade).
+			layer.el.setAttribute('data-background', own ? String(this._bgLevel(index).zoom) : '');
+			var complete = this._tiles.backgroundReady(index);
 			if (r && r.px) {
 				var d = layer.detail.getContext('2d');
 				d.clearRect(0, 0, layer.detail.width, layer.detail.height);
@@ -209,11 +215,21 @@
 			}
 			var bg = this._tiles.background(index);
 			if (bg) {
-				var c = this._grid.coarse, s = this._grid.bgScale, k = Math.pow(2, c.zoom - r.z);
-				var sx = (tx * TILE * k - c.x0) * s, sy = (ty * TILE * k - c.y0) * s, sw = TILE * k * s;
+				var b = this._bgLevel(index), s = b.s, k = Math.pow(2, b.zoom - r.z);
+				var sx = (tx * TILE * k - b.x0) * s, sy = (ty * TILE * k - b.y0) * s, sw = TILE * k * s;
 				ctx.drawImage(bg, sx, sy, sw, sw, dx, dy, TILE, TILE);
 			}
 			return false;
+		},
+
+		// The level box a frame's background shows, and its pixels per level pixel (s): an
+		// image's own level at 1, or the canvas composed from the coarsest level's tiles.
+		_bgLevel: function (index) {
+			var b = this._tiles.backgroundLevel(index);
+			if (b) { return {zoom: b.zoom, x0: b.x0, y0: b.y0, width: b.width, height: b.height, s: 1}; }
+			var c = this._grid.coarse, s = this._grid.bgScale;
+			// The canvas is bgWidth x bgHeight: the level's box at that scale.
+			return {zoom: c.zoom, x0: c.x0, y0: c.y0, width: this._grid.bgWidth / s, height: this._grid.bgHeight / s, s: s};
 		},
 
 		// Recomposes the front layer (and marks the back one stale) on the next animation

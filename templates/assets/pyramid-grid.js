@@ -110,15 +110,46 @@
 		return !!a && a[0] <= b[0] && a[1] <= b[1] && a[2] >= b[2] && a[3] >= b[3];
 	};
 
-	// Each frame's coarsest level as one image (its `coarsest` URL, resolved), when every
-	// frame lists one of that level's size; else null (a manifest from before them).
+	// The level box one zoom coarser (the build's PyramidLevel.coarser): pairs of global pixels.
+	function coarser(lv) {
+		var left = Math.floor(lv.x0 / 2), top = Math.floor(lv.y0 / 2);
+		return {zoom: lv.zoom - 1, x0: left, y0: top,
+			width: Math.floor((lv.x0 + lv.width + 1) / 2) - left, height: Math.floor((lv.y0 + lv.height + 1) / 2) - top};
+	}
+
+	// Whether a frame's `coarsest.levels` are the coarsest level's halvings `expected`
+	// (coarsest first), each with a URL.
+	function halvingsMatch(levels, expected) {
+		return Array.isArray(levels) && levels.length === expected.length && levels.every(function (lv, k) {
+			var e = expected[k];
+			return !!lv && typeof lv.url === 'string' && ['zoom', 'x0', 'y0', 'width', 'height'].every(function (key) { return lv[key] === e[key]; });
+		});
+	}
+
+	// Each frame's coarsest level as images, coarsest first ({url (resolved), zoom, x0, y0,
+	// width, height}): its halvings (`coarsest.levels`, when every frame lists the same
+	// ones), then the level itself (`coarsest`), when every frame lists one of that level's
+	// size; else null (a manifest from before them).
 	M.PyramidGrid.images = function (m, resolve) {
 		var c = m.pyramid.levels.reduce(function (a, b) { return b.zoom < a.zoom ? b : a; });
 		var ok = m.frames.every(function (f) {
 			var v = f.coarsest;
 			return !!v && typeof v.url === 'string' && v.width === c.width && v.height === c.height;
 		});
-		return ok ? m.frames.map(function (f) { return resolve(f.coarsest.url); }) : null;
+		if (!ok) { return null; }
+		var first = m.frames[0].coarsest.levels, expected = [];
+		for (var lv = c, k = 0; Array.isArray(first) && k < first.length && lv.zoom > 0; k++) {
+			lv = coarser(lv);
+			expected.unshift(lv);
+		}
+		var halvings = expected.length > 0 && m.frames.every(function (f) { return halvingsMatch(f.coarsest.levels, expected); });
+		return m.frames.map(function (f) {
+			var list = (halvings ? f.coarsest.levels : []).map(function (lv) {
+				return {url: resolve(lv.url), zoom: lv.zoom, x0: lv.x0, y0: lv.y0, width: lv.width, height: lv.height};
+			});
+			list.push({url: resolve(f.coarsest.url), zoom: c.zoom, x0: c.x0, y0: c.y0, width: c.width, height: c.height});
+			return list;
+		});
 	};
 
 	// True when the manifest publishes levels for every frame in the agreed shape.

@@ -16,7 +16,17 @@
  * else its tiles, composed once into a small background canvas per frame,
  * then released) and, at the chosen level, the pixels under the view plus a
  * margin, of every frame (nothing more when that level is the coarsest and
- * the backgrounds are its images). Every tile
+ * the backgrounds are its images).
+ *
+ * Background images: with the coarsest level's halvings (`coarsest.levels`),
+ * a view at or under the coarsest level's zoom takes the image whose zoom is
+ * the level Leaflet would pick (clamped to the images'), so a phone loads the
+ * halving that covers its view, not the coarsest level; a view that uses a
+ * finer level's tiles keeps whatever background it has (the coarsest halving
+ * to start). When the view wants a finer background, each frame's is fetched
+ * in the usual order (the frame on screen, its neighbours, the rest) and
+ * replaces the old one once decoded (the old bitmap is closed then): playback
+ * goes on over the old one meanwhile. Every tile
  * is fetched and decoded (createImageBitmap, cropped to the part needed, so
  * memory follows the view's pixels, not whole tiles) before it is ever drawn.
  * Tiles no longer needed are closed, oldest first, once the decoded bytes
@@ -58,13 +68,19 @@
 		},
 
 		// grid: the frames' PyramidGrid; count: the number of frames; images: each frame's
-		// coarsest level as one image (resolved URLs), or null to load that level's tiles.
+		// coarsest level as images, coarsest first (PyramidGrid.images), or null to load that
+		// level's tiles.
 		initialize: function (grid, count, options, images) {
 			L.setOptions(this, options);
 			this._grid = grid;
 			this._count = count;
 			this._images = images || null;
-			this._bgs = new Array(count);      // per frame: its background canvas, once composed
+			this._bgs = new Array(count);      // per frame: its background canvas (or image), once there
+			this._bgLevels = new Array(count); // per frame: its background image's level, when it is one
+			this._imageOf = {};                // image url -> {index, level}
+			(this._images || []).forEach(function (list, index) {
+				list.forEach(function (level) { this._imageOf[level.url] = {index: index, level: level}; }, this);
+			}, this);
 			this._store = {};        // url -> {bmp, crop (its tile pixels), want (crop being fetched), used, z}
 			this._needed = {};       // url -> {index, z, crop, ok}, for what the current view needs
 			this._missing = [];      // per frame: needed tiles not decoded yet
@@ -110,8 +126,8 @@
 		regionFor: function (pixelBounds, mapZoom) {
 			var r = this._choose(pixelBounds, mapZoom);
 			var old = this._region;
-			if (old && old.z === r.z && !r.px && !old.px) { return null; }
-			if (old && old.z === r.z) {
+			if (old && old.z === r.z && old.bg === r.bg && !r.px && !old.px) { return null; }
+			if (old && old.z === r.z && old.bg === r.bg) {
 				var v = this._grid.range(r.z, pixelBounds, mapZoom, 0, false);
 				if (v.x0 >= old.x0 && v.y0 >= old.y0 && v.x1 <= old.x1 && v.y1 <= old.y1) { return null; }
 			}
@@ -137,8 +153,16 @@
 			return !this._near || M.beside(i, Math.max(0, this._first), this._count);
 		},
 
-		// Frame `index`'s background (a canvas, or the coarsest level's decoded image), once there.
+		// Frame `index`'s background (a canvas, or one of the coarsest level's decoded images), once there.
 		background: function (index) { return this._bgs[index]; },
+
+		// The level box {zoom, x0, y0, width, height} frame `index`'s background image shows,
+		// or undefined for a canvas composed from the coarsest level's tiles.
+		backgroundLevel: function (index) { return this._bgLevels[index]; },
+
+		// Whether frame `index`'s background is the one the view wants (not a coarser one
+		// standing in while it loads).
+		backgroundReady: function (index) { return !!this._bgs[index] && !(this._images && this._bgWanted(index)); },
 
 		// The decoded tile tx/ty of level z of frame `index`, when it holds `crop` (any part
 		// when crop is null); marked as used, so the budget closes it last.
@@ -173,13 +197,33 @@
 			for (; z >= g.coarse.zoom; z--) {
 				if (!g.level(z)) { continue; }
 				// The coarsest level's images are the backgrounds: that level needs nothing more.
-				if (z === g.coarse.zoom && this._images) { return this._empty(z, pixelBounds, mapZoom); }
+				if (z === g.coarse.zoom && this._images) { return this._imagesOnly(ideal, pixelBounds, mapZoom); }
 				var withMargin = g.range(z, pixelBounds, mapZoom, this.options.margin, true);
-				if (withMargin.px <= room) { return withMargin; }
+				if (withMargin.px <= room) { withMargin.bg = -1; return withMargin; }
 				var bare = g.range(z, pixelBounds, mapZoom, 0, true);
-				if (bare.px <= room) { return bare; }
+				if (bare.px <= room) { bare.bg = -1; return bare; }
 			}
-			return this._images ? this._empty(g.coarse.zoom, pixelBounds, mapZoom) : g.range(g.coarse.zoom, pixelBounds, mapZoom, 0, true);
+			return this._images ? this._imagesOnly(ideal, pixelBounds, mapZoom) : g.range(g.coarse.zoom, pixelBounds, mapZoom, 0, true);
+		},
+
+		// The view drawn from the background images alone: an empty region of the coarsest
+		// level, and `bg`, the zoom of the image the backgrounds need (the level Leaflet picks,
+		// `ideal`, within the images'). A region with pixels has bg -1: any background does.
+		_imagesOnly: function (ideal, pixelBounds, mapZoom) {
+			var r = this._empty(this._grid.coarse.zoom, pixelBounds, mapZoom), list = this._images[0];
+			r.bg = Math.max(list[0].zoom, Math.min(list[list.length - 1].zoom, ideal));
+			return r;
+		},
+
+		// The image frame `index` needs for its background, or null when the one it has will do:
+		// the region's (`bg`), or any (the coarsest image to start).
+		_bgWanted: function (index) {
+			var list = this._images[index], r = this._region, z = r && r.bg >= 0 ? r.bg : -1;
+			if (this._bgs[index] && this._bgLevels[index].zoom >= z) { return null; }
+			for (var k = 0; k < list.length; k++) {
+				if (list[k].zoom >= z) { return list[k]; }
+			}
+			return list[list.length - 1];
 		},
 
 		// A region of level z with no pixels (its level is drawn from the backgrounds alone).
@@ -207,9 +251,10 @@
 					var e = this._store[url];
 					if (e) { e.used = stamp; }
 				};
-				if (!this._bgs[i] && this._images) {
-					add.call(this, this._images[i], [0, 0, c.width, c.height], c.zoom);
-				} else if (!this._bgs[i]) {
+				var image = this._images && this._bgWanted(i);
+				if (image) {
+					add.call(this, image.url, [0, 0, image.width, image.height], image.zoom);
+				} else if (!this._bgs[i] && !this._images) {
 					g.eachTile(c.zoom, g.levelRange(c), i, cbox, add, this);
 				}
 				if (r && r.px && this._detailed(i)) { g.eachTile(r.z, r, i, r, add, this); }
@@ -299,6 +344,7 @@
 		},
 
 		_arrived: function (url) {
+			if (this._imageOf[url]) { this._imageArrived(url); return; }
 			var need = this._needed[url];
 			if (!need || need.ok) { this._release(); return; }
 			var e = this._store[url];
@@ -309,18 +355,41 @@
 			}
 			need.ok = true;
 			var i = need.index;
-			if (!this._bgs[i] && this._coarseDone(i)) { this._composeBackground(i); }
+			// (Background images arrive on their own: _imageArrived.)
+			if (!this._images && !this._bgs[i] && this._coarseDone(i)) { this._composeBackground(i); }
 			if (--this._missing[i] === 0) { this._complete++; }
 			this.fire('decoded', {index: i});
 			this._release();
 			this._progressed();
 		},
 
-		_coarseDone: function (index) {
-			if (this._images) {
-				var image = this._needed[this._images[index]];
-				return !image || image.ok;
+		// A background image is in: it leaves the tiles' store and becomes its frame's
+		// background when finer than the one it has (which is closed: the layers drew it into
+		// their canvases, pixels they keep), else it is closed. Whether it was needed or came
+		// in after the view moved on, a finer background is never thrown away.
+		_imageArrived: function (url) {
+			var image = this._imageOf[url], i = image.index, e = this._store[url], need = this._needed[url];
+			delete this._store[url];
+			this._bytes -= bytesOf(e.crop);
+			var old = this._bgs[i];
+			if (old && this._bgLevels[i].zoom >= image.level.zoom) {
+				e.bmp.close();
+			} else {
+				this._bgs[i] = e.bmp;
+				this._bgLevels[i] = image.level;
+				if (old) { old.close(); }
+				this.fire('decoded', {index: i});
 			}
+			if (need && !need.ok) {
+				need.ok = true;
+				if (--this._missing[i] === 0) { this._complete++; }
+				this._progressed();
+			}
+			delete this._needed[url];
+			this._release();
+		},
+
+		_coarseDone: function (index) {
 			var g = this._grid, r = g.levelRange(g.coarse), z = g.coarse.zoom;
 			for (var ty = r.ty0; ty <= r.ty1; ty++) {
 				for (var tx = r.tx0; tx <= r.tx1; tx++) {
@@ -331,17 +400,8 @@
 			return true;
 		},
 
-		// The frame's coarsest level, once, into a canvas of at most `background` px a side;
-		// its one image becomes the background as it is (it leaves the tiles' store).
+		// The frame's coarsest level's tiles, once, into a canvas of at most `background` px a side.
 		_composeBackground: function (index) {
-			if (this._images) {
-				var url = this._images[index], image = this._store[url];
-				this._bgs[index] = image.bmp;
-				this._bytes -= bytesOf(image.crop);
-				delete this._store[url];
-				delete this._needed[url];
-				return;
-			}
 			var g = this._grid, c = g.coarse, s = g.bgScale, z = c.zoom, TILE = M.PyramidGrid.TILE;
 			var canvas = document.createElement('canvas');
 			canvas.width = g.bgWidth;

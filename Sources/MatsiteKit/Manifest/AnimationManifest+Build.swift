@@ -65,7 +65,17 @@ extension AnimationManifest.Frame {
             inputHash: frame.inputHash, sourceHash: frame.sourceHash, fallbackHash: frame.fallbackHash, tiles: frame.levelTiles,
             blank: frame.blank ? true : nil,
             levels: frame.levels.isEmpty ? nil : frame.levels.map { .init(url: $0.file, width: $0.width, height: $0.height, bytes: $0.bytes) },
-            coarsest: frame.coarsest.map { .init(url: $0.file, width: $0.width, height: $0.height, bytes: $0.bytes) })
+            coarsest: frame.coarsest.map { coarsest in
+                .init(
+                    url: coarsest.file, width: coarsest.width, height: coarsest.height, bytes: coarsest.bytes,
+                    levels: frame.coarser.isEmpty
+                        ? nil
+                        : frame.coarser.map {
+                            .init(
+                                url: $0.file, zoom: $0.level.zoom, x0: $0.level.x0, y0: $0.level.y0, width: $0.level.width, height: $0.level.height,
+                                bytes: $0.bytes)
+                        })
+            })
     }
 }
 
@@ -107,7 +117,15 @@ extension AnimationManifest.Layer {
                     level.url = folder + level.url
                     return level
                 }
-                if let url = frame.coarsest?.url { frame.coarsest?.url = folder + url }
+                if var coarsest = frame.coarsest {
+                    coarsest.url = folder + coarsest.url
+                    coarsest.levels = coarsest.levels?.map { image in
+                        var image = image
+                        image.url = folder + image.url
+                        return image
+                    }
+                    frame.coarsest = coarsest
+                }
                 return frame
             },
             pyramid: built.products[FramePyramid.self].map(AnimationManifest.Pyramid.init),

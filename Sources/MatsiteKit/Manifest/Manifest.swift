@@ -238,7 +238,7 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
         /// With `tiles`: the coarsest level of the pyramid as one image (the level's box,
         /// `pyramid.levels[0]`'s width and height), `frames/<hash>/<min_zoom>.png`; absent
         /// for single-image frames and in manifests from before it was published.
-        public var coarsest: Level? = nil
+        public var coarsest: Coarsest? = nil
 
         /// One reduced copy of the frame: halved, and halved again, in the frame's format.
         public struct Level: Codable, Sendable, Equatable {
@@ -247,6 +247,31 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
             public var width: Int
             public var height: Int
             public var bytes: Int
+        }
+
+        /// The coarsest pyramid level as one image, and its halvings as images.
+        public struct Coarsest: Codable, Sendable, Equatable {
+            /// Relative to the manifest: `frames/<hash>/<min_zoom>.png`.
+            public var url: String
+            public var width: Int
+            public var height: Int
+            public var bytes: Int
+            /// Its halvings, coarsest first, down to the first at most 640 pixels on its
+            /// longer side: the pyramid's levels below `min_zoom` (each `coarser` than the
+            /// one after it), `frames/<hash>/<zoom>.png`; absent when the coarsest level is
+            /// at most 640 pixels, and in manifests from before them.
+            public var levels: [Image]? = nil
+
+            /// One halving: level `zoom`'s box (global pixels at that zoom) as one image.
+            public struct Image: Codable, Sendable, Equatable {
+                public var url: String
+                public var zoom: Int
+                public var x0: Int
+                public var y0: Int
+                public var width: Int
+                public var height: Int
+                public var bytes: Int
+            }
         }
     }
 
@@ -346,7 +371,7 @@ extension AnimationManifest.Frame {
         levels = try c.decodeIfPresent([Level].self, forKey: .levels)
         kind = try c.decodeIfPresent(String.self, forKey: .kind)
         run = try c.decodeIfPresent(String.self, forKey: .run)
-        coarsest = try c.decodeIfPresent(Level.self, forKey: .coarsest)
+        coarsest = try c.decodeIfPresent(Coarsest.self, forKey: .coarsest)
     }
 
     /// Writes a frame as the synthesized coding would; a timeline entry without the file's keys.

@@ -1,4 +1,5 @@
 import MatsiteCapabilities
+import MatsiteImaging
 
 /// A frame as this build published it: what `FramePipeline` hands to the product steps
 /// (each may add to it: fallback tiles, level tiles) and what the manifest step maps to
@@ -38,8 +39,20 @@ struct PublishedFrame: Sendable, Equatable {
     /// Its coarsest level as one image (`frames/1a2b3c4d5e6f7a8b/5.png`), once published
     /// with its level tiles.
     var coarsest: ReducedLevel? = nil
+    /// With `coarsest`, when it is more than 640 pixels on its longer side: its halvings as
+    /// images (`frames/1a2b3c4d5e6f7a8b/4.png`...), coarsest first.
+    var coarser: [CoarseImage] = []
     /// Every pixel fully transparent: the source sent empty tiles for this time.
     var blank = false
+}
+
+/// One of the coarsest pyramid level's halvings as one image, beside the frame's tiles
+/// (`frames/<hash>/<zoom>.<ext>`): the pyramid's level `level.zoom`, its box alone.
+struct CoarseImage: Sendable, Equatable {
+    /// Its file, relative to the animation's (or layer's) folder.
+    var file: String
+    var level: PyramidLevel
+    var bytes: Int
 }
 
 /// One reduced copy of a frame: the frame halved `k` times, in the frame's format, beside it

@@ -43,6 +43,13 @@ extension Builder {
                 },
                 coarsest: frame.coarsest.map {
                     ReducedLevel(file: String($0.url.dropFirst(folder.count)), width: $0.width, height: $0.height, bytes: $0.bytes)
+                },
+                // A box that is not one (a hand-edited manifest) is left out, not trapped on.
+                coarser: (frame.coarsest?.levels ?? []).compactMap {
+                    guard $0.x0 >= 0, $0.y0 >= 0, $0.width > 0, $0.height > 0 else { return nil }
+                    return CoarseImage(
+                        file: String($0.url.dropFirst(folder.count)),
+                        level: PyramidLevel(zoom: $0.zoom, x0: $0.x0, y0: $0.y0, width: $0.width, height: $0.height), bytes: $0.bytes)
                 })
         }
         var kept = LayerPlan(

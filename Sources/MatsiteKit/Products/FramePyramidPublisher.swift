@@ -15,16 +15,22 @@ import MatsiteImaging
 ///
 /// The coarsest level is also written whole, as one image beside the tiles
 /// (`frames/<hash>/<min_zoom>.png`, its box's pixels only): a player fetches one file a frame
-/// to start, not that level's tiles (issue 35 item 3).
+/// to start, not that level's tiles (issue 35 item 3). When it is more than
+/// `ReducedLevelsSetting.coarsestMaxEdge` pixels on its longer side, its halvings are images
+/// too (`<min_zoom - 1>.png`...: the pyramid's levels continued, cut with the others, down to
+/// the first that fits), so a phone starts on the one that fits its view.
 ///
 /// A frame made from the same inputs as a previous frame published with the same levels gets that frame's tiles (and
-/// coarsest image) hard-linked under its own folder: nothing decoded or encoded (a folder
+/// coarsest images) hard-linked under its own folder: nothing decoded or encoded (a folder
 /// cannot be hard-linked, so each of its files is).
 struct FramePyramidPublisher: Sendable {
     /// The animation's id (its folder in the site).
     let animation: String
     /// The levels, coarsest first.
     let pyramid: FramePyramid
+    /// The levels cut from each frame: the pyramid's, and below them the coarsest level's
+    /// halvings (published as images only).
+    let cutLevels: FramePyramid
     /// zlib level of the tiles (the frames').
     let compressionLevel: Int
     /// Quality of the tiles of lossy frames (the frames' `quality`, else WebP's default).
@@ -44,6 +50,9 @@ struct FramePyramidPublisher: Sendable {
         guard zoom >= 0 else { return nil }
         animation = config.id
         pyramid = FramePyramid(zoom: zoom, x0: layout.originX, y0: layout.originY, width: layout.width, height: layout.height)
+        cutLevels = FramePyramid(
+            zoom: zoom, x0: layout.originX, y0: layout.originY, width: layout.width, height: layout.height,
+            coarsestMaxEdge: min(FramePyramid.coarsestMaxEdge, ReducedLevelsSetting.coarsestMaxEdge))
         // Level tiles are zlib's at the frames' level, and its 6 when the frames take
         // libdeflate's (10-12): its CPU, tens of times zlib's, would go to thousands of tiles.
         compressionLevel = config.compressionLevel > 9 ? 6 : config.compressionLevel
@@ -60,16 +69,25 @@ struct FramePyramidPublisher: Sendable {
         var seconds = 0.0
     }
 
+    /// The levels published as one image a frame, coarsest first: the coarsest level's
+    /// halvings, then the coarsest level itself.
+    var imageLevels: ArraySlice<PyramidLevel> { cutLevels.levels.prefix { $0.zoom <= pyramid.minZoom } }
+
+    /// One frame's coarsest level as one image, and its halvings (coarsest first).
+    struct FrameImages: Sendable {
+        var coarsest: ReducedLevel
+        var halvings: [CoarseImage]
+    }
+
     /// Publishes the levels of `frames` (their files already in the staged site) and
-    /// returns each frame's `tiles` template, its coarsest level as one image, and the cost.
-    func publish(_ frames: [PublishedFrame]) async throws -> (tiles: [String], coarsest: [ReducedLevel], cost: Cost) {
+    /// returns each frame's `tiles` template, its coarsest level as images, and the cost.
+    func publish(_ frames: [PublishedFrame]) async throws -> (tiles: [String], images: [FrameImages], cost: Cost) {
         let started = ContinuousClock.now
         let zero = [Int](repeating: 0, count: pyramid.levels.count)
         var cost = Cost(written: zero, linked: zero, bytes: zero)
         var tiles: [String] = []
-        var coarsest: [ReducedLevel] = []
-        var done: [String: ReducedLevel] = [:]
-        let coarse = pyramid.levels[0]
+        var images: [FrameImages] = []
+        var done: [String: FrameImages] = [:]
         for frame in frames {
             let ext = (frame.file as NSString).pathExtension
             guard let tileExt = Self.tileExtension(frame: ext), PreviousSite.safeRelative(frame.file) else {
@@ -79,35 +97,43 @@ struct FramePyramidPublisher: Sendable {
             tiles.append(folder + "/{z}/{x}/{y}.\(tileExt)")
             // Two frames alike in the loop are one file, and so one folder of levels.
             if let image = done[folder] {
-                coarsest.append(image)
+                images.append(image)
                 continue
             }
-            let image: Int
+            let bytes: [Int]
             if let linked = link(frame, to: folder, tileExt: tileExt) {
                 for i in linked.levels.indices {
                     cost.linked[i] += linked.levels[i].tiles
                     cost.bytes[i] += linked.levels[i].bytes
                 }
-                image = linked.coarsest
+                bytes = linked.images
             } else {
                 let made = try await make(frame, into: folder, tileExt: tileExt)
                 for i in made.levels.indices {
                     cost.written[i] += made.levels[i].tiles
                     cost.bytes[i] += made.levels[i].bytes
                 }
-                image = made.coarsest
+                bytes = made.images
             }
-            cost.bytes[0] += image
-            let entry = ReducedLevel(file: Self.coarsestFile(folder, zoom: coarse.zoom, ext: tileExt), width: coarse.width, height: coarse.height, bytes: image)
+            // The images are the coarsest level's, counted with its tiles.
+            cost.bytes[0] += bytes.reduce(0, +)
+            let listed = zip(imageLevels, bytes).map { level, bytes in
+                CoarseImage(file: Self.coarsestFile(folder, zoom: level.zoom, ext: tileExt), level: level, bytes: bytes)
+            }
+            let coarse = listed[listed.count - 1]
+            let entry = FrameImages(
+                coarsest: ReducedLevel(file: coarse.file, width: coarse.level.width, height: coarse.level.height, bytes: coarse.bytes),
+                halvings: Array(listed.dropLast()))
             done[folder] = entry
-            coarsest.append(entry)
+            images.append(entry)
         }
         let elapsed = started.duration(to: .now).components
         cost.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-        return (tiles, coarsest, cost)
+        return (tiles, images, cost)
     }
 
-    /// The coarsest level's one image in a frame's folder of levels: `<folder>/<zoom>.<ext>`.
+    /// The coarsest level's one image (or one of its halvings') in a frame's folder of
+    /// levels: `<folder>/<zoom>.<ext>`.
     static func coarsestFile(_ folder: String, zoom: Int, ext: String) -> String { "\(folder)/\(zoom).\(ext)" }
 
     /// What the levels cost, level by level, as the build reports it.
@@ -135,22 +161,26 @@ private extension FramePyramidPublisher {
     /// Tiles and bytes of one level of one frame.
     typealias LevelCost = (tiles: Int, bytes: Int)
 
-    /// What one frame's levels cost: per level, and the coarsest level's one image (bytes).
-    typealias FrameCost = (levels: [LevelCost], coarsest: Int)
+    /// What one frame's levels cost: per level, and the bytes of each of its images
+    /// (`imageLevels`' order).
+    typealias FrameCost = (levels: [LevelCost], images: [Int])
 
-    /// Links the previous build's tiles (and coarsest image) of a frame with these inputs and
+    /// Links the previous build's tiles (and coarsest images) of a frame with these inputs and
     /// levels; nil (and nothing left behind) when there are none or any one is gone (a site
-    /// from before the coarsest image was published gets its levels made afresh).
+    /// from before the coarsest images were published gets its levels made afresh).
     func link(_ frame: PublishedFrame, to folder: String, tileExt: String) -> FrameCost? {
         guard let old = writer.previous.levelFolder(animation: animation, inputHash: frame.inputHash, pyramid: pyramid, tileExt: tileExt)
         else { return nil }
-        let zoom = pyramid.minZoom
-        let image = "\(animation)/" + Self.coarsestFile(old, zoom: zoom, ext: tileExt)
-        guard let imageFile = writer.previous.regularFile(image),
-            (try? writer.link(from: image, "\(animation)/" + Self.coarsestFile(folder, zoom: zoom, ext: tileExt))) == true
-        else {
-            try? FileManager.default.removeItem(atPath: staged(folder))
-            return nil
+        var images: [Int] = []
+        for level in imageLevels {
+            let image = "\(animation)/" + Self.coarsestFile(old, zoom: level.zoom, ext: tileExt)
+            guard let imageFile = writer.previous.regularFile(image),
+                (try? writer.link(from: image, "\(animation)/" + Self.coarsestFile(folder, zoom: level.zoom, ext: tileExt))) == true
+            else {
+                try? FileManager.default.removeItem(atPath: staged(folder))
+                return nil
+            }
+            images.append(imageFile.size)
         }
         var costs: [LevelCost] = []
         for level in pyramid.levels {
@@ -172,13 +202,13 @@ private extension FramePyramidPublisher {
             }
             costs.append(cost)
         }
-        return (costs, imageFile.size)
+        return (costs, images)
     }
 
     /// Reads the staged frame file a band of rows at a time and writes its levels as their
     /// bands fill (`PyramidCutter`): memory grows with the frame's width, not its area. The
     /// next band is read and cut while the last one's tiles are encoded. The coarsest level's
-    /// bands are kept and written at the end as one image.
+    /// bands, and its halvings', are kept and written at the end as one image each.
     func make(_ frame: PublishedFrame, into folder: String, tileExt: String) async throws -> FrameCost {
         let finest = pyramid.finest
         let path = writer.root.path + "/" + animation + "/" + frame.file
@@ -193,7 +223,7 @@ private extension FramePyramidPublisher {
                 } else {
                     rows = try FrameRows(png: path, width: finest.width, height: finest.height)
                 }
-                return LevelCut(rows: rows, pyramid: pyramid)
+                return LevelCut(rows: rows, pyramid: cutLevels)
             } catch {
                 throw LevelsError.undecodable(path, error)
             }
@@ -204,28 +234,33 @@ private extension FramePyramidPublisher {
             }
         }
         var costs = [LevelCost](repeating: (0, 0), count: pyramid.levels.count)
-        var coarse: [LevelImage] = []
+        var coarse: [Int: [LevelImage]] = [:]
+        let minZoom = pyramid.minZoom
         var bands = try await cut.next(path: path)
         while !bands.isEmpty {
-            coarse += bands.filter { $0.level.zoom == pyramid.minZoom }
+            for band in bands where band.level.zoom <= minZoom { coarse[band.level.zoom, default: []].append(band) }
             async let following = cut.next(path: path)
-            let written = try await write(bands, into: staged(folder), tileExt: tileExt)
+            // The halvings are images only, no tiles.
+            let written = try await write(bands.filter { $0.level.zoom >= minZoom }, into: staged(folder), tileExt: tileExt)
             for (zoom, cost) in written {
                 costs[zoom - pyramid.minZoom].tiles += cost.tiles
                 costs[zoom - pyramid.minZoom].bytes += cost.bytes
             }
             bands = try await following
         }
-        let image = try await writeWhole(coarse, to: staged(Self.coarsestFile(folder, zoom: pyramid.minZoom, ext: tileExt)), tileExt: tileExt)
-        return (costs, image)
+        var images: [Int] = []
+        for level in imageLevels {
+            let path = staged(Self.coarsestFile(folder, zoom: level.zoom, ext: tileExt))
+            images.append(try await writeWhole(coarse[level.zoom] ?? [], of: level, to: path, tileExt: tileExt))
+        }
+        return (costs, images)
     }
 
-    /// Writes the coarsest level's bands (top to bottom, each the level's whole width) as one
-    /// image of the level's box, in the tiles' format; returns its bytes.
-    func writeWhole(_ bands: [LevelImage], to path: String, tileExt: String) async throws -> Int {
-        let level = pyramid.levels[0]
+    /// Writes a level's bands (top to bottom, each the level's whole width) as one image of
+    /// the level's box, in the tiles' format; returns its bytes.
+    func writeWhole(_ bands: [LevelImage], of level: PyramidLevel, to path: String, tileExt: String) async throws -> Int {
         guard let first = bands.first, bands.reduce(0, { $0 + $1.level.height }) == level.height else {
-            throw LevelsError.undecodable(path, ImageError(.decode, "the coarsest level's rows did not all come", format: "level"))
+            throw LevelsError.undecodable(path, ImageError(.decode, "the rows of level \(level.zoom) did not all come", format: "level"))
         }
         let pixels = bands.flatMap(\.pixels), format = first.format
         let compression = compressionLevel, webp: FrameFormat = losslessTiles ? .webpLossless : .webp(quality: lossyQuality)

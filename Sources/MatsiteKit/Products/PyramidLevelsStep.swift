@@ -10,7 +10,8 @@ struct PyramidLevelsStep: LayerStep {
         let published = try await levels.publish(layer.frames)
         for i in layer.frames.indices {
             layer.frames[i].levelTiles = published.tiles[i]
-            layer.frames[i].coarsest = published.coarsest[i]
+            layer.frames[i].coarsest = published.images[i].coarsest
+            layer.frames[i].coarser = published.images[i].halvings
         }
         layer.products.add(levels.pyramid)
         layer.reporter.report(.levelsPublished(levels.report(published.cost, frames: layer.frames.count)))

@@ -136,6 +136,63 @@ struct FramePyramidPublisherTests {
         #expect(again == inodes)
     }
 
+    @Test("a coarsest level over 640 px also has its halvings as images (`coarsest.levels`), pixel for pixel, linked when unchanged")
+    func coarsestHalvingsAreImages() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        // The odd western edge again: the halving's first column comes from one of the coarsest level's.
+        let yaml = Self.yaml(site, pyramid: "{ publish: always }").replacingOccurrences(of: "[-125.0,", with: "[-125.1,")
+        let reporter = RecordingReporter()
+        try await site.build(yaml, reporter: reporter)
+        let manifest = try site.manifest("radar")
+        let levels = try #require((manifest["pyramid"] as? [String: Any])?["levels"] as? [[String: Int]])
+        let coarse = levels[0]
+        #expect(max(coarse["width"]!, coarse["height"]!) > ReducedLevelsSetting.coarsestMaxEdge, "a halving is what this test is for: \(coarse)")
+        // The pyramid's own rule for the level below: pairs of global pixels.
+        let halving = PyramidLevel(zoom: 4, x0: coarse["x0"]!, y0: coarse["y0"]!, width: coarse["width"]!, height: coarse["height"]!).coarser
+        #expect(max(halving.width, halving.height) <= ReducedLevelsSetting.coarsestMaxEdge)
+        var inodes: [UInt64] = [], imageBytes: [String: Int] = [:]
+        for (index, frame) in try site.frames("radar").enumerated() {
+            let listed = try #require(frame["coarsest"] as? [String: Any])
+            let images = try #require(listed["levels"] as? [[String: Any]])
+            // One halving: z3 fits 640 pixels, so the list stops there.
+            #expect(images.count == 1)
+            let image = try #require(images.first)
+            let url = try #require(image["url"] as? String)
+            #expect(url == (listed["url"] as? String)?.replacingOccurrences(of: "/4.png", with: "/3.png"))
+            #expect(image["zoom"] as? Int == 3 && image["x0"] as? Int == halving.x0 && image["y0"] as? Int == halving.y0)
+            #expect(image["width"] as? Int == halving.width && image["height"] as? Int == halving.height)
+            let path = site.output.appendingPathComponent("radar/" + url)
+            let bytes = [UInt8](try Data(contentsOf: path))
+            #expect(image["bytes"] as? Int == bytes.count)
+            imageBytes[url] = bytes.count + (listed["bytes"] as? Int ?? 0)
+            // The frame halved twice by the reference, each time on the global grid's pairs.
+            let decoded = try PNGDecoder(maxWidth: 4096, maxHeight: 4096).decode(site.frameBytes("radar", index: index), keepIndices: true)
+            let layout = WebMercator.layout(of: BoundingBox(west: -125.1, south: 24, east: -66, north: 50), zoom: 5, sourceZoom: 5, tileSize: 256)
+            let expected = ReducedLevelsTests.Reference(
+                width: layout.width, height: layout.height, rgba: decoded.palette == nil ? decoded.pixels : nil,
+                indices: decoded.palette == nil ? nil : decoded.pixels, palette: decoded.palette
+            ).halved(x0: layout.originX, y0: layout.originY).halved(x0: coarse["x0"]!, y0: coarse["y0"]!)
+            let got = try PNGDecoder(maxWidth: 4096, maxHeight: 4096).decode(bytes, keepIndices: false)
+            #expect(got.width == halving.width && got.height == halving.height)
+            #expect(ReducedLevelsTests.mismatches(got.pixels, expected.rgbaPixels) == 0, "\(url)")
+            inodes.append(try CacheBench.inode(path))
+        }
+        // The images' bytes are counted with the coarsest level's tiles, as the coarsest image's are.
+        let tileBytes = try site.fileHashes().keys.filter {
+            $0.hasPrefix("radar/frames/") && $0.split(separator: "/").count > 4 && $0.split(separator: "/")[3] == "4"
+        }
+        .reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: site.output.appendingPathComponent($1).path)[.size] as? Int ?? 0) }
+        #expect(reporter.levels.first?.levels.first?.bytes == tileBytes + imageBytes.values.reduce(0, +), "\(reporter.levels)")
+        // Unchanged: the halvings are the previous site's files.
+        try await site.build(yaml.replacingOccurrences(of: "title: Radar", with: "title: Radar again"))
+        let again = try site.frames("radar").map { frame in
+            let url = ((frame["coarsest"] as? [String: Any])?["levels"] as? [[String: Any]])?.first?["url"] as? String ?? ""
+            return try CacheBench.inode(site.output.appendingPathComponent("radar/" + url))
+        }
+        #expect(again == inodes)
+    }
+
     @Test("lossy frames (format: webp) get lossy WebP level tiles: near the frame's pixels, transparent outside its box, linked when unchanged")
     func lossyFramesGetWebPTiles() async throws {
         let site = try TestSite()
