@@ -443,20 +443,98 @@ def test_a_zoom_in_upgrades_the_backgrounds_shown_frame_first_and_playback_goes_
 
 
 def test_a_manifest_without_the_halvings_plays_on_the_coarsest_images(tabs, pyramid_site_dir):
-    """A manifest from before the halvings (no `coarsest.levels`) plays as before: the same
-    phone view loads each frame's coarsest image, and plays."""
+    """A manifest from before the halvings (no `coarsest.levels`), with its page (which
+    preloads nothing), plays as before: the same phone view loads each frame's coarsest
+    image, and plays."""
     import json
 
     m = read_manifest(str(pyramid_site_dir))
     older = dict(m, frames=[dict(f, coarsest={k: v for k, v in f["coarsest"].items() if k != "levels"}) for f in m["frames"]])
+    page_text = (pyramid_site_dir / "radar" / "index.html").read_text()
+    older_page = "".join(line for line in page_text.splitlines(keepends=True) if 'rel="preload" href="frames/' not in line)
+    assert older_page != page_text
     srv = SiteServer(str(pyramid_site_dir))
     try:
         srv.override("radar/manifest.json", json.dumps(older).encode(), "application/json")
+        srv.override("radar/index.html", older_page.encode(), "text/html")
         tab, page = playing_on_a_phone(tabs, srv)
         assert sorted(frames_requested(srv)) == sorted("/radar/" + f["coarsest"]["url"] for f in m["frames"]), srv.requests
         coarse = m["pyramid"]["levels"][0]["zoom"]
         assert page.evaluate(BACKGROUNDS)["zooms"] == [coarse] * len(m["frames"])
         moves_on(page)
+        assert not tab.page_errors and not tab.console_errors
+    finally:
+        srv.stop()
+
+
+PRELOADS = """() => ({
+    links: [...document.querySelectorAll('link[rel=preload][href*="frames/"]')].map((l) => ({href: l.getAttribute('href'), media: l.media})),
+    by: Object.fromEntries(performance.getEntriesByType('resource').filter((e) => e.name.includes('/frames/'))
+        .map((e) => [new URL(e.name).pathname, e.initiatorType]))})"""
+
+
+def test_a_phone_plays_on_the_frames_its_page_preloaded_and_a_desk_fetches_its_own(tabs, pyramid_site_dir):
+    """The page lists each frame's smallest halving as a preload, the frame the player opens
+    on first, for screens under sqrt(2) times the halving: a phone's browser fetches them
+    while it fetches the scripts, and the player's requests are answered from there (one
+    request each); a desk view, which starts elsewhere, fetches nothing from the list."""
+    m = read_manifest(str(pyramid_site_dir))
+    n = len(m["frames"])
+    srv = SiteServer(str(pyramid_site_dir))
+    try:
+        tab, page = playing_on_a_phone(tabs, srv)
+        got = page.evaluate(PRELOADS)
+        order = [0, 1, n - 1] + list(range(2, n - 1))
+        assert [link["href"] for link in got["links"]] == [halving(m["frames"][i])["url"] for i in order], got
+        h = halving(m["frames"][0])
+        assert {link["media"] for link in got["links"]} == {
+            f"(max-width: {int((h['width'] - 2) * 2 ** 0.5) - 1}px), (max-height: {int((h['height'] - 2) * 2 ** 0.5) - 1}px)"}, got
+        halvings = sorted("/radar/" + halving(f)["url"] for f in m["frames"])
+        assert sorted(frames_requested(srv)) == halvings, srv.requests
+        assert {got["by"][p] for p in halvings} == {"link"}, got["by"]
+        moves_on(page)
+        assert not tab.page_errors and not tab.console_errors
+        desk = tabs.open(viewport={"width": 1280, "height": 800})
+        before = len(srv.requests)
+        desk.page.goto(srv.url("radar/index.html"))
+        wait_state(desk.page, "playing")
+        by = desk.page.evaluate(PRELOADS)["by"]
+        assert by and "link" not in by.values(), by
+        assert len(frames_requested(srv, before)) == len(by), srv.requests[before:]
+        assert not desk.page_errors and not desk.console_errors
+    finally:
+        srv.stop()
+
+
+def test_standing_still_only_the_frames_beside_the_shown_one_take_the_screens_background(tabs, pyramid_site_dir):
+    """A never played embed at a device pixel ratio of 2 on a phone: the frame on screen
+    (the newest) and the two beside it take the image the screen's pixels call for (the
+    coarsest level's), the others keep the halving the map's level needs (and the page
+    preloaded); played, nothing more is fetched and no background gets coarser."""
+    m = read_manifest(str(pyramid_site_dir))
+    n = len(m["frames"])
+    coarse = m["pyramid"]["levels"][0]["zoom"]
+    srv = SiteServer(str(pyramid_site_dir))
+    try:
+        tab = tabs.open(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+        page = tab.page
+        page.goto(srv.url("radar/embed.html"))
+        wait_state(page, "ready")
+        beside = {n - 1, 0, n - 2}
+        want = [coarse if i in beside else coarse - 1 for i in range(n)]
+        page.wait_for_function("(want) => { const l = Matsite.players[0]._overlay.getLoader();"
+                               " return want.every((z, i) => (l.backgroundLevel(i) || {}).zoom === z); }", arg=want, timeout=10000)
+        bg = page.evaluate(BACKGROUNDS)
+        assert int(bg["mapZoom"] + 0.5) == coarse - 1 and bg["front"] == n - 1, bg  # Leaflet rounds half up
+        page.wait_for_function("() => document.querySelector('.matsite-pyramid-frame.matsite-front').dataset.complete === 'true'")
+        asked = frames_requested(srv)
+        assert sorted(asked) == sorted(["/radar/" + halving(f)["url"] for f in m["frames"]]
+                                       + ["/radar/" + m["frames"][i]["coarsest"]["url"] for i in beside]), asked
+        count = len(srv.requests)
+        page.evaluate("() => Matsite.players[0].play()")
+        wait_state(page, "playing")
+        moves_on(page)
+        assert frames_requested(srv, count) == [] and page.evaluate(BACKGROUNDS)["zooms"] == want
         assert not tab.page_errors and not tab.console_errors
     finally:
         srv.stop()

@@ -32,8 +32,12 @@
  * Tiles no longer needed are closed, oldest first, once the decoded bytes
  * exceed the budget.
  *
- * Order: the frame on screen, then the next and the previous one, then the
- * rest in playing order (focus() at every frame change keeps it so). After
+ * Order: every frame's first background image (all at once, outside the
+ * concurrency: the page may have preloaded them), then the view's tiles, then
+ * finer backgrounds; in each, the frame on screen, then the next and the
+ * previous one, then the rest in playing order (focus() at every frame change
+ * keeps it so). Standing still, the frames away from the one on screen keep
+ * the background the map's level needs. After
  * the first load nothing holds playback: a frame whose tiles for a new view
  * are not in yet is drawn from coarser ones (frame-pyramid.js) and sharpens
  * as they arrive.
@@ -64,6 +68,7 @@
 			// needed is kept).
 			budget: 128 * 1024 * 1024,
 			// @option concurrency: Number = 6
+			// Downloads in flight (the frames' first background images aside), until their bytes are in.
 			concurrency: 6
 		},
 
@@ -126,8 +131,9 @@
 		regionFor: function (pixelBounds, mapZoom) {
 			var r = this._choose(pixelBounds, mapZoom);
 			var old = this._region;
-			if (old && old.z === r.z && old.bg === r.bg && !r.px && !old.px) { return null; }
-			if (old && old.z === r.z && old.bg === r.bg) {
+			var same = old && old.z === r.z && old.bg === r.bg && old.bgPlay === r.bgPlay;
+			if (same && !r.px && !old.px) { return null; }
+			if (same) {
 				var v = this._grid.range(r.z, pixelBounds, mapZoom, 0, false);
 				if (v.x0 >= old.x0 && v.y0 >= old.y0 && v.x1 <= old.x1 && v.y1 <= old.y1) { return null; }
 			}
@@ -186,9 +192,19 @@
 			return this;
 		},
 
+		// The region a view needs (_chooseLevel) and, standing still, the background the frames
+		// away from the shown one need: the map's level's (bgPlay, _bgWanted; -1, any, when
+		// that level takes tiles finer than the images).
+		_choose: function (pixelBounds, mapZoom) {
+			var r = this._chooseLevel(pixelBounds, mapZoom);
+			var play = Math.round(mapZoom);
+			r.bgPlay = !this._images || !this._near ? r.bg : play > this._grid.coarse.zoom ? -1 : this._imageZoom(play);
+			return r;
+		},
+
 		// The finest level (at most the screen's) whose needed pixels of every frame fit the
 		// budget: with the margin if they fit, else without it.
-		_choose: function (pixelBounds, mapZoom) {
+		_chooseLevel: function (pixelBounds, mapZoom) {
 			var g = this._grid;
 			// Leaflet's rule for a tile zoom (Math.round: 4.5 takes 5), at the pixel ratio asked for.
 			var ideal = Math.round(mapZoom + Math.log(this._ratio) / Math.LN2);
@@ -210,15 +226,25 @@
 		// level, and `bg`, the zoom of the image the backgrounds need (the level Leaflet picks,
 		// `ideal`, within the images'). A region with pixels has bg -1: any background does.
 		_imagesOnly: function (ideal, pixelBounds, mapZoom) {
-			var r = this._empty(this._grid.coarse.zoom, pixelBounds, mapZoom), list = this._images[0];
-			r.bg = Math.max(list[0].zoom, Math.min(list[list.length - 1].zoom, ideal));
+			var r = this._empty(this._grid.coarse.zoom, pixelBounds, mapZoom);
+			r.bg = this._imageZoom(ideal);
 			return r;
 		},
 
+		// The zoom of the background image a view drawn from the images alone needs: the level
+		// Leaflet picks (`ideal`) within the images' zooms.
+		_imageZoom: function (ideal) {
+			var list = this._images[0];
+			return Math.max(list[0].zoom, Math.min(list[list.length - 1].zoom, ideal));
+		},
+
 		// The image frame `index` needs for its background, or null when the one it has will do:
-		// the region's (`bg`), or any (the coarsest image to start).
+		// the region's (`bg`), or any (the coarsest image to start). Standing still, a frame
+		// away from the one on screen keeps the background the map's level needs (`bgPlay`):
+		// only the shown one and its neighbours take the screen's pixels.
 		_bgWanted: function (index) {
-			var list = this._images[index], r = this._region, z = r && r.bg >= 0 ? r.bg : -1;
+			var list = this._images[index], r = this._region;
+			var z = !r ? -1 : this._detailed(index) ? r.bg : r.bgPlay;
 			if (this._bgs[index] && this._bgLevels[index].zoom >= z) { return null; }
 			for (var k = 0; k < list.length; k++) {
 				if (list[k].zoom >= z) { return list[k]; }
@@ -275,26 +301,37 @@
 			this._progressed();
 		},
 
-		// Request order: the frame on screen first, then the next and the previous, then the
-		// others in playing order.
+		// Request order: a frame's first background image before anything else (the frames
+		// are drawn from it, and it is all a phone needs to play), then the view's tiles, then
+		// finer backgrounds (an upgrade never delays the tiles of the view); in each, the frame
+		// on screen first, then the next and the previous, then the others in playing order.
 		_prioritize: function () {
 			var n = this._count, start = Math.max(0, this._first);
 			if (this._complete === n) { this._queue = []; return; }
-			var byFrame = [];
+			var groups = [[], [], []];
 			for (var url in this._needed) {
 				var need = this._needed[url];
 				if (need.ok || this._inFlight(url)) { continue; }
-				(byFrame[need.index] = byFrame[need.index] || []).push(url);
+				var group = groups[this._firstImage(url) ? 0 : this._imageOf[url] ? 2 : 1];
+				(group[need.index] = group[need.index] || []).push(url);
 			}
 			var queue = [];
 			var order = [start, (start + 1) % n, (start + n - 1) % n];
 			for (var k = 2; k < n - 1; k++) { order.push((start + k) % n); }
-			order.forEach(function (i, at) {
-				var list = order.indexOf(i) === at && byFrame[i];
-				if (list) { queue.push.apply(queue, list); }
+			groups.forEach(function (byFrame) {
+				order.forEach(function (i, at) {
+					var list = order.indexOf(i) === at && byFrame[i];
+					if (list) { queue.push.apply(queue, list); }
+				});
 			});
 			this._queue = queue;
 			this._pump();
+		},
+
+		// url is the background image of a frame that has none yet.
+		_firstImage: function (url) {
+			var image = this._imageOf[url];
+			return !!image && !this._bgs[image.index];
 		},
 
 		// A request for url is running and will cover what is needed of it.
@@ -303,30 +340,44 @@
 			return !!(e && e.want && need && covers(e.want, need.crop));
 		},
 
+		// Starts requests from the queue: at most `concurrency` downloads at once, except the
+		// frames' first background images, asked for all at once (few and small, each frame
+		// needs its own before playback, and the page may have preloaded them:
+		// frame_preloads, docs/player.md).
 		_pump: function () {
-			while (this._active < this.options.concurrency && this._queue.length && !this._failed && !this._stopped) {
-				var url = this._queue.shift();
+			while (this._queue.length && !this._failed && !this._stopped) {
+				var url = this._queue[0];
+				var free = this._firstImage(url);
+				if (!free && this._active >= this.options.concurrency) { break; }
+				this._queue.shift();
 				var need = this._needed[url];
 				if (!need || need.ok || this._inFlight(url)) { continue; }
-				this._fetch(url, need.crop.slice(), need.z);
+				this._fetch(url, need.crop.slice(), need.z, free);
 			}
 		},
 
 		// Fetches a tile and decodes the part of it that is needed (crop), off the main thread.
-		_fetch: function (url, crop, z) {
+		// A download counts against the concurrency (unless `free`) until its bytes are in,
+		// not while they are decoded.
+		_fetch: function (url, crop, z, free) {
 			var self = this;
 			var entry = this._store[url] || (this._store[url] = {bmp: null, crop: null, want: null, used: 0, z: z});
 			var token = entry.token = (entry.token || 0) + 1;
+			var held = !free;
+			var done = function () {
+				if (held) { held = false; self._active--; }
+			};
 			entry.want = crop;
 			entry.used = ++this._stamp;
-			this._active++;
+			if (held) { this._active++; }
 			fetch(url, {credentials: 'same-origin'}).then(function (res) {
 				if (!res.ok) { throw new Error('HTTP ' + res.status); }
 				return res.blob();
 			}).then(function (blob) {
+				done();
+				self._pump();
 				return createImageBitmap(blob, crop[0], crop[1], crop[2] - crop[0], crop[3] - crop[1]);
 			}).then(function (bmp) {
-				self._active--;
 				if (self._stopped || self._store[url] !== entry || entry.token !== token) { bmp.close(); self._pump(); return; }
 				if (entry.bmp) { self._bytes -= bytesOf(entry.crop); entry.bmp.close(); }
 				entry.bmp = bmp;
@@ -336,7 +387,7 @@
 				self._arrived(url);
 				self._pump();
 			}).catch(function (err) {
-				self._active--;
+				done();
 				if (self._stopped || self._store[url] !== entry || entry.token !== token) { return; }
 				entry.want = null;
 				self._fail(url, err && err.message ? err.message : 'error');

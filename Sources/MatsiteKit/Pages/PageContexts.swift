@@ -14,10 +14,14 @@ struct PlayerPageContext: PageContext {
     var page: AnimationPageValues
     /// The exported loops, URLs relative to the page.
     var downloads: [DownloadLink]
+    /// The frame images the page preloads (FramePreload.of).
+    var preloads: [FramePreload] = []
 
     func child(named name: String) -> Any? {
         switch name {
         case "is_embed": return false
+        // Absent when there are none, as the exports.
+        case "frame_preloads": return preloads.isEmpty ? nil : preloads
         // Absent, not empty, when there are none: the templates test them as sections.
         case "exports": return downloads.isEmpty ? nil : downloads
         case "has_exports": return downloads.isEmpty ? nil : true
@@ -31,9 +35,15 @@ struct PlayerPageContext: PageContext {
 struct EmbedPageContext: PageContext {
     static let template = "embed"
     var page: AnimationPageValues
+    /// The frame images the page preloads (FramePreload.of).
+    var preloads: [FramePreload] = []
 
     func child(named name: String) -> Any? {
-        name == "is_embed" ? true : page.child(named: name)
+        switch name {
+        case "is_embed": true
+        case "frame_preloads": preloads.isEmpty ? nil : preloads
+        default: page.child(named: name)
+        }
     }
 }
 

@@ -18,9 +18,11 @@ struct SitePages: Sendable {
             let page = AnimationPageValues(
                 siteTitle: config.title, title: manifest.title, id: manifest.id, generator: generator, width: manifest.width,
                 height: manifest.height, assets: assets.relative(depth: 1), poster: manifest.poster, address: address)
-            let player = PlayerPageContext(page: page, downloads: Self.downloads(manifest.exports))
+            let player = PlayerPageContext(
+                page: page, downloads: Self.downloads(manifest.exports), preloads: FramePreload.of(manifest, embed: false))
             try put(pages.render(player), at: "\(manifest.id)/index.html")
-            try put(pages.render(EmbedPageContext(page: page)), at: "\(manifest.id)/embed.html")
+            let embed = EmbedPageContext(page: page, preloads: FramePreload.of(manifest, embed: true))
+            try put(pages.render(embed), at: "\(manifest.id)/embed.html")
         }
         let index = IndexPageContext(
             siteTitle: config.title, generator: generator, assets: assets.relative(depth: 0),

@@ -135,4 +135,59 @@ struct SitePagesTests {
         defer { site.remove() }
         #expect(SitePages.embedCode(manifest, address: SiteAddress("/"), baseURL: "/").contains("padding-bottom:calc(66.67% + "))
     }
+
+    /// The pages of `manifest`, published as a pyramid whose coarsest image is 667 x 370 at
+    /// zoom 4 and, with `halving`, 334 x 186 at zoom 3 too.
+    func pyramidPages(
+        _ published: AnimationManifest, frames count: Int, halving: Bool, site: TestSite, pages: SitePages
+    ) throws -> (player: String, embed: String) {
+        var manifest = published
+        manifest.pyramid = .init(
+            tileSize: 256, minZoom: 4, maxZoom: 5,
+            levels: [.init(zoom: 4, x0: 630, y0: 1396, width: 667, height: 370), .init(zoom: 5, x0: 1260, y0: 2792, width: 1334, height: 740)])
+        manifest.frames = (0..<count).map { i in
+            var frame = published.frames[0]
+            frame.index = i
+            frame.tiles = "frames/\(i)/{z}/{x}/{y}.png"
+            let halvings = [AnimationManifest.Frame.Coarsest.Image(url: "frames/\(i)/3.png", zoom: 3, x0: 315, y0: 698, width: 334, height: 186, bytes: 8000)]
+            frame.coarsest = .init(url: "frames/\(i)/4.png", width: 667, height: 370, bytes: 22000, levels: halving ? halvings : nil)
+            return frame
+        }
+        let root = site.root.appendingPathComponent("pyramid-\(halving)")
+        try pages.write([manifest], with: SiteWriter(root: root, previous: PreviousSite(output: site.output)))
+        return (try text(root, "loop/index.html"), try text(root, "loop/embed.html"))
+    }
+
+    func preloads(_ html: String) -> [String] {
+        html.components(separatedBy: "\n").filter { $0.hasPrefix("<link rel=\"preload\"") && $0.contains("frames/") }
+    }
+
+    @Test("a multi-level animation's pages preload each frame's smallest image, in the player's order, for the screens that start on it")
+    func pyramidPreloads() throws {
+        let (site, _, pages, published) = try prepare(title: "Radar", baseURL: "/", width: 400, height: 200)
+        defer { site.remove() }
+        let halved = try pyramidPages(published, frames: 5, halving: true, site: site, pages: pages)
+        // Under sqrt(2) times the 334 x 186 halving, a fitted map rounds to its zoom, 3.
+        let media = " media=\"(max-width: 468px), (max-height: 259px)\">"
+        #expect(
+            preloads(halved.player)
+                == [0, 1, 4, 2, 3].map {
+                    "<link rel=\"preload\" href=\"frames/\($0)/3.png\" as=\"fetch\" crossorigin=\"anonymous\" fetchpriority=\"low\"" + media
+                },
+            "\(halved.player)")
+        // The embed page waits on the newest frame: it comes first.
+        #expect(preloads(halved.embed).map { $0.components(separatedBy: "\"")[3] } == [4, 0, 3, 1, 2].map { "frames/\($0)/3.png" })
+        // Without halvings every view starts on the coarsest image: no media query.
+        let whole = try pyramidPages(published, frames: 2, halving: false, site: site, pages: pages)
+        #expect(
+            preloads(whole.player)
+                == ["frames/0/4.png", "frames/1/4.png"].map {
+                    "<link rel=\"preload\" href=\"\($0)\" as=\"fetch\" crossorigin=\"anonymous\" fetchpriority=\"low\">"
+                })
+        // Single-image frames: the player picks their level from the view; nothing is preloaded.
+        let (plain, root) = try write(title: "Radar", baseURL: "/")
+        defer { plain.remove() }
+        let plainPlayer = try text(root, "loop/index.html"), plainEmbed = try text(root, "loop/embed.html")
+        #expect(preloads(plainPlayer).isEmpty && preloads(plainEmbed).isEmpty)
+    }
 }
