@@ -284,8 +284,10 @@
 			this._loader = layer.getLoader();
 			this._watchLoader();
 			// Frames first: the map below takes a while to build, and whole frames need none of it
-			// (a pyramid's loader waits for the view).
+			// (a pyramid's loader waits for the view, but for what the page preloaded).
 			this._loader.start();
+			// The words for times after that: the first Intl formatter costs 40-70 ms on a slow phone.
+			this._readTimes(m);
 			this._buildMap(m);
 			// The controls take their room beside the map first, so the box is fitted once, to
 			// the size the map keeps (fitted before, a phone opened on empty base map with the
@@ -303,7 +305,7 @@
 		},
 
 		// What the player keeps of the manifest, and the options it settles: the frames'
-		// times and words for them, the crossfade, loop, autoplay, opacity and the first frame.
+		// times (their words: _readTimes), the crossfade, loop, autoplay, opacity and the first frame.
 		_readManifest: function (m) {
 			var o = this.options;
 			var n = m.frames.length;
@@ -318,7 +320,8 @@
 			this._opacity = clamp01(isNum(o.opacity) ? o.opacity : isNum(m.opacity) ? m.opacity : 1);
 			var forecast = m.frames.map(function (f) { return f.kind === 'forecast'; });
 			this._forecastFrom = forecast.indexOf(true);
-			var issued = typeof m.now === 'string' ? Date.parse(m.now) : NaN;
+			var issued = this._issued = typeof m.now === 'string' ? Date.parse(m.now) : NaN;
+			this._forecast = forecast;
 			this._nowIndex = this._findNow(forecast, issued);
 			var autoplay = o.autoplay && !o.reducedMotion;
 			// With forecast frames, playback starts at now: the frame now follows.
@@ -326,19 +329,24 @@
 			var initial = o.frame === 'first' ? 0 : o.frame === 'last' ? n - 1 : o.frame === 'now' ? Math.max(0, this._nowIndex) :
 				isNum(o.frame) ? Math.min(n - 1, Math.max(0, o.frame)) : opening;
 			this._initial = initial;
+			this._showKind(initial);
+		},
+
+		// The frames' times in words (labels, legend, notes), for the controls.
+		_readTimes: function (m) {
+			var o = this.options, issued = this._issued;
 			this._timeWords = new M.FrameTimes(this._times, {
 				timeZone: typeof m.time_zone === 'string' ? m.time_zone : undefined,
 				utc: o.utc,
 				mode: typeof m.time_label === 'string' ? m.time_label : 'absolute',
 				now: o.now,
-				forecast: forecast,
+				forecast: this._forecast,
 				runs: m.frames.map(function (f) {
 					var r = f.kind === 'forecast' && typeof f.run === 'string' ? Date.parse(f.run) : NaN;
 					return isFinite(r) ? r : null;
 				}),
 				issued: isFinite(issued) ? issued : null
 			});
-			this._showKind(initial);
 		},
 
 		// The frame now follows: the newest frame at or before the manifest's now (the newest

@@ -114,8 +114,25 @@
 			return this;
 		},
 
-		// Nothing to fetch before the layer tells the view's region (setRegion).
-		start: function () { return this; },
+		// Before the view is known (setRegion): the frames' background images that the page
+		// preloaded for this screen (`frame_preloads`, docs/player.md: its media query says the
+		// view starts on them) are fetched and decoded now, while the player lays out its map and
+		// controls, as the view will want them. Anything else waits for the view's region.
+		start: function () {
+			if (!this._images || typeof document === 'undefined' || !document.querySelectorAll) { return this; }
+			var preloaded = {};
+			document.querySelectorAll('link[rel="preload"][as="fetch"]').forEach(function (link) {
+				if (!link.media || (window.matchMedia && window.matchMedia(link.media).matches)) { preloaded[link.href] = true; }
+			});
+			this._images.forEach(function (list) {
+				list.forEach(function (image) {
+					if (preloaded[new URL(image.url, document.baseURI).href] && !this._store[image.url]) {
+						this._fetch(image.url, [0, 0, image.width, image.height], image.zoom, true);
+					}
+				}, this);
+			}, this);
+			return this;
+		},
 
 		loaded: function () { return this._complete; },
 		total: function () { return this._count; },
@@ -518,7 +535,7 @@
 		_fail: function (url, why) {
 			if (this._failed) { return; }
 			this._failed = true;
-			var i = this._needed[url] ? this._needed[url].index : undefined;
+			var i = this._needed[url] ? this._needed[url].index : this._imageOf[url] ? this._imageOf[url].index : undefined;
 			var n = this._count;
 			var tile = /\/(\d+\/\d+\/\d+)\.[a-z]+$/i.exec(url);
 			var message = 'Frame ' + (i === undefined ? '?' : i + 1) + ' of ' + n + ': ' +
