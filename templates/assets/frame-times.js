@@ -7,7 +7,9 @@
  * forecast frame's label says so, how far from the manifest's now it is and the
  * run it comes from ("Forecast, in 30 minutes · 11:30 AM UTC · run 10:00 AM UTC"),
  * and the newest observed frame is the one marked.
- * It draws nothing; the player passes label() to the control.
+ * It draws nothing; the player passes label() to the control. Its formatters are made
+ * when a label first needs one: a page's first Intl object costs 40-130 ms on a slow
+ * phone, and a loop whose frames have no times ("Frame 3 of 24") needs none.
  */
 (function (L, M) {
 	'use strict';
@@ -53,29 +55,47 @@
 			});
 			this._newest = newest;
 			this._newestWord = forecast.indexOf(true) >= 0 ? 'newest observed' : 'newest';
-			this._absolute = this._makeFormatter();
-			this._clock = this._makeFormatter(true);
-			try {
-				this._relative = new Intl.RelativeTimeFormat(undefined, {numeric: 'auto'});
-			} catch (e) {
-				this._relative = null;
+			// Made on first use (_abs, _clockFormat, _rel): undefined until then, null if none can be.
+			this._absolute = this._clock = this._relative = undefined;
+		},
+
+		_abs: function () {
+			if (this._absolute === undefined) { this._absolute = this._makeFormatter(); }
+			return this._absolute;
+		},
+
+		_clockFormat: function () {
+			if (this._clock === undefined) { this._clock = this._makeFormatter(true); }
+			return this._clock;
+		},
+
+		_rel: function () {
+			if (this._relative === undefined) {
+				try {
+					this._relative = new Intl.RelativeTimeFormat(undefined, {numeric: 'auto'});
+				} catch (e) {
+					this._relative = null;
+				}
 			}
+			return this._relative;
 		},
 
 		// Whether labels change as time passes (a relative part is shown).
 		isLive: function () {
-			return this._mode !== 'absolute' && this._newest >= 0 && !!this._relative;
+			return this._mode !== 'absolute' && this._newest >= 0 && !!this._rel();
 		},
 
 		newest: function () { return this._newest; },
 
 		// The time zone absolute labels are in (resolved), for tests and titles.
 		timeZone: function () {
-			return this._absolute ? this._absolute.resolvedOptions().timeZone : undefined;
+			var f = this._abs();
+			return f ? f.resolvedOptions().timeZone : undefined;
 		},
 
 		format: function (ms) {
-			return this._absolute ? this._absolute.format(new Date(ms)) : new Date(ms).toISOString();
+			var f = this._abs();
+			return f ? f.format(new Date(ms)) : new Date(ms).toISOString();
 		},
 
 		label: function (index) {
@@ -84,7 +104,7 @@
 			if (t === null || t === undefined) { return 'Frame ' + (index + 1) + ' of ' + n; }
 			if (this._forecast[index]) { return this._forecastLabel(index); }
 			var text;
-			if (this._mode === 'absolute' || !this._relative) {
+			if (this._mode === 'absolute' || !this._rel()) {
 				text = this.format(t);
 			} else if (this._mode === 'relative') {
 				text = this.relative(t);
@@ -104,8 +124,8 @@
 		_forecastLabel: function (index) {
 			var t = this._times[index], issued = this.options.issued;
 			var parts = [];
-			parts.push(this._relative && M.isNum(issued) ? 'Forecast, ' + this.relative(t, issued) : 'Forecast');
-			if (this._mode !== 'relative' || !this._relative || !M.isNum(issued)) { parts.push(this.near(t, issued)); }
+			parts.push(this._rel() && M.isNum(issued) ? 'Forecast, ' + this.relative(t, issued) : 'Forecast');
+			if (this._mode !== 'relative' || !this._rel() || !M.isNum(issued)) { parts.push(this.near(t, issued)); }
 			var run = this.options.runs ? this.options.runs[index] : null;
 			if (M.isNum(run)) { parts.push('run ' + this.near(run, t)); }
 			return parts.join(' \u00b7 ');
@@ -114,12 +134,13 @@
 		// A time as the labels' zone has it: the clock ("10:00 AM UTC") when it falls on the
 		// day of `ref` (ms), else with its date as other labels.
 		near: function (ms, ref) {
-			if (!this._clock) { return this.format(ms); }
-			return M.isNum(ref) && this._day(ms) === this._day(ref) ? this._clock.format(new Date(ms)) : this.format(ms);
+			var clock = this._clockFormat();
+			if (!clock) { return this.format(ms); }
+			return M.isNum(ref) && this._day(ms) === this._day(ref) ? clock.format(new Date(ms)) : this.format(ms);
 		},
 
 		_day: function (ms) {
-			var parts = this._absolute.formatToParts(new Date(ms));
+			var parts = this._abs().formatToParts(new Date(ms));
 			return parts.filter(function (p) { return p.type === 'year' || p.type === 'month' || p.type === 'day'; })
 				.map(function (p) { return p.value; }).join('-');
 		},
@@ -129,7 +150,7 @@
 		relative: function (ms, from) {
 			var now = M.isNum(from) ? from : this.options.now ? this.options.now() : Date.now();
 			var minutes = Math.round((ms - now) / 60000);
-			var r = this._relative;
+			var r = this._rel();
 			if (minutes === 0) { return r.format(0, 'second'); }
 			if (Math.abs(minutes) < 90) { return r.format(minutes, 'minute'); }
 			var hours = Math.round(minutes / 60);
