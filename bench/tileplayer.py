@@ -9,7 +9,11 @@ The same 24 radar times shown two ways, from one nginx on 127.0.0.1:
            and weather-radar-card do. Leaflet picks the tiles' zoom from the map's zoom (no
            retina tiles, as those pages). Its map opens on matsite's view (height, centre,
            zoom, measured in the matsite run before it), so both show the same part of the
-           loop; alone, it fits the loop's box (fitBounds, zoomSnap 0.5).
+           loop; alone, it fits the loop's box (fitBounds, zoomSnap 0.5). It writes each
+           frame's time over the map as RainViewer's example does (Date's toString).
+The times are every 5 minutes from 10:00 UTC (TIMES): matsite's frames carry them (a
+{time} template over the same tiles, through links named by the time, HHMM), so its page
+makes and shows its time labels as a radar loop's does.
 Loops (tiles made by bench/corpus.py's weather, every zoom a tile server has):
   regional  bench/corpus.py's block at zoom 7 (1912 x 1646 frames, 24 times), tiles of zooms 3-7
   national  the contiguous US at zoom 8 (about 10,700 x 6,000 frames, published with levels),
@@ -63,6 +67,7 @@ PORT (8093: HTTP/1.1; PORT + 1: HTTP/2), CHROMIUM (/usr/bin/chromium), SECONDS (
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -90,6 +95,8 @@ from bench_player import BYTES, RAF, renderer_rss_mb  # noqa: E402
 from helpers import build_site, read_manifest  # noqa: E402
 
 FRAMES = 24
+# The frames' times, ms since the epoch: every 5 minutes from 2026-11-21T10:00:00Z.
+TIMES = [1795255200000 + t * 300000 for t in range(FRAMES)]
 LOOPS = {
     "regional": dict(bbox=(-95.5, 29.0, -74.5, 43.5), zoom=7, min_zoom=3, scale=1),
     "national": dict(bbox=(-124.5, 24.0, -66.0, 49.5), zoom=8, min_zoom=2, scale=2),
@@ -115,6 +122,7 @@ TILE_PAGE = """<!DOCTYPE html>
 <style>html, body {{ margin: 0; height: 100%; }} #map {{ width: 100%; height: 100%; background: #ddd; }}</style>
 </head><body>
 <div id="map" data-state="loading" data-frame="0"></div>
+<div id="time" style="position: absolute; top: 0; left: 50px; right: 0; z-index: 1000; font: 14px sans-serif;"></div>
 <script src="leaflet/leaflet.js"></script>
 <script>
 (function () {{
@@ -134,7 +142,9 @@ TILE_PAGE = """<!DOCTYPE html>
     return L.tileLayer(url, {{opacity: i === 0 ? 1 : 0, bounds: box, minNativeZoom: config.min_zoom,
       maxNativeZoom: config.zoom, maxZoom: config.zoom + 6}}).addTo(map);
   }});
-  var loaded = 0, shown = 0, loads = [];
+  var loaded = 0, shown = 0, loads = [], time = document.getElementById('time');
+  function showTime() {{ time.textContent = new Date(config.times[shown]).toString(); }}
+  showTime();
   layers.forEach(function (layer) {{
     layer.once('load', function () {{ loads.push(Math.round(performance.now())); if (++loaded === layers.length) {{ play(); }} }});
   }});
@@ -147,6 +157,7 @@ TILE_PAGE = """<!DOCTYPE html>
         shown = (shown + 1) % layers.length;
         layers[shown].setOpacity(1);
         el.dataset.frame = String(shown);
+        showTime();
         due = Math.max(due + config.durations[shown], now);
       }}
       requestAnimationFrame(tick);
@@ -392,20 +403,36 @@ def make_corpus(www: Path) -> None:
         print(f"making the {loop} tiles ({len(xs)} x {len(ys)} at zoom {spec['zoom']}) ...", file=sys.stderr, flush=True)
         n = corpus.write_pyramid(str(out), FRAMES, spec["zoom"], xs, ys, spec["min_zoom"], spec["scale"])
         print(f"  {n} tiles", file=sys.stderr, flush=True)
+    # Each time's tiles under its time too (HHMM, matsite's {time}): a link to the frame's folder.
+    for loop in LOOPS:
+        for t, ms in enumerate(TIMES):
+            link = www / "tiles" / loop / hhmm(ms)
+            if not link.exists():
+                link.symlink_to(str(t))
+
+
+def hhmm(ms: int) -> str:
+    return time.strftime("%H%M", time.gmtime(ms / 1000))
+
+
+def iso(ms: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms / 1000))
 
 
 def make_site(www: Path, port: int) -> Path:
-    # Built again when the binary or the player files are not those it was built with.
-    binary = Path(os.environ["MATSITE_BIN"]).resolve()
-    stamp = f"{binary} {binary.stat().st_mtime_ns if binary.exists() else 0} {os.environ.get('MATSITE_TEMPLATES', '')}"
-    if (www / "site.stamp").exists() and (www / "site.stamp").read_text() == stamp \
-            and all((www / "site" / loop / "manifest.json").exists() for loop in LOOPS):
-        return www / "site"
     lines = ["title: Tile player benchmark", "animations:"]
     for loop, spec in LOOPS.items():
         lines += [f"  - id: {loop}", f"    bbox: [{', '.join(str(v) for v in spec['bbox'])}]", f"    zoom: {spec['zoom']}",
-                  "    fallback: { levels: 0 }", "    source: { tile_size: 256 }", "    frames:", "      templates:"]
-        lines += [f'        - "http://127.0.0.1:{port}/tiles/{loop}/{t}/{{z}}/{{x}}/{{y}}.png"' for t in range(FRAMES)]
+                  "    fallback: { levels: 0 }",
+                  f'    source: {{ url: "http://127.0.0.1:{port}/tiles/{loop}/{{time}}/{{z}}/{{x}}/{{y}}.png", tile_size: 256 }}',
+                  f"    frames: {{ times: [{', '.join(iso(ms) for ms in TIMES)}] }}", '    time_format: "%H%M"']
+    # Built again when the binary, the player files or this config are not those it was built with.
+    binary = Path(os.environ["MATSITE_BIN"]).resolve()
+    stamp = (f"{binary} {binary.stat().st_mtime_ns if binary.exists() else 0} {os.environ.get('MATSITE_TEMPLATES', '')} "
+             f"{hashlib.sha256(chr(10).join(lines).encode()).hexdigest()[:16]}")
+    if (www / "site.stamp").exists() and (www / "site.stamp").read_text() == stamp \
+            and all((www / "site" / loop / "manifest.json").exists() for loop in LOOPS):
+        return www / "site"
     print("building the matsite site ...", file=sys.stderr, flush=True)
     site = build_site(www / "build", "\n".join(lines) + "\n", expect="regional")
     if (www / "site").exists():
@@ -422,7 +449,7 @@ def make_tile_pages(www: Path, site: Path) -> None:
     for loop, spec in LOOPS.items():
         manifest = read_manifest(str(site), loop)
         config = {"bbox": spec["bbox"], "zoom": spec["zoom"], "min_zoom": spec["min_zoom"],
-                  "durations": [f["duration_ms"] for f in manifest["frames"]],
+                  "durations": [f["duration_ms"] for f in manifest["frames"]], "times": TIMES,
                   "urls": [f"tiles/{loop}/{t}/{{z}}/{{x}}/{{y}}.png" for t in range(FRAMES)]}
         (www / f"tiles-{loop}.html").write_text(TILE_PAGE.format(loop=loop, config=json.dumps(config)))
 
