@@ -286,7 +286,8 @@
 			// Frames first: the map below takes a while to build, and whole frames need none of it
 			// (a pyramid's loader waits for the view, but for what the page preloaded).
 			this._loader.start();
-			// The words for times after that: the first Intl formatter costs 40-70 ms on a slow phone.
+			// The words for times after that; their first Intl formatter, made by the controls' first
+			// label (frames with times only), costs 40-130 ms on a slow phone.
 			this._readTimes(m);
 			this._buildMap(m);
 			// The controls take their room beside the map first, so the box is fitted once, to
