@@ -101,6 +101,9 @@
 			if (!this.options.controls) { L.DomUtil.addClass(root, 'matsite-no-controls'); }
 			this._stage = root.querySelector('.matsite-stage') || L.DomUtil.create('div', 'matsite-stage', root);
 			this._mapEl = this._stage.querySelector('.matsite-map') || L.DomUtil.create('div', 'matsite-map', this._stage);
+			// The page's still image, for a player that never starts: this one has.
+			var still = this._stage.querySelector('.matsite-still');
+			if (still) { L.DomUtil.remove(still); }
 			this._status = L.DomUtil.create('div', 'matsite-status', this._stage);
 			this._status.setAttribute('role', 'status');
 			this._status.setAttribute('aria-live', 'polite');
