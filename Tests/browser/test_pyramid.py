@@ -297,7 +297,7 @@ def test_zooming_in_plays_on_while_a_visible_tile_is_late(tab, pyramid_server, p
 
 def test_the_coarsest_level_is_one_image_a_frame(tabs, pyramid_site_dir):
     """Issue 35 item 3: each frame's coarsest level is one image (`coarsest` in the manifest);
-    a view at that level plays after one request a frame (none of that level's tiles), and a
+    a view at that level plays after one request a frame (its halving's sheet, below it) (none of that level's tiles), and a
     half zoom over a level picks the finer one, as Leaflet picks a tile zoom."""
     m = read_manifest(str(pyramid_site_dir))
     coarse = m["pyramid"]["levels"][0]
@@ -315,8 +315,9 @@ def test_the_coarsest_level_is_one_image_a_frame(tabs, pyramid_site_dir):
         # One image a frame: the coarsest level's, or its halving where Leaflet's tile zoom for
         # the view is the halving's (test_a_phone_loads_only_the_halving_...).
         zoom = round(page.evaluate(BACKGROUNDS)["mapZoom"])
-        images = [f["coarsest"] if zoom >= coarse["zoom"] else halving(f) for f in m["frames"]]
-        assert sorted(frames_part) == sorted("/radar/" + image["url"] for image in images), (zoom, frames_part)
+        # (The halvings come in sheets: first_files.)
+        urls = [f["coarsest"]["url"] for f in m["frames"]] if zoom >= coarse["zoom"] else first_files(m)
+        assert sorted(frames_part) == sorted("/radar/" + url for url in urls), (zoom, frames_part)
         # Half a level past the coarsest: the next level, not the coarsest scaled up.
         centre = page.evaluate("() => { const c = Matsite.players[0].getMap().getCenter(); return [c.lat, c.lng]; }")
         page.evaluate(SET_VIEW, [centre[0], centre[1], coarse["zoom"] + 0.5])
@@ -340,6 +341,18 @@ def halving(frame):
     """The one halving the test site's coarsest level (910 x 791 px at zoom 6) has: zoom 5."""
     (h,) = frame["coarsest"]["levels"]
     return h
+
+
+def first_files(m, order=None):
+    """What a phone fetches of each frame before it plays, in `order` (default: the frames'):
+    the sheet that holds its halving, once for all the frames it holds, else the halving."""
+    out = []
+    for i in order if order is not None else range(len(m["frames"])):
+        h = halving(m["frames"][i])
+        url = (h.get("sheet") or {}).get("url") or h["url"]
+        if url not in out:
+            out.append(url)
+    return out
 
 
 def playing_on_a_phone(tabs, srv):
@@ -378,7 +391,7 @@ def test_a_phone_loads_only_the_halving_of_the_coarsest_level_before_it_plays(ta
         bg = page.evaluate(BACKGROUNDS)
         # Leaflet's tile zoom for this view is at most the halving's.
         assert round(bg["mapZoom"]) <= coarse["zoom"] - 1, bg
-        assert sorted(frames_requested(srv)) == sorted("/radar/" + halving(f)["url"] for f in m["frames"]), srv.requests
+        assert sorted(frames_requested(srv)) == sorted("/radar/" + url for url in first_files(m)), srv.requests
         assert bg["zooms"] == [coarse["zoom"] - 1] * len(m["frames"]), bg
         assert bg["drawn"] == coarse["zoom"] - 1 and bg["complete"], bg
         assert page.evaluate(LAYER)["level"] == coarse["zoom"]
@@ -442,6 +455,72 @@ def test_a_zoom_in_upgrades_the_backgrounds_shown_frame_first_and_playback_goes_
         srv.stop()
 
 
+# Each frame's background as the loader holds it, and its halving's own file decoded, as RGBA
+# bytes (base64 of each): equal when the sheet's cell is the halving, pixel for pixel.
+CELLS = """async (urls) => {
+    const loader = Matsite.players[0]._overlay.getLoader();
+    const rgba = (bmp) => {
+        const c = document.createElement('canvas');
+        c.width = bmp.width; c.height = bmp.height;
+        const ctx = c.getContext('2d');
+        ctx.drawImage(bmp, 0, 0);
+        const d = ctx.getImageData(0, 0, c.width, c.height).data;
+        let s = '';
+        for (let k = 0; k < d.length; k += 8192) s += String.fromCharCode.apply(null, d.subarray(k, k + 8192));
+        return btoa(s);
+    };
+    const out = [];
+    for (let i = 0; i < urls.length; i++) {
+        const own = await createImageBitmap(await (await fetch(urls[i], {cache: 'no-store'})).blob());
+        out.push({held: rgba(loader.background(i)), own: rgba(own), size: [own.width, own.height]});
+    }
+    return out;
+}"""
+
+
+def test_a_phone_fetches_each_sheet_once_and_each_frame_starts_on_its_own_cell(tabs, pyramid_site_dir):
+    """Issue 35 item 3: the frames' first backgrounds come in sheets (docs/player.md
+    "Background sheets"): the page preloads each sheet once, the phone asks for nothing else
+    before it plays, and each frame's background is its halving's pixels exactly."""
+    m = read_manifest(str(pyramid_site_dir))
+    cells = [halving(f).get("sheet") for f in m["frames"]]
+    assert any(cells), "the test site's frames share a sheet"
+    sheets = {c["url"] for c in cells if c}
+    assert all(u.startswith("frames/sheet-") and u.endswith(".png") for u in sheets), sheets
+    srv = SiteServer(str(pyramid_site_dir))
+    try:
+        tab, page = playing_on_a_phone(tabs, srv)
+        asked = frames_requested(srv)
+        assert sorted(asked) == sorted("/radar/" + url for url in first_files(m)), asked
+        assert all(asked.count("/radar/" + u) == 1 for u in sheets), asked
+        got = page.evaluate(CELLS, [halving(f)["url"] for f in m["frames"]])
+        for i, cell in enumerate(got):
+            h = halving(m["frames"][i])
+            assert cell["size"] == [h["width"], h["height"]], (i, cell["size"])
+            assert cell["held"] == cell["own"], f"frame {i}: its background is not its halving's pixels"
+        moves_on(page)
+        assert not tab.page_errors and not tab.console_errors
+    finally:
+        srv.stop()
+
+
+def test_a_sheet_that_fails_is_named_in_the_message(tabs, pyramid_site_dir):
+    m = read_manifest(str(pyramid_site_dir))
+    sheet = next(halving(f)["sheet"]["url"] for f in m["frames"] if halving(f).get("sheet"))
+    srv = SiteServer(str(pyramid_site_dir))
+    try:
+        tab = tabs.open(viewport={"width": 390, "height": 844})
+        page = tab.page
+        page.route("**/" + sheet, lambda route: route.fulfill(status=404, body="gone"))
+        page.goto(srv.url("radar/index.html"))
+        page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.error", timeout=20000)
+        s = player_state(page)
+        assert s["state"] == "loading", s
+        assert "HTTP 404" in s["error"] and sheet.split("/")[-1] in s["error"], s["error"]
+    finally:
+        srv.stop()
+
+
 def test_a_manifest_without_the_halvings_plays_on_the_coarsest_images(tabs, pyramid_site_dir):
     """A manifest from before the halvings (no `coarsest.levels`), with its page (which
     preloads nothing), plays as before: the same phone view loads each frame's coarsest
@@ -474,8 +553,8 @@ PRELOADS = """() => ({
 
 
 def test_a_phone_plays_on_the_frames_its_page_preloaded_and_a_desk_fetches_its_own(tabs, pyramid_site_dir):
-    """The page lists each frame's smallest halving as a preload, the frame the player opens
-    on first, for screens under sqrt(2) times the halving: a phone's browser fetches them
+    """The page lists each frame's smallest halving (or the sheet holding it, once) as a
+    preload, the frame the player opens on first, for screens under sqrt(2) times the halving: a phone's browser fetches them
     while it fetches the scripts, and the player's requests are answered from there (one
     request each); a desk view, which starts elsewhere, fetches nothing from the list."""
     m = read_manifest(str(pyramid_site_dir))
@@ -485,11 +564,11 @@ def test_a_phone_plays_on_the_frames_its_page_preloaded_and_a_desk_fetches_its_o
         tab, page = playing_on_a_phone(tabs, srv)
         got = page.evaluate(PRELOADS)
         order = [0, 1, n - 1] + list(range(2, n - 1))
-        assert [link["href"] for link in got["links"]] == [halving(m["frames"][i])["url"] for i in order], got
+        assert [link["href"] for link in got["links"]] == first_files(m, order), got
         h = halving(m["frames"][0])
         assert {link["media"] for link in got["links"]} == {
             f"(max-width: {int((h['width'] - 2) * 2 ** 0.5) - 1}px), (max-height: {int((h['height'] - 2) * 2 ** 0.5) - 1}px)"}, got
-        halvings = sorted("/radar/" + halving(f)["url"] for f in m["frames"])
+        halvings = sorted("/radar/" + url for url in first_files(m))
         assert sorted(frames_requested(srv)) == halvings, srv.requests
         assert {got["by"][p] for p in halvings} == {"link"}, got["by"]
         moves_on(page)
@@ -528,7 +607,7 @@ def test_standing_still_only_the_frames_beside_the_shown_one_take_the_screens_ba
         assert int(bg["mapZoom"] + 0.5) == coarse - 1 and bg["front"] == n - 1, bg  # Leaflet rounds half up
         page.wait_for_function("() => document.querySelector('.matsite-pyramid-frame.matsite-front').dataset.complete === 'true'")
         asked = frames_requested(srv)
-        assert sorted(asked) == sorted(["/radar/" + halving(f)["url"] for f in m["frames"]]
+        assert sorted(asked) == sorted(["/radar/" + url for url in first_files(m)]
                                        + ["/radar/" + m["frames"][i]["coarsest"]["url"] for i in beside]), asked
         count = len(srv.requests)
         page.evaluate("() => Matsite.players[0].play()")
@@ -639,7 +718,8 @@ def test_a_missing_tile_shows_a_clear_message(tab, pyramid_server, pyramid_site_
     # tiles), a frame's tiles gone.
     broken = dict(m, frames=[dict(f) for f in m["frames"]])
     broken["frames"][1]["coarsest"] = dict(m["frames"][1]["coarsest"], url="frames/does-not-exist/6.png",
-                                           levels=[dict(halving(m["frames"][1]), url="frames/does-not-exist/5.png")])
+                                           levels=[dict({k: v for k, v in halving(m["frames"][1]).items() if k != "sheet"},
+                                                        url="frames/does-not-exist/5.png")])
     older = dict(m, frames=[{k: v for k, v in f.items() if k != "coarsest"} for f in m["frames"]])
     older["frames"][1]["tiles"] = "frames/does-not-exist/{z}/{x}/{y}.png"
     page = tab.page

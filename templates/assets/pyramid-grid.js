@@ -126,8 +126,15 @@
 		});
 	}
 
+	// Where a sheet holds an image too ({url (resolved), y}: its rows from y), or null
+	// (docs/player.md "Background sheets").
+	function cell(sheet, resolve) {
+		var ok = !!sheet && typeof sheet.url === 'string' && typeof sheet.y === 'number' && sheet.y >= 0 && sheet.y % 1 === 0;
+		return ok ? {url: resolve(sheet.url), y: sheet.y} : null;
+	}
+
 	// Each frame's coarsest level as images, coarsest first ({url (resolved), zoom, x0, y0,
-	// width, height}): its halvings (`coarsest.levels`, when every frame lists the same
+	// width, height, sheet}): its halvings (`coarsest.levels`, when every frame lists the same
 	// ones), then the level itself (`coarsest`), when every frame lists one of that level's
 	// size; else null (a manifest from before them).
 	M.PyramidGrid.images = function (m, resolve) {
@@ -145,9 +152,10 @@
 		var halvings = expected.length > 0 && m.frames.every(function (f) { return halvingsMatch(f.coarsest.levels, expected); });
 		return m.frames.map(function (f) {
 			var list = (halvings ? f.coarsest.levels : []).map(function (lv) {
-				return {url: resolve(lv.url), zoom: lv.zoom, x0: lv.x0, y0: lv.y0, width: lv.width, height: lv.height};
+				return {url: resolve(lv.url), zoom: lv.zoom, x0: lv.x0, y0: lv.y0, width: lv.width, height: lv.height, sheet: cell(lv.sheet, resolve)};
 			});
-			list.push({url: resolve(f.coarsest.url), zoom: c.zoom, x0: c.x0, y0: c.y0, width: c.width, height: c.height});
+			list.push({url: resolve(f.coarsest.url), zoom: c.zoom, x0: c.x0, y0: c.y0, width: c.width, height: c.height,
+				sheet: halvings ? null : cell(f.coarsest.sheet, resolve)});
 			return list;
 		});
 	};

@@ -58,6 +58,13 @@
 
 	function bytesOf(crop) { return (crop[2] - crop[0]) * (crop[3] - crop[1]) * 4; }
 
+	function blobOf(url) {
+		return fetch(url, {credentials: 'same-origin'}).then(function (res) {
+			if (!res.ok) { throw new Error('HTTP ' + res.status); }
+			return res.blob();
+		});
+	}
+
 	M.PyramidLoader = L.Evented.extend({
 		options: {
 			// @option margin: Number = 64
@@ -83,6 +90,7 @@
 			this._bgs = new Array(count);      // per frame: its background canvas (or image), once there
 			this._bgLevels = new Array(count); // per frame: its background image's level, when it is one
 			this._imageOf = {};                // image url -> {index, level}
+			this._sheets = {};                 // sheet url -> {users, bitmap (a promise)}, while frames are cut from it
 			(this._images || []).forEach(function (list, index) {
 				list.forEach(function (level) { this._imageOf[level.url] = {index: index, level: level}; }, this);
 			}, this);
@@ -126,7 +134,9 @@
 			});
 			this._images.forEach(function (list) {
 				list.forEach(function (image) {
-					if (preloaded[new URL(image.url, document.baseURI).href] && !this._store[image.url]) {
+					// A sheet's frames were preloaded as the sheet.
+					var file = image.sheet ? image.sheet.url : image.url;
+					if (preloaded[new URL(file, document.baseURI).href] && !this._store[image.url]) {
 						this._fetch(image.url, [0, 0, image.width, image.height], image.zoom, true);
 					}
 				}, this);
@@ -387,13 +397,9 @@
 			entry.want = crop;
 			entry.used = ++this._stamp;
 			if (held) { this._active++; }
-			fetch(url, {credentials: 'same-origin'}).then(function (res) {
-				if (!res.ok) { throw new Error('HTTP ' + res.status); }
-				return res.blob();
-			}).then(function (blob) {
+			this._bitmap(url, crop, function () {
 				done();
 				self._pump();
-				return createImageBitmap(blob, crop[0], crop[1], crop[2] - crop[0], crop[3] - crop[1]);
 			}).then(function (bmp) {
 				if (self._stopped || self._store[url] !== entry || entry.token !== token) { bmp.close(); self._pump(); return; }
 				if (entry.bmp) { self._bytes -= bytesOf(entry.crop); entry.bmp.close(); }
@@ -408,6 +414,41 @@
 				if (self._stopped || self._store[url] !== entry || entry.token !== token) { return; }
 				entry.want = null;
 				self._fail(url, err && err.message ? err.message : 'error');
+			});
+		},
+
+		// The decoded pixels `crop` of url, `arrived` called once its bytes are in: from its
+		// sheet when it has one (one request and one decode for the sheet's frames, each frame
+		// cut from it, the sheet closed when the last is), else from its own file.
+		_bitmap: function (url, crop, arrived) {
+			var image = this._imageOf[url], cell = image && image.level.sheet;
+			var w = crop[2] - crop[0], h = crop[3] - crop[1];
+			if (!cell) {
+				return blobOf(url).then(function (blob) {
+					arrived();
+					return createImageBitmap(blob, crop[0], crop[1], w, h);
+				});
+			}
+			var sheets = this._sheets, sheet = sheets[cell.url];
+			if (!sheet) {
+				sheet = sheets[cell.url] = {users: 0, bitmap: blobOf(cell.url).then(function (blob) { return createImageBitmap(blob); })};
+			}
+			sheet.users++;
+			var leave = function () {
+				if (--sheet.users > 0 || sheets[cell.url] !== sheet) { return; }
+				delete sheets[cell.url];
+				sheet.bitmap.then(function (bmp) { bmp.close(); }, function () {});
+			};
+			return sheet.bitmap.then(function (bmp) {
+				arrived();
+				return createImageBitmap(bmp, crop[0], cell.y + crop[1], w, h);
+			}).then(function (bmp) {
+				leave();
+				return bmp;
+			}, function (err) {
+				arrived();
+				leave();
+				throw new Error((err && err.message ? err.message : 'error') + ' in ' + cell.url.replace(/^.*\//, ''));
 			});
 		},
 

@@ -70,16 +70,19 @@ extension AnimationManifest.Frame {
                     url: coarsest.file, width: coarsest.width, height: coarsest.height, bytes: coarsest.bytes,
                     levels: frame.coarser.isEmpty
                         ? nil
-                        : frame.coarser.map {
+                        : frame.coarser.enumerated().map { k, image in
                             .init(
-                                url: $0.file, zoom: $0.level.zoom, x0: $0.level.x0, y0: $0.level.y0, width: $0.level.width, height: $0.level.height,
-                                bytes: $0.bytes)
-                        })
+                                url: image.file, zoom: image.level.zoom, x0: image.level.x0, y0: image.level.y0, width: image.level.width,
+                                height: image.level.height, bytes: image.bytes, sheet: k == 0 ? frame.sheet.map(Self.cell) : nil)
+                        },
+                    sheet: frame.coarser.isEmpty ? frame.sheet.map(Self.cell) : nil)
             })
     }
 }
 
 extension AnimationManifest.Frame {
+    static func cell(_ cell: SheetCell) -> Coarsest.SheetCell { .init(url: cell.file, y: cell.y) }
+
     /// The frame marked with its kind and run: nothing for an observed one (absent means
     /// observed), `kind: forecast` and its run for a forecast.
     func of(kind: FrameKind, run: TimeInstant?) -> Self {

@@ -261,6 +261,8 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
             /// one after it), `frames/<hash>/<zoom>.png`; absent when the coarsest level is
             /// at most 640 pixels, and in manifests from before them.
             public var levels: [Image]? = nil
+            /// When this image (no halvings) is the frame's first background: where a sheet holds it too.
+            public var sheet: SheetCell? = nil
 
             /// One halving: level `zoom`'s box (global pixels at that zoom) as one image.
             public struct Image: Codable, Sendable, Equatable {
@@ -271,6 +273,16 @@ public struct AnimationManifest: Codable, Sendable, Equatable {
                 public var width: Int
                 public var height: Int
                 public var bytes: Int
+                /// When this halving (the smallest) is the frame's first background: where a sheet holds it too.
+                public var sheet: SheetCell? = nil
+            }
+
+            /// A first background's pixels in a sheet of several frames' (docs/player.md,
+            /// "Background sheets"): rows `y ..< y + height` of `url`
+            /// (`frames/sheet-<hash>.png`, relative to the manifest), the image's width.
+            public struct SheetCell: Codable, Sendable, Equatable {
+                public var url: String
+                public var y: Int
             }
         }
     }

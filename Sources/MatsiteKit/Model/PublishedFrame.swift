@@ -42,6 +42,9 @@ struct PublishedFrame: Sendable, Equatable {
     /// With `coarsest`, when it is more than 640 pixels on its longer side: its halvings as
     /// images (`frames/1a2b3c4d5e6f7a8b/4.png`...), coarsest first.
     var coarser: [CoarseImage] = []
+    /// Its first background (`coarser.first`, else `coarsest`) in a sheet with other frames',
+    /// once published (`BackgroundSheetsStep`).
+    var sheet: SheetCell? = nil
     /// Every pixel fully transparent: the source sent empty tiles for this time.
     var blank = false
 }
@@ -63,4 +66,11 @@ struct ReducedLevel: Sendable, Equatable {
     var width: Int
     var height: Int
     var bytes: Int
+}
+
+/// A frame's first background in a sheet (`frames/sheet-<hash>.png`, relative to the
+/// animation's folder): rows `y ..< y + height` of it.
+struct SheetCell: Sendable, Equatable {
+    var file: String
+    var y: Int
 }

@@ -31,7 +31,8 @@ extension FramePreload {
     /// and layered animations preload nothing: their level follows the view in ways a media
     /// query cannot tell. In the order the player asks for them: the frame it opens on (the
     /// first on the player page, which plays; the newest on the embed page, which waits;
-    /// the newest observed one with forecasts), the next, the previous, then the rest.
+    /// the newest observed one with forecasts), the next, the previous, then the rest. A
+    /// frame whose image a sheet holds preloads the sheet instead, once for all its frames.
     static func of(_ manifest: AnimationManifest, embed: Bool) -> [FramePreload] {
         let frames = manifest.frames
         guard manifest.pyramid != nil, !frames.isEmpty else { return [] }
@@ -39,12 +40,19 @@ extension FramePreload {
         guard images.count == frames.count else { return [] }
         let firstForecast = frames.firstIndex { $0.kind == "forecast" }
         let start = firstForecast.map { max(0, $0 - 1) } ?? (embed ? frames.count - 1 : 0)
-        return loadOrder(from: start, count: frames.count).map { index in
+        var seen = Set<String>()
+        return loadOrder(from: start, count: frames.count).compactMap { index in
             let coarsest = images[index]
-            guard let smallest = coarsest.levels?.first else { return FramePreload(url: coarsest.url, media: nil) }
-            return FramePreload(url: smallest.url, media: narrowerThanNextZoom(width: smallest.width, height: smallest.height))
+            guard let smallest = coarsest.levels?.first else {
+                return FramePreload(url: coarsest.sheet?.url ?? coarsest.url, media: nil).once(&seen)
+            }
+            return FramePreload(url: smallest.sheet?.url ?? smallest.url, media: narrowerThanNextZoom(width: smallest.width, height: smallest.height))
+                .once(&seen)
         }
     }
+
+    /// Itself the first time its URL comes (frames of one sheet share it), else nil.
+    private func once(_ seen: inout Set<String>) -> FramePreload? { seen.insert(url).inserted ? self : nil }
 
     /// The player's order (pyramid-loader.js): `start`, the next, the previous, then the rest
     /// in playing order.

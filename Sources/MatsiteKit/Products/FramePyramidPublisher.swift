@@ -383,6 +383,8 @@ enum LevelsError: Swift.Error, CustomStringConvertible {
     case cannotWrite(String, ImageError)
     /// A frame's reduced copy (`levels:`) cannot be written.
     case cannotWriteCopy(String, ImageError)
+    /// The frames' first backgrounds cannot be stacked into a sheet.
+    case cannotMakeSheet(animation: String, first: String, ImageError)
 
     var description: String {
         switch self {
@@ -392,6 +394,8 @@ enum LevelsError: Swift.Error, CustomStringConvertible {
         case .undecodable(let path, let error): "cannot decode \(path) to cut its levels: \(error)"
         case .cannotWrite(let path, let error): "cannot write level tile \(path): \(error.reason)"
         case .cannotWriteCopy(let path, let error): "cannot write the frame's reduced copy \(path): \(error.reason)"
+        case .cannotMakeSheet(let animation, let first, let error):
+            "\(animation): cannot stack the first backgrounds from \(first) on into one sheet: \(error.reason)"
         }
     }
 }
