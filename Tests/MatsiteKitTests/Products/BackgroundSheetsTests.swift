@@ -111,4 +111,19 @@ struct BackgroundSheetsTests {
         #expect(later[5].sheet != first[7].sheet && Set(later[5..<11].map { $0.sheet }).count == 1)
         #expect(later[11].sheet == nil)
     }
+
+    @Test("a previous sheet that is gone from the site is made again, by content the same file")
+    func goneSheetIsMadeAgain() async throws {
+        let site = try TestSite()
+        defer { site.remove() }
+        let yaml = Self.yaml(site)
+        try await site.build(yaml, at: TimeInstant(year: 2026, month: 11, day: 21, hour: 11, minute: 20)!)
+        let sheet = try #require(try Self.firsts(site)[1].sheet)
+        let path = site.output.appendingPathComponent("radar/" + sheet)
+        let bytes = try Data(contentsOf: path)
+        try FileManager.default.removeItem(at: path)
+        try await site.build(yaml, at: TimeInstant(year: 2026, month: 11, day: 21, hour: 11, minute: 20)!)
+        #expect(try Self.firsts(site)[1].sheet == sheet)
+        #expect(try Data(contentsOf: path) == bytes)
+    }
 }
