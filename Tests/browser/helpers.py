@@ -400,6 +400,13 @@ def read_manifest(site_dir: str, anim_id: str = "radar") -> dict:
         return json.load(f)
 
 
+def open_holding_frames(page, url: str) -> None:
+    """Opens `url` while the test's server holds a frame back, without waiting for the page's
+    load event: a frame image the loader starts before that event delays it, and the held one
+    never comes (whether the loader starts first depends on the machine's load)."""
+    page.goto(url, wait_until="domcontentloaded")
+
+
 def player_state(page) -> dict:
     """The root element's data attributes and a few control facts."""
     return page.evaluate(

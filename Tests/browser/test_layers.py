@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from helpers import STRICT_CSP, SiteServer, player_state, read_manifest, wait_state
+from helpers import STRICT_CSP, SiteServer, open_holding_frames, player_state, read_manifest, wait_state
 from test_embed import PARENT, send
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -118,9 +118,7 @@ def test_playback_waits_for_every_frame_of_every_layer(tab, layers_server, layer
     held = m["layers"][0]["frames"][1]["url"]
     release = layers_server.hold(held)
     page = tab.page
-    # Not until "load": a frame image the loader starts before the load event delays it, and
-    # the held one never comes (whether it starts before depends on the machine's load).
-    page.goto(layers_server.url("storm/index.html"), wait_until="domcontentloaded")
+    open_holding_frames(page, layers_server.url("storm/index.html"))
     page.wait_for_function("(t) => (document.querySelector('.matsite-progress') || {}).textContent === t",
                            arg=f"{total - 1} / {total} frames", timeout=20000)
     s = player_state(page)

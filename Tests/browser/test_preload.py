@@ -2,7 +2,7 @@
 import json
 import time
 
-from helpers import player_state, read_manifest, wait_state
+from helpers import open_holding_frames, player_state, read_manifest, wait_state
 
 
 def test_a_held_back_frame_blocks_playback_and_the_progress_counts_it(tab, server, site_dir):
@@ -12,9 +12,7 @@ def test_a_held_back_frame_blocks_playback_and_the_progress_counts_it(tab, serve
     held = manifest["frames"][n // 2]["url"]
     release = server.hold(held)
     page = tab.page
-    # Not until "load": a frame image the loader starts before the load event delays it, and
-    # the held one never comes (whether it starts before depends on the machine's load).
-    page.goto(server.url("radar/index.html"), wait_until="domcontentloaded")
+    open_holding_frames(page, server.url("radar/index.html"))
     # Every other frame arrives; the held one does not.
     page.wait_for_function(
         "(t) => (document.querySelector('.matsite-progress') || {}).textContent === t",
