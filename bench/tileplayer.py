@@ -457,21 +457,28 @@ def make_tile_pages(www: Path, site: Path) -> None:
         (www / f"tiles-{loop}.html").write_text(TILE_PAGE.format(loop=loop, config=json.dumps(config)))
 
 
-def measure(browser, nginx: Nginx, player: str, loop: str, device: str, link: str, protocol: str,
-            seconds: float, views: dict) -> dict:
+def emulated(browser, device: str, link: str):
+    """A fresh context (empty cache) with one page on the device and link, told of playable
+    by PROBE: (context, page, CDP session); the caller closes the context."""
     d, n = DEVICES[device], LINKS[link]
     context = browser.new_context(viewport={"width": d["width"], "height": d["height"]}, device_scale_factor=d["dpr"],
                                   is_mobile=d["mobile"], has_touch=d["mobile"], ignore_https_errors=True)
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": n["latency"],
+                                                  "downloadThroughput": n["down"] / 8, "uploadThroughput": n["up"] / 8})
+    if d["cpu"] > 1:
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": d["cpu"]})
+    page.add_init_script(PROBE)
+    return context, page, cdp
+
+
+def measure(browser, nginx: Nginx, player: str, loop: str, device: str, link: str, protocol: str,
+            seconds: float, views: dict) -> dict:
+    context, page, cdp = emulated(browser, device, link)
     try:
-        page = context.new_page()
-        cdp = context.new_cdp_session(page)
-        cdp.send("Network.enable")
-        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": n["latency"],
-                                                      "downloadThroughput": n["down"] / 8, "uploadThroughput": n["up"] / 8})
-        if d["cpu"] > 1:
-            cdp.send("Emulation.setCPUThrottlingRate", {"rate": d["cpu"]})
         cdp.send("Performance.enable")
-        page.add_init_script(PROBE)
         if player == "matsite":
             path = f"site/{loop}/index.html"
         else:
