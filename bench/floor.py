@@ -86,6 +86,12 @@ def playable(browser, nginx, row, path: str, then=None):
         context.close()
 
 
+def write_floor_page(www: Path, loop: str, files: list[str]) -> None:
+    preloads = "\n".join(f'<link rel="preload" href="{f}" as="fetch" crossorigin="anonymous">' for f in files)
+    (www / f"floor-{loop}.html").write_text(FLOOR_PAGE.format(
+        loop=loop, files=json.dumps(files), bbox=json.dumps(tp.LOOPS[loop]["bbox"]), preloads=preloads))
+
+
 def main() -> int:
     work = Path(os.environ.get("WORK", "/tmp/matsite-bench-tileplayer"))
     runs = int(os.environ.get("RUNS", "8"))
@@ -116,23 +122,13 @@ def main() -> int:
                         print(f"{' '.join(row)}: {page_name} run {k + 1} of {runs}", file=sys.stderr, flush=True)
                         if page_name == "matsite":
                             at, (files, seen) = playable(browser, nginx, row, f"site/{loop}/index.html", lambda page, t: (
-                                page.evaluate(FETCHED, t),
-                                page.evaluate("""() => { const map = Matsite.players[0].getMap(), c = map.getCenter();
-                                    return {h: map.getContainer().getBoundingClientRect().height, lat: c.lat,
-                                            lon: c.lng, z: map.getZoom()}; }""")))
-                            view = view or seen
-                            if k > 0:
-                                times[page_name].append(at)
-                                continue
-                            preloads = "\n".join(f'<link rel="preload" href="{f}" as="fetch" crossorigin="anonymous">'
-                                                 for f in files)
-                            (www / f"floor-{loop}.html").write_text(FLOOR_PAGE.format(
-                                loop=loop, files=json.dumps(files), bbox=json.dumps(tp.LOOPS[loop]["bbox"]), preloads=preloads))
-                        query = f"?h={view['h']}&lat={view['lat']}&lon={view['lon']}&z={view['z']}"
-                        path = {"matsite": f"site/{loop}/index.html", "floor": f"floor-{loop}.html" + query,
-                                "tiles": f"tiles-{loop}.html" + query}[page_name]
-                        if page_name != "matsite":
-                            at, _ = playable(browser, nginx, row, path)
+                                page.evaluate(FETCHED, t), page.evaluate(tp.VIEW)))
+                            if view is None:
+                                view = seen
+                                write_floor_page(www, loop, files)
+                        else:
+                            query = f"?h={view['h']}&lat={view['lat']}&lon={view['lon']}&z={view['z']}"
+                            at, _ = playable(browser, nginx, row, f"{page_name}-{loop}.html{query}")
                         times[page_name].append(at)
                 out.append((row, times))
             browser.close()

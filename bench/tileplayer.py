@@ -218,6 +218,10 @@ STUCK = """() => {
             loaded: (document.querySelector('[data-matsite-player]') || {dataset: {}}).dataset.loaded};
 }"""
 
+# The view matsite's map opened on: the tile page (and floor.py's page) open on it too.
+VIEW = """() => { const map = Matsite.players[0].getMap(), c = map.getCenter();
+    return {h: map.getContainer().getBoundingClientRect().height, lat: c.lat, lon: c.lng, z: map.getZoom()}; }"""
+
 # Both players through one face: the map, the loop's box, what covers the view, sharpness.
 FACE = """() => {
     if (window.tilePlayer) {
@@ -500,8 +504,7 @@ def measure(browser, nginx: Nginx, player: str, loop: str, device: str, link: st
         # The response that ended last before playable, and when each tile layer had loaded.
         last = page.evaluate(LAST, playable)
         if player == "matsite":
-            views[(loop, device)] = page.evaluate("""() => { const map = Matsite.players[0].getMap(), c = map.getCenter();
-                return {h: map.getContainer().getBoundingClientRect().height, lat: c.lat, lon: c.lng, z: map.getZoom()}; }""")
+            views[(loop, device)] = page.evaluate(VIEW)
             page.wait_for_function("() => document.querySelector('[data-matsite-player]').dataset.state === 'playing'",
                                    timeout=600000)
         r = page.evaluate(RAF, seconds * 1000)
