@@ -165,62 +165,85 @@ final class HTTPFetcher: Sendable {
             // A host given up on (down, failing, hung) is not asked again this build.
             if let reason = host.givenUp { return try failure(reason, attempts: attempt) }
             // Requests queued behind the one that gave the host up are not made: the loop's
-            // top answers for them.
-            let made = await hosts.withPermit(endpoint.host) { () -> Attempt? in
-                host.givenUp == nil ? await self.once(url, host: host, accept: accept, cap: cap, validators: cached) : nil
+            // top answers for them. The answer is judged (the host's run of failures counted)
+            // before the permit goes to the next request, which then sees the host given up.
+            let number = attempt + 1
+            let judged = await hosts.withPermit(endpoint.host) { () -> Verdict? in
+                guard host.givenUp == nil else { return nil }
+                let outcome = await self.once(url, host: host, accept: accept, cap: cap, validators: cached)
+                return self.judge(outcome, attempt: number, host: host)
             }
-            guard let outcome = made else { continue }
-            attempt += 1
-            switch outcome {
-            case .response(var response):
+            guard let verdict = judged else { continue }
+            attempt = number
+            switch verdict {
+            case .answer(var response):
                 response.attempts = attempt
-                guard Self.retryStatuses.contains(response.status) else {
-                    host.answered()
-                    return answer(response, url: url, cached: cached, sent: sent)
-                }
-                // A 500 body the host already sent is its answer for these tiles, not a hiccup
-                // (unless it asks to be asked again later). Not 502-504: a gateway's page or
-                // a "try later" reads the same whatever the cause.
-                let excerpt = TileProblem.excerpt(response.body)
-                let permanent =
-                    response.status == 500 && response.headers.first(name: "Retry-After") == nil
-                    && host.repeats(status: response.status, body: response.body)
-                let problem: TileProblem =
-                    permanent ? .sameAnswer(status: response.status, excerpt: excerpt) : .refused(status: response.status, excerpt: excerpt)
-                // A repeated answer is not the host failing: it answers, for these tiles. It
-                // must not give up a host whose source lacks one frame (the others exist).
-                if !permanent, !host.failed(problem), attempt <= options.retries, host.takeRetry() {
-                    await pause(attempt: attempt, retryAfter: response.headers.first(name: "Retry-After"))
-                    continue
-                }
+                return answer(response, url: url, cached: cached, sent: sent)
+            case .retry(let retryAfter):
+                await pause(attempt: attempt, retryAfter: retryAfter)
+            case .retrySoon:
+                await pause(seconds: min(Double(options.retryDelayMilliseconds) / 1000, 1))
+            case .fail(let problem):
                 return try failure(problem, attempts: attempt)
-            case .failed(var problem, var retry):
-                // An exchange cancelled because the host hung meanwhile: the hang is the cause.
-                if let reason = host.givenUp, case .stalled = reason { (problem, retry) = (reason, .never) }
-                switch retry {
-                case .never:
-                    return try failure(problem, attempts: attempt)
-                case .stalled:
-                    return try failure(host.giveUp(problem), attempts: attempt)
-                case .transient:
-                    if !host.failed(problem), attempt <= options.retries, host.takeRetry() {
-                        await pause(attempt: attempt, retryAfter: nil)
-                        continue
-                    }
-                    return try failure(problem, attempts: attempt)
-                case .once:
-                    // Waiting cannot mend a refused port or an unknown name: one more try,
-                    // soon, in case the server was restarting, then the host is down.
-                    if attempt <= min(1, options.retries), host.takeRetry() {
-                        await pause(seconds: min(Double(options.retryDelayMilliseconds) / 1000, 1))
-                        continue
-                    }
-                    if problem.meansHostIsDown { host.giveUp(problem) }
-                    return try failure(problem, attempts: attempt)
-                }
             }
         }
     }
+
+    /// What one attempt's outcome means for the tile, with the host's health told of it.
+    fileprivate func judge(_ outcome: Attempt, attempt: Int, host: HostHealth) -> Verdict {
+        switch outcome {
+        case .response(let response):
+            guard Self.retryStatuses.contains(response.status) else {
+                host.answered()
+                return .answer(response)
+            }
+            // A 500 body the host already sent is its answer for these tiles, not a hiccup
+            // (unless it asks to be asked again later). Not 502-504: a gateway's page or
+            // a "try later" reads the same whatever the cause.
+            let excerpt = TileProblem.excerpt(response.body)
+            let permanent =
+                response.status == 500 && response.headers.first(name: "Retry-After") == nil
+                && host.repeats(status: response.status, body: response.body)
+            let problem: TileProblem =
+                permanent ? .sameAnswer(status: response.status, excerpt: excerpt) : .refused(status: response.status, excerpt: excerpt)
+            // A repeated answer is not the host failing: it answers, for these tiles. It
+            // must not give up a host whose source lacks one frame (the others exist).
+            if !permanent, !host.failed(problem), attempt <= options.retries, host.takeRetry() {
+                return .retry(retryAfter: response.headers.first(name: "Retry-After"))
+            }
+            return .fail(problem)
+        case .failed(var problem, var retry):
+            // An exchange cancelled because the host hung meanwhile: the hang is the cause.
+            if let reason = host.givenUp, case .stalled = reason { (problem, retry) = (reason, .never) }
+            switch retry {
+            case .never:
+                return .fail(problem)
+            case .stalled:
+                return .fail(host.giveUp(problem))
+            case .transient:
+                if !host.failed(problem), attempt <= options.retries, host.takeRetry() { return .retry(retryAfter: nil) }
+                return .fail(problem)
+            case .once:
+                // Waiting cannot mend a refused port or an unknown name: one more try,
+                // soon, in case the server was restarting, then the host is down.
+                if attempt <= min(1, options.retries), host.takeRetry() { return .retrySoon }
+                if problem.meansHostIsDown { host.giveUp(problem) }
+                return .fail(problem)
+            }
+        }
+    }
+}
+
+/// What the fetch loop does after an attempt.
+private enum Verdict: Sendable {
+    /// The answer stands (a status that is not retried).
+    case answer(HTTPResponseData)
+    /// Asked again after the backoff (or the server's Retry-After).
+    case retry(retryAfter: String?)
+    /// Asked once more after a short pause.
+    case retrySoon
+    /// Failed for good with this problem.
+    case fail(TileProblem)
 }
 
 /// How a failed attempt may be tried again.
